@@ -1,0 +1,357 @@
+"""``Dataset``: a table with attribute roles and types, dictionary-encoded once.
+
+A :class:`Dataset` wraps a pandas DataFrame whose categorical values are kept
+as the strings that were read (``007`` stays ``007``).  Each column gets an
+:class:`AttributeSpec`: a *role* (identifier, quasi-identifier, sensitive,
+insensitive, target) and a *type* (numeric, ordinal, categorical, date).
+Columns nobody named are insensitive and pass through a release untouched;
+identifiers are dropped from every release.
+
+Quasi-identifiers and sensitive attributes are encoded once into int32 codes
+(:class:`EncodedColumn`).  A quasi-identifier with a hierarchy is encoded into
+the hierarchy's leaf codes, so generalization is a table lookup.  A
+categorical quasi-identifier without a hierarchy gets the flat one (value ->
+``*``); a numeric one without a hierarchy keeps its numbers for the methods
+that cut intervals (full-domain search needs a hierarchy and says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonset.errors import ConfigError, DataError, HierarchyError
+from anonset.hierarchy import Hierarchy
+
+__all__ = ["Role", "AttributeType", "AttributeSpec", "EncodedColumn", "Dataset"]
+
+DEFAULT_MISSING = ("",)
+
+
+class Role(str, Enum):
+    """What a column is, for disclosure purposes."""
+
+    IDENTIFIER = "identifier"
+    QUASI = "quasi"
+    SENSITIVE = "sensitive"
+    INSENSITIVE = "insensitive"
+    TARGET = "target"
+
+
+class AttributeType(str, Enum):
+    """How a column's values are compared."""
+
+    NUMERIC = "numeric"
+    ORDINAL = "ordinal"
+    CATEGORICAL = "categorical"
+    DATE = "date"
+
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    """Role, type and generalization of one column.
+
+    Parameters
+    ----------
+    role : Role
+        Disclosure role; default insensitive.
+    type : AttributeType
+        Value type; default categorical.
+    hierarchy : Hierarchy, optional
+        Generalization hierarchy (quasi-identifiers; sensitive attributes for
+        hierarchical t-closeness).
+    missing : tuple of str
+        Markers that denote a missing value (default: the empty string).
+    missing_policy : {"value", "error"}
+        ``value``: missing markers form a value of their own (added to the
+        hierarchy as a branch that stays itself up to the root when the
+        hierarchy does not list it); ``error``: a missing value is an error.
+    order : tuple of str, optional
+        The order of an ordinal attribute's values (else the hierarchy's leaf
+        order, else sorted).
+    """
+
+    role: Role = Role.INSENSITIVE
+    type: AttributeType = AttributeType.CATEGORICAL
+    hierarchy: Hierarchy | None = None
+    missing: tuple[str, ...] = DEFAULT_MISSING
+    missing_policy: str = "value"
+    order: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "role", _enum(Role, self.role, "role"))
+        object.__setattr__(self, "type", _enum(AttributeType, self.type, "type"))
+        if self.missing_policy not in ("value", "error"):
+            raise ConfigError(f"missing policy must be 'value' or 'error'; got {self.missing_policy!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedColumn:
+    """A column dictionary-encoded into int32 codes.
+
+    ``categories[c]`` is the label of code ``c``; ``numbers[c]`` its numeric
+    value for numeric and date columns (days since 1970-01-01 for dates), NaN
+    for a missing marker.  For a quasi-identifier with a hierarchy the codes
+    are the hierarchy's leaf codes.
+    """
+
+    name: str
+    codes: np.ndarray
+    categories: np.ndarray
+    numbers: np.ndarray | None = None
+
+    @property
+    def n_categories(self) -> int:
+        """Size of the code domain."""
+        return len(self.categories)
+
+    def counts(self) -> np.ndarray:
+        """Number of rows per code."""
+        return np.bincount(self.codes, minlength=self.n_categories).astype(np.int64)
+
+
+@dataclass(eq=False)
+class Dataset:
+    """A table plus attribute specs, with quasi-identifiers and sensitive attributes encoded.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The records.  Categorical values should be strings exactly as written.
+    attributes : mapping of str to AttributeSpec or dict
+        Specs by column name; unnamed columns are insensitive.
+    source : str
+        Where the table came from, for error messages.
+    """
+
+    table: pd.DataFrame
+    attributes: Mapping[str, AttributeSpec | Mapping[str, Any]]
+    source: str = "<DataFrame>"
+    specs: dict[str, AttributeSpec] = field(init=False)
+    quasi: tuple[str, ...] = field(init=False)
+    sensitive: tuple[str, ...] = field(init=False)
+    encoded: dict[str, EncodedColumn] = field(init=False)
+
+    def __post_init__(self) -> None:
+        columns = [str(c) for c in self.table.columns]
+        dupes = sorted({c for c in columns if columns.count(c) > 1})
+        if dupes:
+            raise DataError(f"{self.source}: duplicate column name {dupes[0]!r}; rename the columns so each is unique")
+        if len(self.table) == 0:
+            raise DataError(f"{self.source}: the table has no rows (header only?); give at least one record")
+        specs: dict[str, AttributeSpec] = {}
+        for name, spec in self.attributes.items():
+            if name not in columns:
+                raise DataError(
+                    f"{self.source}: configured column {name!r} is not in the data; columns are: {', '.join(columns)}"
+                )
+            specs[name] = spec if isinstance(spec, AttributeSpec) else AttributeSpec(**dict(spec))
+        for name in columns:
+            specs.setdefault(name, AttributeSpec())
+        self.specs = specs
+        self.quasi = tuple(c for c in columns if specs[c].role is Role.QUASI)
+        self.sensitive = tuple(c for c in columns if specs[c].role is Role.SENSITIVE)
+        self.encoded = {}
+        for name in self.quasi:
+            self.encoded[name] = self._encode_quasi(name)
+        for name in self.sensitive:
+            self.encoded[name] = self._encode_plain(name)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def n_rows(self) -> int:
+        """Number of records."""
+        return len(self.table)
+
+    def hierarchy(self, name: str) -> Hierarchy | None:
+        """The (possibly extended) hierarchy of a quasi-identifier, or ``None``."""
+        return self._hierarchies.get(name)
+
+    def require_hierarchy(self, name: str) -> Hierarchy:
+        """The hierarchy of ``name``; a ConfigError when it has none."""
+        h = self.hierarchy(name)
+        if h is None:
+            raise ConfigError(
+                f"{self.source}: numeric quasi-identifier {name!r} has no hierarchy, which full-domain"
+                " generalization needs; give `hierarchy:` a file or a builder such as"
+                " {builder: intervals, widths: [5, 10, 20]}"
+            )
+        return h
+
+    @property
+    def hierarchies(self) -> tuple[Hierarchy, ...]:
+        """Hierarchies of all quasi-identifiers, in quasi-identifier order (all must exist)."""
+        return tuple(self.require_hierarchy(q) for q in self.quasi)
+
+    def qi_codes(self) -> np.ndarray:
+        """(n_rows, n_quasi) int32 matrix of leaf codes, cached."""
+        if self._qi_matrix is None:
+            if self.quasi:
+                self._qi_matrix = np.column_stack([self.encoded[q].codes for q in self.quasi]).astype(np.int32)
+            else:
+                self._qi_matrix = np.zeros((self.n_rows, 0), dtype=np.int32)
+        return self._qi_matrix
+
+    _hierarchies: dict[str, Hierarchy] = field(init=False, default_factory=dict)
+    _qi_matrix: np.ndarray | None = field(init=False, default=None)
+
+    # ------------------------------------------------------------------ encoding
+    def _raw(self, name: str) -> np.ndarray:
+        col = self.table[name]
+        return col.astype(str).to_numpy(dtype=object) if col.dtype != object else col.to_numpy()
+
+    def _missing_check(self, name: str, uniques: np.ndarray) -> list[str]:
+        spec = self.specs[name]
+        present = [str(v) for v in uniques if str(v) in spec.missing]
+        if present and spec.missing_policy == "error":
+            raise DataError(
+                f"{self.source}, column {name!r}: missing value {present[0]!r} found and the config says"
+                " `missing: error`; fill the value or let missing values form their own group"
+            )
+        return present
+
+    def _encode_quasi(self, name: str) -> EncodedColumn:
+        spec = self.specs[name]
+        raw = self._raw(name)
+        uniques, inverse = _factorize(raw)
+        missing_present = self._missing_check(name, uniques)
+        h = spec.hierarchy
+        if h is None and spec.type is AttributeType.NUMERIC:
+            numbers = _parse_numbers(self.source, name, uniques, spec.missing)
+            if np.isnan(numbers).any():
+                raise DataError(
+                    f"{self.source}, column {name!r}: numeric quasi-identifier has missing values"
+                    f" ({missing_present[0]!r}) and no hierarchy to place them; fill them or give a hierarchy"
+                    " that lists the marker"
+                )
+            order = np.argsort(numbers, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            return EncodedColumn(name, rank[inverse].astype(np.int32), uniques[order], numbers[order])
+        if h is None:
+            values = list(spec.order) if spec.order else sorted(str(v) for v in uniques)
+            h = Hierarchy.flat(name, values)
+        leaf_of_unique = np.array([-1 if h.leaf_code(str(v)) is None else h.leaf_code(str(v)) for v in uniques])
+        if spec.type is AttributeType.NUMERIC and (leaf_of_unique < 0).any():
+            leaf_of_unique = _match_numeric_leaves(h, uniques, leaf_of_unique)
+        unmatched = [str(uniques[i]) for i in np.flatnonzero(leaf_of_unique < 0)]
+        extra = [v for v in unmatched if v in missing_present]
+        if extra:
+            h = h.with_extra_leaves(extra)
+            leaf_of_unique = np.array([h.leaf_code(str(v)) if h.leaf_code(str(v)) is not None else -1 for v in uniques])
+            if spec.type is AttributeType.NUMERIC:
+                leaf_of_unique = _match_numeric_leaves(h, uniques, leaf_of_unique)
+            unmatched = [str(uniques[i]) for i in np.flatnonzero(leaf_of_unique < 0)]
+        if unmatched:
+            shown = ", ".join(repr(v) for v in unmatched[:5])
+            raise HierarchyError(
+                f"{self.source}, column {name!r}: {len(unmatched)} value(s) not in hierarchy {h.source}: {shown};"
+                " add them to the hierarchy (one line each) or fix the data"
+            )
+        self._hierarchies[name] = h
+        codes = leaf_of_unique[inverse].astype(np.int32)
+        numbers = None
+        if spec.type is AttributeType.NUMERIC:
+            numbers = _leaf_numbers(h, spec.missing)
+        return EncodedColumn(name, codes, h.labels[0], numbers)
+
+    def _encode_plain(self, name: str) -> EncodedColumn:
+        spec = self.specs[name]
+        raw = self._raw(name)
+        uniques, inverse = _factorize(raw)
+        self._missing_check(name, uniques)
+        if spec.type is AttributeType.NUMERIC:
+            numbers = _parse_numbers(self.source, name, uniques, spec.missing)
+            order = np.argsort(numbers, kind="stable")
+        elif spec.order:
+            pos = {v: i for i, v in enumerate(spec.order)}
+            unknown = [str(v) for v in uniques if str(v) not in pos]
+            if unknown:
+                raise ConfigError(
+                    f"{self.source}, column {name!r}: value {unknown[0]!r} is not in the declared `order`;"
+                    " list every value"
+                )
+            order = np.argsort([pos[str(v)] for v in uniques], kind="stable")
+            numbers = None
+        elif spec.hierarchy is not None:
+            h = spec.hierarchy
+            missing = [str(v) for v in uniques if h.leaf_code(str(v)) is None]
+            if missing:
+                shown = ", ".join(repr(v) for v in missing[:5])
+                raise HierarchyError(
+                    f"{self.source}, column {name!r}: {len(missing)} value(s) not in hierarchy {h.source}: {shown};"
+                    " add them to the hierarchy or fix the data"
+                )
+            self._hierarchies[name] = h
+            leaf = np.array([h.leaf_code(str(v)) for v in uniques], dtype=np.int64)
+            return EncodedColumn(name, leaf[inverse].astype(np.int32), h.labels[0], None)
+        else:
+            order = np.argsort(uniques.astype(str), kind="stable")
+            numbers = None
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return EncodedColumn(
+            name, rank[inverse].astype(np.int32), uniques[order], None if numbers is None else numbers[order]
+        )
+
+
+def _enum(kind: type[Enum], value: Any, what: str) -> Any:
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = " | ".join(m.value for m in kind)  # type: ignore[attr-defined]
+        raise ConfigError(f"unknown attribute {what} {value!r}; use one of {allowed}") from None
+
+
+def _factorize(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    codes, uniques = pd.factorize(raw, sort=False, use_na_sentinel=False)
+    return np.asarray(uniques, dtype=object), codes.astype(np.int64)
+
+
+def _parse_numbers(source: str, name: str, uniques: np.ndarray, missing: Sequence[str]) -> np.ndarray:
+    out = np.empty(len(uniques), dtype=np.float64)
+    for i, v in enumerate(uniques):
+        s = str(v).strip()
+        if s in missing or v in missing:
+            out[i] = np.nan
+            continue
+        try:
+            out[i] = float(s)
+        except ValueError:
+            raise DataError(
+                f"{source}, column {name!r}: value {str(v)!r} is not a number but the column is numeric;"
+                " fix the value, declare it as a missing marker, or make the column categorical"
+            ) from None
+    return out
+
+
+def _match_numeric_leaves(h: Hierarchy, uniques: np.ndarray, leaf_of_unique: np.ndarray) -> np.ndarray:
+    """Match data values to hierarchy leaves by numeric value where the strings differ (``39.0`` ~ ``39``)."""
+    by_number: dict[float, int] = {}
+    for code, label in enumerate(h.labels[0]):
+        try:
+            by_number.setdefault(float(str(label)), code)
+        except ValueError:
+            continue
+    out = leaf_of_unique.copy()
+    for i in np.flatnonzero(out < 0):
+        try:
+            out[i] = by_number.get(float(str(uniques[i]).strip()), -1)
+        except ValueError:
+            continue
+    return out
+
+
+def _leaf_numbers(h: Hierarchy, missing: Sequence[str]) -> np.ndarray:
+    out = np.full(h.n_leaves, np.nan)
+    for code, label in enumerate(h.labels[0]):
+        try:
+            out[code] = float(str(label))
+        except ValueError:
+            continue
+    return out

@@ -1,0 +1,56 @@
+"""Read and write hierarchies in the ARX CSV layout: one line per leaf, ``leaf;level1;...;*``.
+
+Values are read as strings exactly as written (no trimming, no number
+parsing), so they match the data the same way the data is read.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from anonset.errors import HierarchyError
+from anonset.hierarchy.core import Hierarchy
+from anonset.io.tables import atomic_write
+
+__all__ = ["read_hierarchy", "write_hierarchy"]
+
+
+def read_hierarchy(path: str | Path, name: str | None = None, delimiter: str = ";") -> Hierarchy:
+    """Read an ARX-style hierarchy CSV file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file, one line per leaf value: ``leaf;level1;...;root``.
+    name : str, optional
+        Attribute name for messages (defaults to the file stem).
+    delimiter : str
+        Field separator (ARX uses ``;``).
+
+    Raises
+    ------
+    HierarchyError
+        Missing or empty file, or a structural problem (see :meth:`Hierarchy.from_rows`).
+    """
+    p = Path(path)
+    attr = name or p.stem
+    if not p.exists():
+        raise HierarchyError(f"hierarchy file {p} for {attr!r} not found; check the path (relative to the config file)")
+    try:
+        with open(p, encoding="utf-8", newline="") as fh:
+            rows = [row for row in csv.reader(fh, delimiter=delimiter) if row and any(cell != "" for cell in row)]
+    except UnicodeDecodeError as exc:
+        raise HierarchyError(f"hierarchy file {p}: not valid UTF-8 ({exc.reason}); save it as UTF-8") from exc
+    return Hierarchy.from_rows(attr, rows, source=str(p))
+
+
+def write_hierarchy(hierarchy: Hierarchy, path: str | Path, delimiter: str = ";") -> None:
+    """Write a hierarchy in the ARX CSV layout (atomically)."""
+
+    def _write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh, delimiter=delimiter, lineterminator="\n")
+            writer.writerows(hierarchy.rows())
+
+    atomic_write(path, _write)

@@ -1,0 +1,1 @@
+"""Reading and writing tables, configuration files and hierarchy files."""
