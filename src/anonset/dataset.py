@@ -198,6 +198,8 @@ class Dataset:
         return self._qi_matrix
 
     _hierarchies: dict[str, Hierarchy] = field(init=False, default_factory=dict)
+    #: Derived facts (metric cost tables and the like), keyed by their producer.
+    cache: dict[object, Any] = field(init=False, default_factory=dict, repr=False)
     _qi_matrix: np.ndarray | None = field(init=False, default=None)
 
     # ------------------------------------------------------------------ encoding

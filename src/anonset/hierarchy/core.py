@@ -71,6 +71,9 @@ class Hierarchy:
         where = f"hierarchy {name!r} ({source})"
         if not rows:
             raise HierarchyError(f"{where} is empty: give one line per value, 'value;level1;...;*'")
+        for i, row in enumerate(rows):
+            if not row:
+                raise HierarchyError(f"{where}, line {i + 1} is empty; give 'value;level1;...;*' or remove the line")
         depth = len(rows[0])
         for i, row in enumerate(rows):
             if len(row) != depth:
@@ -196,6 +199,17 @@ class Hierarchy:
         Used for declared missing-value markers that a hierarchy file does not list.
         """
         root = str(self.labels[-1][0])
+        if self.max_level == 0:
+            raise HierarchyError(
+                f"hierarchy {self.name!r} ({self.source}) has only a root; cannot place missing marker(s) {list(values)!r}"
+            )
+        inner = {str(v) for level in self.labels[1:-1] for v in level}
+        clash = [v for v in values if str(v) in inner]
+        if clash:
+            raise HierarchyError(
+                f"hierarchy {self.name!r} ({self.source}): missing marker {clash[0]!r} is also a group label;"
+                " list the marker as a value in the hierarchy file (or choose another marker)"
+            )
         rows = self.rows() + [[str(v)] * self.max_level + [root] for v in values]
         return Hierarchy.from_rows(self.name, rows, source=self.source)
 

@@ -1,0 +1,239 @@
+"""The engine contract: ``StatsRequest`` in, ``ClassStats`` out.
+
+A privacy model declares what it needs (a :class:`StatsRequest`: histograms
+of categorical sensitive attributes, sums and sums of squares of numeric
+ones); an engine returns, for a full-domain node (one generalization level per
+quasi-identifier), the equivalence classes with their sizes and those
+statistics.  Class statistics are mergeable (sums), which is what lets an
+engine roll a less general node up into a more general one, or a distributed
+engine combine partial results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from anonset.dataset import Dataset
+
+__all__ = ["StatsRequest", "ClassStats", "Engine", "stats_from_assignment", "group_rows"]
+
+
+@dataclass(frozen=True)
+class StatsRequest:
+    """Which per-class statistics privacy models need beyond class sizes.
+
+    ``histograms``: categorical sensitive attributes whose per-class value
+    counts are needed; ``moments``: numeric sensitive attributes whose
+    per-class sum and sum of squares are needed.
+    """
+
+    histograms: frozenset[str] = frozenset()
+    moments: frozenset[str] = frozenset()
+
+    def __or__(self, other: StatsRequest) -> StatsRequest:
+        return StatsRequest(self.histograms | other.histograms, self.moments | other.moments)
+
+
+@dataclass(frozen=True, eq=False)
+class ClassStats:
+    """Equivalence classes of a candidate release and their statistics.
+
+    Attributes
+    ----------
+    sizes : numpy.ndarray
+        (c,) int64 records per class.
+    keys : numpy.ndarray
+        (c, d) int32 generalized codes per class and quasi-identifier (for a
+        full-domain node: codes at ``levels``); may have 0 columns for
+        partitions whose classes are not full-domain nodes.
+    histograms : mapping of str to numpy.ndarray
+        (c, m) int64 counts of each sensitive value per class.
+    sums, sumsq : mapping of str to numpy.ndarray
+        (c,) float64 sum and sum of squares of a numeric sensitive attribute.
+    levels : tuple of int, optional
+        The full-domain node these classes belong to.
+    """
+
+    sizes: np.ndarray
+    keys: np.ndarray
+    histograms: Mapping[str, np.ndarray] = field(default_factory=dict)
+    sums: Mapping[str, np.ndarray] = field(default_factory=dict)
+    sumsq: Mapping[str, np.ndarray] = field(default_factory=dict)
+    levels: tuple[int, ...] | None = None
+
+    @property
+    def n_classes(self) -> int:
+        """Number of equivalence classes."""
+        return len(self.sizes)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of records covered."""
+        return int(self.sizes.sum())
+
+    def subset(self, mask: np.ndarray) -> ClassStats:
+        """The statistics of the classes selected by a boolean mask."""
+        return ClassStats(
+            sizes=self.sizes[mask],
+            keys=self.keys[mask],
+            histograms={a: h[mask] for a, h in self.histograms.items()},
+            sums={a: s[mask] for a, s in self.sums.items()},
+            sumsq={a: s[mask] for a, s in self.sumsq.items()},
+            levels=self.levels,
+        )
+
+
+class Engine(Protocol):
+    """What search methods ask of an engine."""
+
+    dataset: Dataset
+
+    def class_stats(self, levels: tuple[int, ...]) -> ClassStats:
+        """Class statistics of the full-domain node ``levels``."""
+        ...
+
+    def row_classes(self, levels: tuple[int, ...]) -> tuple[np.ndarray, ClassStats]:
+        """Row -> class index of node ``levels`` (into the returned stats), and the stats."""
+        ...
+
+    @property
+    def rows_read(self) -> int:
+        """How many record-level passes' worth of rows the engine has read (for reports)."""
+        ...
+
+
+def group_rows(keys: np.ndarray, radix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Group the rows of an int matrix.
+
+    Parameters
+    ----------
+    keys : numpy.ndarray
+        (r, d) non-negative int codes.
+    radix : numpy.ndarray
+        (d,) exclusive upper bound of each column's codes.
+
+    Returns
+    -------
+    unique_keys : numpy.ndarray
+        (c, d) int32 distinct rows (column-major), in ascending mixed-radix order.
+    inverse : numpy.ndarray
+        (r,) int64 index of each row's group.
+    """
+    return group_columns([keys[:, j] for j in range(keys.shape[1])], radix, len(keys))
+
+
+def group_columns(columns: list[np.ndarray], radix: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`group_rows`, for the key given as a list of (r,) code columns."""
+    d = len(columns)
+    if d == 0:
+        return np.zeros((1 if n_rows else 0, 0), dtype=np.int32), np.zeros(n_rows, dtype=np.int64)
+    radix = np.maximum(np.asarray(radix, dtype=np.int64), 1)
+    total = 1.0
+    for b in radix:
+        total *= float(b)
+    if total >= 2.0**62:
+        stacked = np.column_stack(columns)
+        unique_keys, inverse = np.unique(stacked, axis=0, return_inverse=True)
+        return np.asfortranarray(unique_keys.astype(np.int32)), inverse.reshape(-1).astype(np.int64)
+    combined = columns[0].astype(np.int64)
+    for j in range(1, d):
+        combined *= radix[j]
+        combined += columns[j]
+    codes, inverse = group_codes(combined, int(total))
+    unique_keys = np.empty((len(codes), d), dtype=np.int32, order="F")
+    rest = codes.copy()
+    for j in range(d - 1, -1, -1):
+        unique_keys[:, j] = rest % radix[j]
+        rest //= radix[j]
+    return unique_keys, inverse
+
+
+def group_codes(combined: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of an int64 array in ``[0, space)`` and each element's group index."""
+    r = len(combined)
+    if space <= max(4 * r, 1 << 16):
+        present = np.zeros(space, dtype=np.bool_)
+        present[combined] = True
+        codes = np.flatnonzero(present)
+        slot = np.empty(space, dtype=np.int64)
+        slot[codes] = np.arange(len(codes))
+        return codes, slot[combined]
+    codes, inverse = np.unique(combined, return_inverse=True)
+    return codes, inverse.astype(np.int64, copy=False)
+
+
+def aggregate(inverse: np.ndarray, n_groups: int, stats: ClassStats, keys: np.ndarray,
+              levels: tuple[int, ...] | None) -> ClassStats:
+    """Sum the statistics of ``stats``'s classes into ``n_groups`` groups given by ``inverse``."""
+    sizes = np.bincount(inverse, weights=stats.sizes, minlength=n_groups).astype(np.int64)
+    hists = {a: _sum_matrix(inverse, n_groups, h) for a, h in stats.histograms.items()}
+    sums = {a: np.bincount(inverse, weights=s, minlength=n_groups) for a, s in stats.sums.items()}
+    sumsq = {a: np.bincount(inverse, weights=s, minlength=n_groups) for a, s in stats.sumsq.items()}
+    return ClassStats(sizes=sizes, keys=keys, histograms=hists, sums=sums, sumsq=sumsq, levels=levels)
+
+
+def _sum_matrix(inverse: np.ndarray, n_groups: int, matrix: np.ndarray) -> np.ndarray:
+    m = matrix.shape[1]
+    if m == 0:
+        return np.zeros((n_groups, 0), dtype=np.int64)
+    flat = (inverse[:, None] * m + np.arange(m)[None, :]).ravel()
+    out = np.bincount(flat, weights=matrix.ravel(), minlength=n_groups * m)
+    return out.reshape(n_groups, m).astype(np.int64)
+
+
+def row_level_stats(dataset: Dataset, request: StatsRequest) -> ClassStats:
+    """Statistics with one 'class' per row: the starting point of any grouping."""
+    n = dataset.n_rows
+    hists: dict[str, np.ndarray] = {}
+    for a in sorted(request.histograms):
+        col = dataset.encoded[a]
+        h = np.zeros((n, col.n_categories), dtype=np.int64)
+        h[np.arange(n), col.codes] = 1
+        hists[a] = h
+    sums: dict[str, np.ndarray] = {}
+    sumsq: dict[str, np.ndarray] = {}
+    for a in sorted(request.moments):
+        values = numeric_values(dataset, a)
+        sums[a] = values
+        sumsq[a] = values * values
+    return ClassStats(sizes=np.ones(n, dtype=np.int64), keys=np.zeros((n, 0), dtype=np.int32),
+                      histograms=hists, sums=sums, sumsq=sumsq)
+
+
+def numeric_values(dataset: Dataset, attribute: str) -> np.ndarray:
+    """Per-row float values of a numeric sensitive attribute."""
+    col = dataset.encoded[attribute]
+    if col.numbers is None:
+        raise ValueError(f"attribute {attribute!r} is not numeric")
+    return col.numbers[col.codes]
+
+
+def stats_from_assignment(dataset: Dataset, row_class: np.ndarray, request: StatsRequest,
+                          keys: np.ndarray | None = None) -> ClassStats:
+    """Class statistics of an arbitrary assignment of rows to classes (-1 = excluded).
+
+    Used by partition and clustering methods, and by verification.
+    """
+    row_class = np.asarray(row_class, dtype=np.int64)
+    kept = row_class >= 0
+    n_classes = int(row_class.max()) + 1 if kept.any() else 0
+    inv = row_class[kept]
+    sizes = np.bincount(inv, minlength=n_classes).astype(np.int64)
+    hists: dict[str, np.ndarray] = {}
+    for a in sorted(request.histograms):
+        col = dataset.encoded[a]
+        m = col.n_categories
+        flat = inv * m + col.codes[kept]
+        hists[a] = np.bincount(flat, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
+    sums: dict[str, np.ndarray] = {}
+    sumsq: dict[str, np.ndarray] = {}
+    for a in sorted(request.moments):
+        v = numeric_values(dataset, a)[kept]
+        sums[a] = np.bincount(inv, weights=v, minlength=n_classes)
+        sumsq[a] = np.bincount(inv, weights=v * v, minlength=n_classes)
+    k = keys if keys is not None else np.zeros((n_classes, 0), dtype=np.int32)
+    return ClassStats(sizes=sizes, keys=k, histograms=hists, sums=sums, sumsq=sumsq)

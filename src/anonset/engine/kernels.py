@@ -1,0 +1,117 @@
+"""Compiled (numba) kernels for the engine's hot loops.
+
+``rollup_group`` maps every row of a class table to a coarser node, groups the
+mapped keys with an open-addressing hash table and sums class sizes in one
+pass; ``sum_rows_into`` sums a statistics matrix into the groups.  Both are
+compiled once and cached on disk (``cache=True``), so a process pays the
+compilation only the first time on a machine.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["rollup_group", "sum_rows_into", "group_keys"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _hash_groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Group ids in first-seen order for an int64 array, and the first row of each group."""
+    n = keys.shape[0]
+    cap = 16
+    while cap < 2 * n:
+        cap *= 2
+    mask = cap - 1
+    table_keys = np.empty(cap, dtype=np.int64)
+    table_ids = np.full(cap, -1, dtype=np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    n_groups = 0
+    for i in range(n):
+        k = keys[i]
+        h = (k * np.int64(-7046029254386353131)) >> np.int64(17)
+        slot = h & mask
+        while True:
+            g = table_ids[slot]
+            if g == -1:
+                table_keys[slot] = k
+                table_ids[slot] = n_groups
+                first[n_groups] = i
+                inverse[i] = n_groups
+                n_groups += 1
+                break
+            if table_keys[slot] == k:
+                inverse[i] = g
+                break
+            slot = (slot + 1) & mask
+    return inverse, first[:n_groups]
+
+
+@numba.njit(cache=True, nogil=True)
+def rollup_group(
+    keys: np.ndarray, maps: np.ndarray, offsets: np.ndarray, radix: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Map, combine and group a class table.
+
+    Parameters
+    ----------
+    keys : (c, d) int32 source codes.
+    maps : flat int32 concatenation of one parent map per column.
+    offsets : (d,) start of each column's map in ``maps``.
+    radix : (d,) int64 size of each column's target level.
+    sizes : (c,) int64 class sizes.
+
+    Returns
+    -------
+    new_keys : (g, d) int32, inverse : (c,) int64, new_sizes : (g,) int64
+    """
+    c, d = keys.shape
+    combined = np.empty(c, dtype=np.int64)
+    for i in range(c):
+        acc = np.int64(0)
+        for j in range(d):
+            acc = acc * radix[j] + maps[offsets[j] + keys[i, j]]
+        combined[i] = acc
+    inverse, first = _hash_groups(combined)
+    g = first.shape[0]
+    new_keys = np.empty((g, d), dtype=np.int32)
+    for t in range(g):
+        i = first[t]
+        for j in range(d):
+            new_keys[t, j] = maps[offsets[j] + keys[i, j]]
+    new_sizes = np.zeros(g, dtype=np.int64)
+    for i in range(c):
+        new_sizes[inverse[i]] += sizes[i]
+    return new_keys, inverse, new_sizes
+
+
+@numba.njit(cache=True, nogil=True)
+def group_keys(keys: np.ndarray, radix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Group the rows of a (r, d) int32 matrix whose mixed-radix code fits in int64."""
+    r, d = keys.shape
+    combined = np.empty(r, dtype=np.int64)
+    for i in range(r):
+        acc = np.int64(0)
+        for j in range(d):
+            acc = acc * radix[j] + keys[i, j]
+        combined[i] = acc
+    inverse, first = _hash_groups(combined)
+    g = first.shape[0]
+    out = np.empty((g, d), dtype=np.int32)
+    for t in range(g):
+        for j in range(d):
+            out[t, j] = keys[first[t], j]
+    return out, inverse
+
+
+@numba.njit(cache=True, nogil=True)
+def sum_rows_into(inverse: np.ndarray, n_groups: int, matrix: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """Sum the rows of a (c, m) matrix into ``n_groups`` groups."""
+    c, m = matrix.shape
+    out = np.zeros((n_groups, m), dtype=matrix.dtype)
+    for i in range(c):
+        g = inverse[i]
+        for j in range(m):
+            out[g, j] += matrix[i, j]
+    return out

@@ -1,0 +1,24 @@
+"""Generalization hierarchies: the core type, builders and the ARX CSV format."""
+
+from anonset.hierarchy.builders import (
+    build_hierarchy,
+    date_hierarchy,
+    flat_hierarchy,
+    interval_hierarchy,
+    masking_hierarchy,
+    ordered_grouping_hierarchy,
+)
+from anonset.hierarchy.core import Hierarchy
+from anonset.hierarchy.files import read_hierarchy, write_hierarchy
+
+__all__ = [
+    "Hierarchy",
+    "build_hierarchy",
+    "date_hierarchy",
+    "flat_hierarchy",
+    "interval_hierarchy",
+    "masking_hierarchy",
+    "ordered_grouping_hierarchy",
+    "read_hierarchy",
+    "write_hierarchy",
+]

@@ -1,0 +1,41 @@
+"""Utility metrics over partitions, and the registry used by configs and the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from anonset.errors import ConfigError
+from anonset.metrics.base import CellMetric, Metric
+from anonset.metrics.cell_metrics import GCP, GLM, NCP, Precision
+from anonset.metrics.class_metrics import AverageClassSize, Discernibility, NonUniformEntropy
+from anonset.metrics.loss import Loss
+
+__all__ = [
+    "Metric", "CellMetric", "Loss", "GLM", "NCP", "GCP", "Precision",
+    "Discernibility", "AverageClassSize", "NonUniformEntropy", "METRICS", "make_metric", "standard_metrics",
+]
+
+#: Metric name -> class.
+METRICS: dict[str, type[Metric]] = {
+    "loss": Loss, "glm": GLM, "ncp": NCP, "gcp": GCP, "precision": Precision,
+    "discernibility": Discernibility, "aecs": AverageClassSize, "non_uniform_entropy": NonUniformEntropy,
+}
+
+
+def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int = 1) -> Metric:
+    """Build a metric by name (``weights`` for per-cell metrics, ``k`` for aecs)."""
+    cls = METRICS.get(name)
+    if cls is None:
+        raise ConfigError(f"unknown metric {name!r}; use one of {' | '.join(METRICS)}")
+    if issubclass(cls, CellMetric):
+        return cls(weights=weights)
+    if cls is AverageClassSize:
+        return AverageClassSize(k)
+    if weights:
+        raise ConfigError(f"metric {name!r} takes no attribute weights")
+    return cls()
+
+
+def standard_metrics(k: int = 1, weights: Mapping[str, float] | None = None) -> list[Metric]:
+    """Every metric, as reported in a release summary."""
+    return [make_metric(name, weights=weights, k=k) for name in METRICS]

@@ -1,0 +1,178 @@
+"""The utility-metric contract.
+
+A metric scores a :class:`~anonset.partition.Partition` of a dataset and
+declares its direction (``loss``: lower is better; ``value``: higher is
+better).  Metrics whose score is built from per-cell costs that depend only on
+the generalized value (:class:`CellMetric`) also give the full-domain search a
+lower bound from the node's levels alone: a suppressed cell costs the maximum
+(1), so the costs of the generalization alone never exceed a node's true
+costs, and they never decrease towards more general nodes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+
+import numpy as np
+
+from anonset.dataset import Dataset
+from anonset.errors import ConfigError
+from anonset.partition import GeneralizedValues, HierarchyNodes, Intervals, Partition
+
+__all__ = ["Metric", "CellMetric"]
+
+
+class Metric(ABC):
+    """A utility metric over partitions."""
+
+    name: str = ""
+    direction: str = "loss"  # or "value"
+    #: True when the score needs record-level detail (``Partition.row_class``).
+    needs_rows: bool = False
+
+    @abstractmethod
+    def score(self, partition: Partition, dataset: Dataset) -> float:
+        """The metric's value for a partition of ``dataset``."""
+
+    def objective(self, score: float) -> float:
+        """The score as a quantity to minimize."""
+        return score if self.direction == "loss" else -score
+
+    def node_bounds(self, dataset: Dataset, levels: np.ndarray) -> np.ndarray | None:
+        """Lower bounds of the objective for full-domain nodes (rows of ``levels``), or None."""
+        return None
+
+
+class CellMetric(Metric):
+    """A metric aggregated from per-cell costs in [0, 1] that depend on the generalized value only.
+
+    Subclasses give the per-class cost of one attribute (:meth:`class_costs`)
+    and how per-attribute cost sums combine into the score (:meth:`combine`,
+    which must be non-decreasing in every sum for loss metrics and
+    non-increasing for value metrics).  A suppressed cell costs 1.
+    """
+
+    def __init__(self, weights: Mapping[str, float] | None = None):
+        self.weights = dict(weights) if weights else None
+
+    def attribute_weights(self, dataset: Dataset) -> np.ndarray:
+        """Weight per quasi-identifier (1 each unless given)."""
+        if not self.weights:
+            return np.ones(len(dataset.quasi))
+        unknown = [a for a in self.weights if a not in dataset.quasi]
+        if unknown:
+            raise ConfigError(
+                f"metric {self.name}: weight for {unknown[0]!r}, which is not a quasi-identifier;"
+                f" quasi-identifiers are {', '.join(dataset.quasi)}"
+            )
+        w = np.array([float(self.weights.get(q, 1.0)) for q in dataset.quasi])
+        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+            raise ConfigError(f"metric {self.name}: weights must be non-negative numbers, not all zero")
+        return w
+
+    @abstractmethod
+    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+        """Per-class cost in [0, 1] of the attribute's generalized values."""
+
+    @abstractmethod
+    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
+        """Score from per-attribute cost sums over all n cells (last axis = attributes)."""
+
+    def minimum_costs(self, dataset: Dataset) -> np.ndarray:
+        """Smallest possible per-cell cost per attribute (used by normalizations)."""
+        return np.zeros(len(dataset.quasi))
+
+    def score(self, partition: Partition, dataset: Dataset) -> float:
+        """Combine per-attribute sums of cell costs; suppressed cells cost 1."""
+        sums = np.array([
+            float(np.dot(partition.sizes, self.class_costs(dataset, q, partition.values[q]))) + partition.n_suppressed
+            for q in dataset.quasi
+        ])
+        return float(self.combine(dataset, sums))
+
+    def node_bounds(self, dataset: Dataset, levels: np.ndarray) -> np.ndarray:
+        """Objective from the generalization costs alone (no suppression), for each node."""
+        sums = np.zeros(levels.shape, dtype=np.float64)
+        for j, q in enumerate(dataset.quasi):
+            per_level = self.level_sums(dataset, q)
+            sums[:, j] = per_level[levels[:, j]]
+        bound = np.asarray(self.combine(dataset, sums), dtype=np.float64)
+        return bound if self.direction == "loss" else -bound
+
+    def level_sums(self, dataset: Dataset, attribute: str) -> np.ndarray:
+        """Sum over all records of the cell cost when the attribute is at each level."""
+        key = ("level_sums", type(self).__name__, attribute)
+        cached = dataset.cache.get(key)
+        if cached is not None:
+            return cached
+        h = dataset.require_hierarchy(attribute)
+        counts = dataset.encoded[attribute].counts()
+        out = np.empty(h.n_levels)
+        for level in range(h.n_levels):
+            codes = np.arange(h.size(level), dtype=np.int32)
+            cost = self.class_costs(dataset, attribute, HierarchyNodes(np.full(len(codes), level, np.int16), codes))
+            out[level] = float(np.dot(counts, cost[h.maps[level]]))
+        dataset.cache[key] = out
+        return out
+
+
+def node_facts(dataset: Dataset, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Flattened facts of every node of an attribute's hierarchy.
+
+    Returns ``offset`` (per level, start of its nodes), ``leaves`` (leaves under
+    each node), ``lo`` and ``hi`` (smallest and largest numeric leaf value
+    under each node; NaN when the leaves are not numbers).
+    """
+    key = ("node_facts", attribute)
+    cached = dataset.cache.get(key)
+    if cached is not None:
+        return cached
+    h = dataset.require_hierarchy(attribute)
+    offset = np.zeros(h.n_levels + 1, dtype=np.int64)
+    for j in range(h.n_levels):
+        offset[j + 1] = offset[j] + h.size(j)
+    leaves = np.concatenate(h.leaf_counts).astype(np.float64)
+    numbers = dataset.encoded[attribute].numbers
+    lo = np.full(offset[-1], np.nan)
+    hi = np.full(offset[-1], np.nan)
+    if numbers is not None:
+        for j in range(h.n_levels):
+            size = h.size(j)
+            block_lo = np.full(size, np.inf)
+            block_hi = np.full(size, -np.inf)
+            valid = ~np.isnan(numbers)
+            np.minimum.at(block_lo, h.maps[j][valid], numbers[valid])
+            np.maximum.at(block_hi, h.maps[j][valid], numbers[valid])
+            block_lo[~np.isfinite(block_lo)] = np.nan
+            block_hi[~np.isfinite(block_hi)] = np.nan
+            lo[offset[j]:offset[j + 1]] = block_lo
+            hi[offset[j]:offset[j + 1]] = block_hi
+    facts = (offset, leaves, lo, hi)
+    dataset.cache[key] = facts
+    return facts
+
+
+def node_index(dataset: Dataset, attribute: str, values: HierarchyNodes) -> np.ndarray:
+    """Index into :func:`node_facts` arrays of each class's node."""
+    offset = node_facts(dataset, attribute)[0]
+    return offset[values.levels.astype(np.int64)] + values.codes
+
+
+def value_range(dataset: Dataset, attribute: str) -> tuple[float, float]:
+    """Smallest and largest numeric value of an attribute in the data."""
+    col = dataset.encoded[attribute]
+    if col.numbers is None:
+        raise ConfigError(f"attribute {attribute!r} is not numeric, so it has no range")
+    present = col.numbers[np.unique(col.codes)]
+    present = present[~np.isnan(present)]
+    return float(present.min()), float(present.max())
+
+
+def interval_share(dataset: Dataset, attribute: str, values: Intervals) -> np.ndarray:
+    """(hi − lo) / (max − min) of the attribute's data range, capped at 1."""
+    lo, hi = value_range(dataset, attribute)
+    span = hi - lo
+    if span <= 0:
+        return np.zeros(len(values.lo))
+    return np.minimum((values.hi - values.lo) / span, 1.0)

@@ -1,0 +1,100 @@
+"""``Partition``: what every anonymization method produces and every metric scores.
+
+A partition assigns records to equivalence classes (``row_class``, −1 for a
+suppressed record) and gives each class, per quasi-identifier, a generalized
+value: a node of the attribute's hierarchy (:class:`HierarchyNodes`) or a
+numeric interval (:class:`Intervals`).  Inside a full-domain search a
+partition may be built from class statistics alone (``row_class`` is then
+``None``); metrics that need record-level detail say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonset.engine.base import ClassStats
+
+__all__ = ["HierarchyNodes", "Intervals", "GeneralizedValues", "Partition"]
+
+
+@dataclass(frozen=True, eq=False)
+class HierarchyNodes:
+    """Per class, a node of the attribute's hierarchy: its level and its code at that level."""
+
+    levels: np.ndarray
+    codes: np.ndarray
+
+    def take(self, index: np.ndarray) -> HierarchyNodes:
+        """The values of the selected classes."""
+        return HierarchyNodes(self.levels[index], self.codes[index])
+
+
+@dataclass(frozen=True, eq=False)
+class Intervals:
+    """Per class, a closed numeric interval ``[lo, hi]``."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+
+    def take(self, index: np.ndarray) -> Intervals:
+        """The values of the selected classes."""
+        return Intervals(self.lo[index], self.hi[index])
+
+
+GeneralizedValues = HierarchyNodes | Intervals
+
+
+@dataclass(frozen=True, eq=False)
+class Partition:
+    """Equivalence classes of a release with their generalized values.
+
+    Attributes
+    ----------
+    values : mapping of str to GeneralizedValues
+        Per quasi-identifier, one generalized value per (released) class.
+    sizes : numpy.ndarray
+        (c,) int64 records per released class.
+    n_suppressed : int
+        Records suppressed (in no class).
+    row_class : numpy.ndarray or None
+        (n,) int64 class of each record, −1 when suppressed.
+    """
+
+    values: Mapping[str, GeneralizedValues]
+    sizes: np.ndarray
+    n_suppressed: int
+    row_class: np.ndarray | None = None
+
+    @property
+    def n_classes(self) -> int:
+        """Number of released classes."""
+        return len(self.sizes)
+
+    @property
+    def n_rows(self) -> int:
+        """All records, suppressed ones included."""
+        return int(self.sizes.sum()) + self.n_suppressed
+
+    @classmethod
+    def from_node(cls, quasi: tuple[str, ...], stats: ClassStats, kept: np.ndarray,
+                  row_class: np.ndarray | None = None) -> Partition:
+        """The partition of a full-domain node: classes of ``stats`` with ``kept`` True are released.
+
+        ``row_class`` indexes ``stats``'s classes; it is renumbered to the kept classes.
+        """
+        assert stats.levels is not None
+        index = np.flatnonzero(kept)
+        values = {
+            q: HierarchyNodes(np.full(len(index), stats.levels[j], dtype=np.int16), stats.keys[index, j])
+            for j, q in enumerate(quasi)
+        }
+        rc = None
+        if row_class is not None:
+            new_id = np.full(stats.n_classes, -1, dtype=np.int64)
+            new_id[index] = np.arange(len(index))
+            rc = new_id[row_class]
+        n_supp = int(stats.sizes[~kept].sum())
+        return cls(values=values, sizes=stats.sizes[index], n_suppressed=n_supp, row_class=rc)

@@ -1,0 +1,184 @@
+"""The privacy-model contract and the suppression budget.
+
+A privacy model judges equivalence classes: ``satisfied(stats)`` returns one
+boolean per class.  It declares which statistics it needs (``request``),
+whether it is monotone under generalization without suppression
+(``monotonic``: if a node satisfies it, every more general node does), and
+validates its parameters against a dataset (``validate``).
+
+:class:`Requirements` bundles the models with a suppression budget: the
+records of every violating class are suppressed, and a node is feasible when
+they are at most ``max_suppression`` of all records.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonset.dataset import Dataset
+from anonset.engine.base import ClassStats, StatsRequest
+from anonset.errors import ConfigError
+
+__all__ = ["PrivacyModel", "Requirements", "Verdict"]
+
+
+class PrivacyModel(ABC):
+    """A syntactic privacy model judged per equivalence class."""
+
+    #: True when satisfying the model at a node implies satisfying it at every more general node.
+    monotonic: bool = True
+
+    @property
+    def request(self) -> StatsRequest:
+        """Statistics the model needs beyond class sizes."""
+        return StatsRequest()
+
+    @abstractmethod
+    def satisfied(self, stats: ClassStats) -> np.ndarray:
+        """Boolean per class: does the class satisfy the model?"""
+
+    def validate(self, dataset: Dataset) -> None:
+        """Check the model's parameters against the data (raise ConfigError)."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """Short human-readable description, e.g. ``5-anonymity``."""
+
+    def summary(self) -> dict[str, object]:
+        """Parameters as a JSON-ready dict."""
+        return {"model": type(self).__name__, **{k: v for k, v in vars(self).items() if not k.startswith("_")}}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Result of judging a candidate's classes against the requirements."""
+
+    feasible: bool
+    violating: np.ndarray  # bool per class
+    suppressed_rows: int
+    budget_rows: int
+
+    @property
+    def kept(self) -> np.ndarray:
+        """Bool per class: not suppressed."""
+        return ~self.violating
+
+
+class Requirements:
+    """Privacy models plus a suppression budget.
+
+    Parameters
+    ----------
+    models : sequence of PrivacyModel
+        All must hold in every released class.
+    max_suppression : float
+        Fraction of records that may be suppressed (0 to 1).
+    """
+
+    def __init__(self, models: Sequence[PrivacyModel], max_suppression: float = 0.0):
+        if not models:
+            raise ConfigError("no privacy model given; set at least `k` (k-anonymity)")
+        _check_fraction(max_suppression)
+        self.models = tuple(models)
+        self.max_suppression = float(max_suppression)
+
+    @property
+    def request(self) -> StatsRequest:
+        """Union of the models' statistics requests."""
+        out = StatsRequest()
+        for m in self.models:
+            out = out | m.request
+        return out
+
+    @property
+    def monotonic(self) -> bool:
+        """True when feasibility of a node implies feasibility of every more general node.
+
+        That holds when all models are monotone and nothing may be suppressed,
+        and for k-anonymity alone with a budget (records in classes smaller
+        than k never increase when classes merge).  l-diversity and
+        t-closeness with a budget are not monotone.
+        """
+        if all(m.monotonic for m in self.models) and self.max_suppression == 0:
+            return True
+        from anonset.privacy.kanonymity import KAnonymity
+
+        return all(isinstance(m, KAnonymity) for m in self.models)
+
+    @property
+    def k(self) -> int:
+        """The k of the k-anonymity model (1 when there is none)."""
+        from anonset.privacy.kanonymity import KAnonymity
+
+        ks = [m.k for m in self.models if isinstance(m, KAnonymity)]
+        return max(ks) if ks else 1
+
+    def validate(self, dataset: Dataset) -> None:
+        """Validate every model against the dataset."""
+        for m in self.models:
+            m.validate(dataset)
+
+    def budget_rows(self, n_rows: int) -> int:
+        """How many records may be suppressed."""
+        return int(math.floor(self.max_suppression * n_rows + 1e-9))
+
+    def judge(self, stats: ClassStats, n_rows: int | None = None) -> Verdict:
+        """Judge a candidate's classes: which violate, how many rows that suppresses, feasible or not."""
+        ok = np.ones(stats.n_classes, dtype=np.bool_)
+        for m in self.models:
+            ok &= m.satisfied(stats)
+        violating = ~ok
+        suppressed = int(stats.sizes[violating].sum())
+        total = stats.n_rows if n_rows is None else n_rows
+        budget = self.budget_rows(total)
+        return Verdict(suppressed <= budget, violating, suppressed, budget)
+
+    def describe(self) -> str:
+        """E.g. ``5-anonymity, entropy 3-diversity on occupation, suppression <= 1%``."""
+        parts = [m.describe() for m in self.models]
+        if self.max_suppression:
+            parts.append(f"suppression <= {self.max_suppression:g} of records")
+        return ", ".join(parts)
+
+
+def _check_fraction(value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0.0 <= float(value) <= 1.0):
+        raise ConfigError(
+            f"The 'max_suppression' parameter must be a fraction in [0, 1]. Got {value!r} instead"
+            " (write 0.01 for 1%)."
+        )
+
+
+def require_int(owner: str, name: str, value: object, minimum: int) -> int:
+    """Validate an integer parameter in scikit-learn's message style."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
+        raise ConfigError(f"The '{name}' parameter of {owner} must be an int >= {minimum}. Got {value!r} instead.")
+    return int(value)
+
+
+def require_number(owner: str, name: str, value: object, low: float, high: float | None = None) -> float:
+    """Validate a real parameter in ``[low, high]``."""
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))
+    if ok:
+        v = float(value)  # type: ignore[arg-type]
+        ok = v >= low and (high is None or v <= high) and math.isfinite(v)
+    if not ok:
+        span = f"in [{low:g}, {high:g}]" if high is not None else f">= {low:g}"
+        raise ConfigError(f"The '{name}' parameter of {owner} must be a number {span}. Got {value!r} instead.")
+    return float(value)  # type: ignore[arg-type]
+
+
+def require_sensitive(owner: str, dataset: Dataset, attribute: str) -> None:
+    """The attribute must exist and be sensitive."""
+    if attribute not in dataset.specs:
+        raise ConfigError(f"{owner}: attribute {attribute!r} is not a column of {dataset.source}")
+    if attribute not in dataset.sensitive:
+        raise ConfigError(
+            f"{owner}: attribute {attribute!r} must have role sensitive (it is {dataset.specs[attribute].role.value});"
+            " set `role: sensitive` on it"
+        )

@@ -1,0 +1,43 @@
+"""k-anonymity (Samarati and Sweeney): every class has at least k records."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anonset.dataset import Dataset
+from anonset.engine.base import ClassStats
+from anonset.errors import ConfigError
+from anonset.privacy.base import PrivacyModel, require_int
+
+__all__ = ["KAnonymity"]
+
+
+class KAnonymity(PrivacyModel):
+    """Every equivalence class holds at least ``k`` records.
+
+    Parameters
+    ----------
+    k : int
+        Minimum class size, >= 1 (k = 1 is no protection and allowed only for comparison).
+    """
+
+    monotonic = True
+
+    def __init__(self, k: int):
+        self.k = require_int("KAnonymity", "k", k, 1)
+
+    def satisfied(self, stats: ClassStats) -> np.ndarray:
+        """Class size >= k."""
+        return stats.sizes >= self.k
+
+    def validate(self, dataset: Dataset) -> None:
+        """k may not exceed the number of records."""
+        if self.k > dataset.n_rows:
+            raise ConfigError(
+                f"k = {self.k} is larger than the table ({dataset.n_rows} records in {dataset.source});"
+                " lower k or use more data"
+            )
+
+    def describe(self) -> str:
+        """E.g. ``5-anonymity``."""
+        return f"{self.k}-anonymity"

@@ -1,0 +1,96 @@
+"""l-diversity (Machanavajjhala et al.): distinct, entropy and recursive (c, l) variants.
+
+Each judges the histogram of a categorical sensitive attribute within every
+class.  All three are monotone under generalization without suppression.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anonset.dataset import Dataset
+from anonset.engine.base import ClassStats, StatsRequest
+from anonset.errors import ConfigError
+from anonset.privacy.base import PrivacyModel, require_number, require_sensitive
+
+__all__ = ["DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity"]
+
+_EPS = 1e-9
+
+
+class _LDiversity(PrivacyModel):
+    monotonic = True
+    variant = ""
+
+    def __init__(self, attribute: str, l: float):  # noqa: E741 - the paper's name
+        self.attribute = attribute
+        self.l = require_number(type(self).__name__, "l", l, 1.0)
+
+    @property
+    def request(self) -> StatsRequest:
+        return StatsRequest(histograms=frozenset([self.attribute]))
+
+    def validate(self, dataset: Dataset) -> None:
+        """The attribute must be sensitive and have at least l distinct values."""
+        require_sensitive(type(self).__name__, dataset, self.attribute)
+        n_values = int((dataset.encoded[self.attribute].counts() > 0).sum())
+        if self.l > n_values:
+            raise ConfigError(
+                f"l = {self.l:g} is larger than the number of distinct values of {self.attribute!r}"
+                f" ({n_values}); no class can be {self.l:g}-diverse: lower l"
+            )
+
+    def describe(self) -> str:
+        return f"{self.variant} {self.l:g}-diversity on {self.attribute}"
+
+
+class DistinctLDiversity(_LDiversity):
+    """Every class holds at least ``l`` distinct sensitive values."""
+
+    variant = "distinct"
+
+    def satisfied(self, stats: ClassStats) -> np.ndarray:
+        """Distinct sensitive values per class >= l."""
+        return (stats.histograms[self.attribute] > 0).sum(axis=1) >= self.l - _EPS
+
+
+class EntropyLDiversity(_LDiversity):
+    """The entropy of the sensitive values in every class is at least ``log(l)``."""
+
+    variant = "entropy"
+
+    def satisfied(self, stats: ClassStats) -> np.ndarray:
+        """-sum p log p >= log l per class."""
+        h = stats.histograms[self.attribute].astype(np.float64)
+        n = h.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(h > 0, h / np.maximum(n, 1), 1.0)
+            entropy = -(np.where(h > 0, p * np.log(p), 0.0)).sum(axis=1)
+        return entropy >= np.log(self.l) - _EPS
+
+
+class RecursiveCLDiversity(_LDiversity):
+    """Recursive (c, l)-diversity: ``r_1 < c (r_l + r_{l+1} + ... + r_m)``.
+
+    ``r_i`` is the i-th largest count of a sensitive value within the class.
+    """
+
+    variant = "recursive"
+
+    def __init__(self, attribute: str, l: float, c: float):  # noqa: E741
+        super().__init__(attribute, l)
+        if self.l != int(self.l) or self.l < 2:
+            raise ConfigError(f"The 'l' parameter of RecursiveCLDiversity must be an int >= 2. Got {l!r} instead.")
+        self.c = require_number("RecursiveCLDiversity", "c", c, 1e-12)
+
+    def satisfied(self, stats: ClassStats) -> np.ndarray:
+        """Most frequent count < c times the tail sum from the l-th largest on."""
+        h = -np.sort(-stats.histograms[self.attribute], axis=1)
+        l_int = int(self.l)
+        if h.shape[1] < l_int:
+            return np.zeros(len(h), dtype=np.bool_)
+        tail = h[:, l_int - 1 :].sum(axis=1)
+        return h[:, 0] < self.c * tail
+
+    def describe(self) -> str:
+        return f"recursive ({self.c:g}, {int(self.l)})-diversity on {self.attribute}"

@@ -1,0 +1,127 @@
+"""t-closeness (Li et al.): the sensitive distribution of every class is within t of the table's.
+
+Distances are Earth Mover's Distances with three ground distances:
+
+- ``equal``: every pair of values at distance 1, EMD = ½ Σ |p_i − q_i|;
+- ``ordered``: values in order, distance |i − j| / (m − 1),
+  EMD = Σ_i |Σ_{j≤i} (p_j − q_j)| / (m − 1);
+- ``hierarchical``: distance = height of the lowest common ancestor / height
+  of the hierarchy; EMD computed bottom-up, each inner node N moving
+  min(positive extra, negative extra) of its children at cost height(N)/H.
+
+The reference distribution is that of the whole input table.  With EMD the
+model satisfies the generalization property (merging classes cannot raise the
+distance above both parts'), so it is monotone without suppression.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anonset.dataset import AttributeType, Dataset
+from anonset.engine.base import ClassStats, StatsRequest
+from anonset.errors import ConfigError
+from anonset.privacy.base import PrivacyModel, require_number, require_sensitive
+
+__all__ = ["TCloseness", "emd"]
+
+_EPS = 1e-9
+DISTANCES = ("equal", "ordered", "hierarchical")
+
+
+class TCloseness(PrivacyModel):
+    """EMD between each class's sensitive distribution and the table's is at most ``t``.
+
+    Parameters
+    ----------
+    attribute : str
+        Categorical (or ordinal / numeric for ``ordered``) sensitive attribute.
+    t : float
+        Threshold in [0, 1].
+    distance : {"equal", "ordered", "hierarchical"}
+        Ground distance; ``hierarchical`` needs a hierarchy on the attribute.
+    """
+
+    monotonic = True
+
+    def __init__(self, attribute: str, t: float, distance: str = "equal"):
+        self.attribute = attribute
+        self.t = require_number("TCloseness", "t", t, 0.0, 1.0)
+        if distance not in DISTANCES:
+            raise ConfigError(
+                f"The 'distance' parameter of TCloseness must be one of {' | '.join(DISTANCES)}. Got {distance!r} instead."
+            )
+        self.distance = distance
+        self._reference: np.ndarray | None = None
+        self._levels: list[np.ndarray] | None = None
+
+    @property
+    def request(self) -> StatsRequest:
+        return StatsRequest(histograms=frozenset([self.attribute]))
+
+    def validate(self, dataset: Dataset) -> None:
+        """Check the attribute and remember the table's distribution (and hierarchy)."""
+        require_sensitive("TCloseness", dataset, self.attribute)
+        col = dataset.encoded[self.attribute]
+        counts = col.counts().astype(np.float64)
+        self._reference = counts / counts.sum()
+        if self.distance == "hierarchical":
+            h = dataset.hierarchy(self.attribute) or dataset.specs[self.attribute].hierarchy
+            if h is None:
+                raise ConfigError(
+                    f"TCloseness: hierarchical distance needs a hierarchy on {self.attribute!r};"
+                    " give it `hierarchy:` or use distance: equal"
+                )
+            self._levels = [h.parent_map(j, j + 1) for j in range(h.n_levels - 1)]
+        if self.distance == "ordered" and dataset.specs[self.attribute].type is AttributeType.CATEGORICAL:
+            if dataset.specs[self.attribute].order is None:
+                raise ConfigError(
+                    f"TCloseness: ordered distance needs an order on {self.attribute!r}; declare it"
+                    " `type: numeric` or `type: ordinal` with `order: [...]`, or use distance: equal"
+                )
+
+    def satisfied(self, stats: ClassStats) -> np.ndarray:
+        """EMD(class, table) <= t per class."""
+        if self._reference is None:
+            raise RuntimeError("TCloseness.validate(dataset) must be called before judging classes")
+        return emd(stats.histograms[self.attribute], self._reference, self.distance, self._levels) <= self.t + _EPS
+
+    def describe(self) -> str:
+        return f"{self.t:g}-closeness ({self.distance} distance) on {self.attribute}"
+
+
+def emd(histograms: np.ndarray, reference: np.ndarray, distance: str,
+        steps: list[np.ndarray] | None = None) -> np.ndarray:
+    """Earth Mover's Distance of each row's distribution to ``reference``.
+
+    Parameters
+    ----------
+    histograms : (c, m) counts per class.
+    reference : (m,) probabilities.
+    distance : "equal" | "ordered" | "hierarchical".
+    steps : for hierarchical, ``steps[j][code]`` = parent code at level j+1 of a code at level j.
+    """
+    h = histograms.astype(np.float64)
+    n = h.sum(axis=1, keepdims=True)
+    diff = h / np.maximum(n, 1.0) - reference[None, :]
+    m = diff.shape[1]
+    if distance == "equal":
+        return 0.5 * np.abs(diff).sum(axis=1)
+    if distance == "ordered":
+        if m <= 1:
+            return np.zeros(len(diff))
+        return np.abs(np.cumsum(diff, axis=1)[:, :-1]).sum(axis=1) / (m - 1)
+    if distance == "hierarchical":
+        assert steps is not None
+        height = len(steps)
+        total = np.zeros(len(diff))
+        extra = diff
+        for level, step in enumerate(steps, start=1):
+            onehot = np.zeros((len(step), int(step.max()) + 1))
+            onehot[np.arange(len(step)), step] = 1.0
+            pos = np.clip(extra, 0.0, None) @ onehot
+            neg = np.clip(-extra, 0.0, None) @ onehot
+            total += (level / height) * np.minimum(pos, neg).sum(axis=1)
+            extra = pos - neg
+        return total
+    raise ValueError(f"unknown distance {distance!r}")

@@ -1,0 +1,73 @@
+"""The full-domain generalization lattice: one level per quasi-identifier.
+
+Nodes are held as an (N, d) int matrix so that lattice relations ("every node
+below this one") are one vectorized comparison.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from anonset.errors import ConfigError
+
+__all__ = ["Lattice"]
+
+MAX_NODES = 20_000_000
+
+
+class Lattice:
+    """All combinations of levels ``0..max_levels[j]``.
+
+    Parameters
+    ----------
+    max_levels : sequence of int
+        Highest level of each quasi-identifier.
+    names : sequence of str
+        Quasi-identifier names (for messages).
+    """
+
+    def __init__(self, max_levels: list[int] | tuple[int, ...], names: tuple[str, ...] = ()):
+        self.max_levels = np.asarray(max_levels, dtype=np.int64)
+        self.names = tuple(names)
+        size = 1
+        for m in self.max_levels:
+            size *= int(m) + 1
+        if size > MAX_NODES:
+            raise ConfigError(
+                f"the lattice has {size:,} nodes (more than {MAX_NODES:,}); an exact search cannot enumerate it:"
+                " use fewer quasi-identifiers or fewer hierarchy levels"
+            )
+        self.size = size
+        grids = [np.arange(int(m) + 1) for m in self.max_levels]
+        if len(grids):
+            self.nodes = np.array(list(itertools.product(*grids)), dtype=np.int64).reshape(size, len(grids))
+        else:
+            self.nodes = np.zeros((1, 0), dtype=np.int64)
+
+        self.strides = np.ones(len(self.max_levels), dtype=np.int64)
+        for j in range(len(self.max_levels) - 2, -1, -1):
+            self.strides[j] = self.strides[j + 1] * (self.max_levels[j + 1] + 1)
+
+    def index(self, node: np.ndarray | tuple[int, ...]) -> int:
+        """Row of ``node`` in :attr:`nodes`."""
+        return int(np.dot(np.asarray(node, dtype=np.int64), self.strides))
+
+    @property
+    def bottom(self) -> tuple[int, ...]:
+        """The most specific node."""
+        return tuple(0 for _ in self.max_levels)
+
+    @property
+    def top(self) -> tuple[int, ...]:
+        """The most general node."""
+        return tuple(int(m) for m in self.max_levels)
+
+    def below(self, node: np.ndarray) -> np.ndarray:
+        """Boolean mask of the nodes less or equally general than ``node``."""
+        return np.all(self.nodes <= node, axis=1)
+
+    def above(self, node: np.ndarray) -> np.ndarray:
+        """Boolean mask of the nodes at least as general as ``node``."""
+        return np.all(self.nodes >= node, axis=1)
