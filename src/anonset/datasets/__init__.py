@@ -1,0 +1,18 @@
+"""Data that ship with anonset: a built-in synthetic table and loaders for reference data.
+
+The built-in table is a seeded synthetic hospital patient register
+(:func:`patient_register`), realistic enough in its correlations that
+anonymizing it is not trivial, with ready-made attribute specs and
+generalization hierarchies (:func:`patient_register_attributes`) and both
+combined into a :class:`~anonset.dataset.Dataset`
+(:func:`patient_register_dataset`).  It needs no download, so examples,
+tests and benchmarks can use it anywhere and at any size.
+"""
+
+from anonset.datasets.synthetic import (
+    patient_register,
+    patient_register_attributes,
+    patient_register_dataset,
+)
+
+__all__ = ["patient_register", "patient_register_attributes", "patient_register_dataset"]
