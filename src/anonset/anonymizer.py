@@ -126,7 +126,7 @@ class Anonymizer:
                                      missing=s.missing, missing_policy=s.missing_policy, order=s.order)
                  for name, s in fitted.specs.items() if name in data.columns}
         dataset = Dataset(data, specs, source=source)
-        self.requirements.validate(dataset)
+        self.requirements.validate(dataset, new_rows=True)
         engine = NumpyEngine(dataset, self.requirements.request)
         levels = tuple(self.levels_[q] for q in dataset.quasi)
         row_class, stats = engine.row_classes(levels)

@@ -184,3 +184,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     if summary.get("output"):
         table.add_row("written to", str(summary["output"]))
     console.print(table)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
