@@ -204,8 +204,14 @@ class Dataset:
 
     # ------------------------------------------------------------------ encoding
     def _raw(self, name: str) -> np.ndarray:
+        """The column as strings; NaN / None / NA become the first declared missing marker."""
         col = self.table[name]
-        return col.astype(str).to_numpy(dtype=object) if col.dtype != object else col.to_numpy()
+        marker = self.specs[name].missing[0] if self.specs[name].missing else ""
+        missing = col.isna().to_numpy()
+        values = col.to_numpy(dtype=object)
+        if missing.any() or col.dtype != object:
+            values = np.where(missing, marker, col.astype(str).to_numpy(dtype=object)).astype(object)
+        return values
 
     def _missing_check(self, name: str, uniques: np.ndarray) -> list[str]:
         spec = self.specs[name]
@@ -352,6 +358,8 @@ def _match_numeric_leaves(h: Hierarchy, uniques: np.ndarray, leaf_of_unique: np.
 def _leaf_numbers(h: Hierarchy, missing: Sequence[str]) -> np.ndarray:
     out = np.full(h.n_leaves, np.nan)
     for code, label in enumerate(h.labels[0]):
+        if str(label) in missing:
+            continue
         try:
             out[code] = float(str(label))
         except ValueError:
