@@ -6,8 +6,6 @@ below this one") are one vectorized comparison.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from anonset.errors import ConfigError
@@ -40,11 +38,9 @@ class Lattice:
                 " use fewer quasi-identifiers or fewer hierarchy levels"
             )
         self.size = size
-        grids = [np.arange(int(m) + 1) for m in self.max_levels]
-        if len(grids):
-            self.nodes = np.array(list(itertools.product(*grids)), dtype=np.int64).reshape(size, len(grids))
-        else:
-            self.nodes = np.zeros((1, 0), dtype=np.int64)
+        shape = tuple(int(m) + 1 for m in self.max_levels)
+        # lexicographic order (the last attribute varies fastest), as itertools.product would give
+        self.nodes = np.indices(shape, dtype=np.int64).reshape(len(shape), size).T.copy()
 
         self.strides = np.ones(len(self.max_levels), dtype=np.int64)
         for j in range(len(self.max_levels) - 2, -1, -1):
