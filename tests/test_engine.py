@@ -8,7 +8,6 @@ import pandas as pd
 from anonset.dataset import Dataset
 from anonset.engine import NumpyEngine, StatsRequest
 from anonset.search.full_domain import lattice_of
-
 from support import random_table
 
 

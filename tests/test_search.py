@@ -15,12 +15,16 @@ from anonset.io.tables import read_table
 from anonset.metrics import Loss, make_metric
 from anonset.partition import Partition
 from anonset.privacy import (
-    DistinctLDiversity, EntropyLDiversity, KAnonymity, RecursiveCLDiversity, Requirements,
-    SquaredErrorDiversity, TCloseness,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    RecursiveCLDiversity,
+    Requirements,
+    SquaredErrorDiversity,
+    TCloseness,
 )
 from anonset.search import exhaustive_search, optimal_search
 from anonset.search.full_domain import lattice_of
-
 from support import random_table, require_adult
 
 METRIC_NAMES = ["loss", "glm", "ncp", "gcp", "precision", "discernibility", "aecs"]

@@ -31,7 +31,7 @@ from anonset.release import Release, render_full_domain
 from anonset.search.full_domain import SearchResult, exhaustive_search, optimal_search
 from anonset.verify import verify_release
 
-__all__ = ["Anonymizer", "anonymize", "METHODS", "ReleaseViolation"]
+__all__ = ["METHODS", "Anonymizer", "ReleaseViolation", "anonymize"]
 
 SearchFunction = Callable[..., SearchResult]
 

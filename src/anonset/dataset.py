@@ -28,7 +28,7 @@ import pandas as pd
 from anonset.errors import ConfigError, DataError, HierarchyError
 from anonset.hierarchy import Hierarchy
 
-__all__ = ["Role", "AttributeType", "AttributeSpec", "EncodedColumn", "Dataset"]
+__all__ = ["AttributeSpec", "AttributeType", "Dataset", "EncodedColumn", "Role"]
 
 DEFAULT_MISSING = ("",)
 
@@ -263,17 +263,43 @@ class Dataset:
             )
         self._hierarchies[name] = h
         codes = leaf_of_unique[inverse].astype(np.int32)
-        numbers = None
-        if spec.type is AttributeType.NUMERIC:
-            numbers = _leaf_numbers(h, spec.missing)
+        numbers = _leaf_numbers(h, spec.missing) if spec.type is AttributeType.NUMERIC else None
         return EncodedColumn(name, codes, h.labels[0], numbers)
 
     def _encode_plain(self, name: str) -> EncodedColumn:
+        """Encode a sensitive attribute.
+
+        With a hierarchy the codes are the hierarchy's leaf codes (what
+        hierarchical t-closeness needs), and the leaf order is the value order;
+        otherwise values are ranked numerically (numeric), by ``order``
+        (ordinal), or as sorted text.
+        """
         spec = self.specs[name]
         raw = self._raw(name)
         uniques, inverse = _factorize(raw)
         self._missing_check(name, uniques)
-        if spec.type is AttributeType.NUMERIC:
+        numeric = spec.type is AttributeType.NUMERIC
+        if spec.hierarchy is not None:
+            h = spec.hierarchy
+            missing = [str(v) for v in uniques if h.leaf_code(str(v)) is None]
+            if numeric and missing:
+                leaf = _match_numeric_leaves(h, uniques, np.array([h.leaf_code(str(v)) if h.leaf_code(str(v))
+                                                                   is not None else -1 for v in uniques]))
+                missing = [str(uniques[i]) for i in np.flatnonzero(leaf < 0)]
+            if missing:
+                shown = ", ".join(repr(v) for v in missing[:5])
+                raise HierarchyError(
+                    f"{self.source}, column {name!r}: {len(missing)} value(s) not in hierarchy {h.source}: {shown};"
+                    " add them to the hierarchy or fix the data"
+                )
+            self._hierarchies[name] = h
+            leaf = np.array([h.leaf_code(str(v)) if h.leaf_code(str(v)) is not None else -1 for v in uniques])
+            if numeric:
+                leaf = _match_numeric_leaves(h, uniques, leaf)
+            numbers = _leaf_numbers(h, spec.missing) if numeric else None
+            return EncodedColumn(name, leaf[inverse].astype(np.int32), h.labels[0], numbers)
+        numbers = None
+        if numeric:
             numbers = _parse_numbers(self.source, name, uniques, spec.missing)
             order = np.argsort(numbers, kind="stable")
         elif spec.order:
@@ -285,22 +311,8 @@ class Dataset:
                     " list every value"
                 )
             order = np.argsort([pos[str(v)] for v in uniques], kind="stable")
-            numbers = None
-        elif spec.hierarchy is not None:
-            h = spec.hierarchy
-            missing = [str(v) for v in uniques if h.leaf_code(str(v)) is None]
-            if missing:
-                shown = ", ".join(repr(v) for v in missing[:5])
-                raise HierarchyError(
-                    f"{self.source}, column {name!r}: {len(missing)} value(s) not in hierarchy {h.source}: {shown};"
-                    " add them to the hierarchy or fix the data"
-                )
-            self._hierarchies[name] = h
-            leaf = np.array([h.leaf_code(str(v)) for v in uniques], dtype=np.int64)
-            return EncodedColumn(name, leaf[inverse].astype(np.int32), h.labels[0], None)
         else:
             order = np.argsort(uniques.astype(str), kind="stable")
-            numbers = None
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         return EncodedColumn(

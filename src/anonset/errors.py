@@ -18,11 +18,11 @@ from __future__ import annotations
 
 __all__ = [
     "AnonsetError",
-    "InputError",
+    "ConfigError",
     "DataError",
     "HierarchyError",
-    "ConfigError",
     "InfeasibleError",
+    "InputError",
 ]
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from anonset.engine.base import ClassStats
 
-__all__ = ["HierarchyNodes", "Intervals", "GeneralizedValues", "Partition"]
+__all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition"]
 
 
 @dataclass(frozen=True, eq=False)

@@ -19,7 +19,7 @@ import pandas as pd
 from anonset.dataset import Dataset, Role
 from anonset.partition import Partition
 
-__all__ = ["Release", "SUPPRESSED", "render_full_domain"]
+__all__ = ["SUPPRESSED", "Release", "render_full_domain"]
 
 #: The value written in every quasi-identifier of a suppressed record.
 SUPPRESSED = "*"

@@ -20,7 +20,7 @@ from anonset.engine.base import ClassStats
 from anonset.privacy.base import Requirements
 from anonset.release import SUPPRESSED
 
-__all__ = ["VerificationReport", "verify_release", "classes_of_table"]
+__all__ = ["VerificationReport", "classes_of_table", "verify_release"]
 
 
 @dataclass

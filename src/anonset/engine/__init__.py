@@ -8,4 +8,4 @@ identical statistics.
 from anonset.engine.base import ClassStats, Engine, StatsRequest, stats_from_assignment
 from anonset.engine.numpy_engine import NumpyEngine
 
-__all__ = ["ClassStats", "Engine", "StatsRequest", "NumpyEngine", "stats_from_assignment"]
+__all__ = ["ClassStats", "Engine", "NumpyEngine", "StatsRequest", "stats_from_assignment"]

@@ -19,7 +19,7 @@ import numpy as np
 
 from anonset.dataset import Dataset
 
-__all__ = ["StatsRequest", "ClassStats", "Engine", "stats_from_assignment", "group_rows"]
+__all__ = ["ClassStats", "Engine", "StatsRequest", "group_rows", "stats_from_assignment"]
 
 
 @dataclass(frozen=True)

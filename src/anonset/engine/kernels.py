@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["rollup_group", "sum_rows_into", "group_keys"]
+__all__ = ["group_keys", "rollup_group", "sum_rows_into"]
 
 
 @numba.njit(cache=True, nogil=True)

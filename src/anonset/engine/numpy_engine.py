@@ -37,9 +37,9 @@ class NumpyEngine:
         columns summed over cached nodes).  The bottom node is always kept.
     """
 
-    def __init__(self, dataset: Dataset, request: StatsRequest = StatsRequest(), cache_cells: int = 20_000_000):
+    def __init__(self, dataset: Dataset, request: StatsRequest | None = None, cache_cells: int = 20_000_000):
         self.dataset = dataset
-        self.request = request
+        self.request = request or StatsRequest()
         self.hierarchies = dataset.hierarchies
         self.cache_cells = cache_cells
         self._cache: OrderedDict[tuple[int, ...], ClassStats] = OrderedDict()
@@ -52,7 +52,7 @@ class NumpyEngine:
         keys, inverse = _group_leaf_codes(codes, radix)
         self._row_to_bottom = inverse
         self._rows_read += dataset.n_rows
-        self._bottom = stats_from_assignment(dataset, inverse, request, keys=keys)
+        self._bottom = stats_from_assignment(dataset, inverse, self.request, keys=keys)
         self._bottom = ClassStats(self._bottom.sizes, keys, self._bottom.histograms, self._bottom.sums,
                                   self._bottom.sumsq, bottom_levels)
         self._maps_flat, self._map_offset = _flatten_parent_maps(self.hierarchies)

@@ -11,8 +11,19 @@ from anonset.metrics.class_metrics import AverageClassSize, Discernibility, NonU
 from anonset.metrics.loss import Loss
 
 __all__ = [
-    "Metric", "CellMetric", "Loss", "GLM", "NCP", "GCP", "Precision",
-    "Discernibility", "AverageClassSize", "NonUniformEntropy", "METRICS", "make_metric", "standard_metrics",
+    "GCP",
+    "GLM",
+    "METRICS",
+    "NCP",
+    "AverageClassSize",
+    "CellMetric",
+    "Discernibility",
+    "Loss",
+    "Metric",
+    "NonUniformEntropy",
+    "Precision",
+    "make_metric",
+    "standard_metrics",
 ]
 
 #: Metric name -> class.

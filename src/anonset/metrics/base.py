@@ -20,7 +20,7 @@ from anonset.dataset import Dataset
 from anonset.errors import ConfigError
 from anonset.partition import GeneralizedValues, HierarchyNodes, Intervals, Partition
 
-__all__ = ["Metric", "CellMetric"]
+__all__ = ["CellMetric", "Metric"]
 
 
 class Metric(ABC):

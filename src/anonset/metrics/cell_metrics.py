@@ -20,7 +20,7 @@ from anonset.dataset import AttributeType, Dataset
 from anonset.metrics.base import CellMetric, interval_share, node_facts, node_index, value_range
 from anonset.partition import GeneralizedValues, HierarchyNodes
 
-__all__ = ["GLM", "NCP", "GCP", "Precision"]
+__all__ = ["GCP", "GLM", "NCP", "Precision"]
 
 
 class GLM(CellMetric):

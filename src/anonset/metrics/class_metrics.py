@@ -18,7 +18,7 @@ from anonset.dataset import Dataset
 from anonset.metrics.base import Metric, node_facts
 from anonset.partition import HierarchyNodes, Intervals, Partition
 
-__all__ = ["Discernibility", "AverageClassSize", "NonUniformEntropy"]
+__all__ = ["AverageClassSize", "Discernibility", "NonUniformEntropy"]
 
 
 class Discernibility(Metric):

@@ -7,13 +7,13 @@ from anonset.privacy.squared_error import SquaredErrorDiversity
 from anonset.privacy.tcloseness import TCloseness
 
 __all__ = [
-    "PrivacyModel",
-    "Requirements",
-    "Verdict",
-    "KAnonymity",
     "DistinctLDiversity",
     "EntropyLDiversity",
+    "KAnonymity",
+    "PrivacyModel",
     "RecursiveCLDiversity",
-    "TCloseness",
+    "Requirements",
     "SquaredErrorDiversity",
+    "TCloseness",
+    "Verdict",
 ]

@@ -134,7 +134,7 @@ class Requirements:
 
     def budget_rows(self, n_rows: int) -> int:
         """How many records may be suppressed."""
-        return int(math.floor(self.max_suppression * n_rows + 1e-9))
+        return math.floor(self.max_suppression * n_rows + 1e-9)
 
     def judge(self, stats: ClassStats, n_rows: int | None = None) -> Verdict:
         """Judge a candidate's classes: which violate, how many rows that suppresses, feasible or not."""

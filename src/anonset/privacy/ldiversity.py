@@ -22,7 +22,7 @@ class _LDiversity(PrivacyModel):
     monotonic = True
     variant = ""
 
-    def __init__(self, attribute: str, l: float):  # noqa: E741 - the paper's name
+    def __init__(self, attribute: str, l: float):
         self.attribute = attribute
         self.l = require_number(type(self).__name__, "l", l, 1.0)
 
@@ -77,7 +77,7 @@ class RecursiveCLDiversity(_LDiversity):
 
     variant = "recursive"
 
-    def __init__(self, attribute: str, l: float, c: float):  # noqa: E741
+    def __init__(self, attribute: str, l: float, c: float):
         super().__init__(attribute, l)
         if self.l != int(self.l) or self.l < 2:
             raise ConfigError(f"The 'l' parameter of RecursiveCLDiversity must be an int >= 2. Got {l!r} instead.")

@@ -73,12 +73,12 @@ class TCloseness(PrivacyModel):
                     " give it `hierarchy:` or use distance: equal"
                 )
             self._levels = [h.parent_map(j, j + 1) for j in range(h.n_levels - 1)]
-        if self.distance == "ordered" and dataset.specs[self.attribute].type is AttributeType.CATEGORICAL:
-            if dataset.specs[self.attribute].order is None:
-                raise ConfigError(
-                    f"TCloseness: ordered distance needs an order on {self.attribute!r}; declare it"
-                    " `type: numeric` or `type: ordinal` with `order: [...]`, or use distance: equal"
-                )
+        spec = dataset.specs[self.attribute]
+        if self.distance == "ordered" and spec.type is AttributeType.CATEGORICAL and spec.order is None:
+            raise ConfigError(
+                f"TCloseness: ordered distance needs an order on {self.attribute!r}; declare it"
+                " `type: numeric` or `type: ordinal` with `order: [...]`, or use distance: equal"
+            )
 
     def satisfied(self, stats: ClassStats) -> np.ndarray:
         """EMD(class, table) <= t per class."""

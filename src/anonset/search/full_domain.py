@@ -28,7 +28,6 @@ the search never infers their feasibility from other nodes.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -43,7 +42,7 @@ from anonset.privacy.base import Requirements, Verdict
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.search.lattice import Lattice
 
-__all__ = ["SearchResult", "exhaustive_search", "optimal_search", "lattice_of"]
+__all__ = ["SearchResult", "exhaustive_search", "lattice_of", "optimal_search"]
 
 _REL_TOL = 1e-12
 
