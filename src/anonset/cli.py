@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from anonset.anonymizer import Anonymizer
-from anonset.errors import ConfigError, InfeasibleError, InputError
+from anonset.errors import ConfigError, DataError, InfeasibleError, InputError
 from anonset.io.tables import atomic_write, write_table
 
 __all__ = ["main"]
@@ -63,19 +63,27 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
 
     started = time.perf_counter()
     cfg = load_config(config)
+    target = output or cfg.output_path
+    for path in (target, summary_path):
+        if path is not None and path.is_dir():  # refuse before anything is written
+            raise DataError(f"{path}: is a directory; give the path of a file to write")
     dataset = cfg.load_dataset()
     anonymizer = Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric,
                             weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed)
     release = anonymizer.fit_transform(dataset)
     release.provenance["config"] = str(cfg.path)
-    target = output or cfg.output_path
     if target is not None:
         write_table(release.table, target, delimiter=cfg.output_delimiter or cfg.delimiter or ",")
     summary = release.summary()
     summary["seconds"] = round(time.perf_counter() - started, 4)
     summary["output"] = str(target) if target else None
     if summary_path is not None:
-        atomic_write(summary_path, lambda tmp: tmp.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8"))
+        text = json.dumps(summary, indent=2) + "\n"
+
+        def _write_summary(tmp: Path) -> None:
+            tmp.write_text(text, encoding="utf-8")
+
+        atomic_write(summary_path, _write_summary)
     if not quiet:
         _print_summary(summary)
 
@@ -99,7 +107,12 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     from anonset.dataset import Dataset
     from anonset.io.tables import read_table
     from anonset.privacy import (
-        DistinctLDiversity, EntropyLDiversity, KAnonymity, PrivacyModel, RecursiveCLDiversity, Requirements,
+        DistinctLDiversity,
+        EntropyLDiversity,
+        KAnonymity,
+        PrivacyModel,
+        RecursiveCLDiversity,
+        Requirements,
     )
     from anonset.verify import verify_release
 

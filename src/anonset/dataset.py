@@ -263,8 +263,8 @@ class Dataset:
             )
         self._hierarchies[name] = h
         codes = leaf_of_unique[inverse].astype(np.int32)
-        numbers = _leaf_numbers(h, spec.missing) if spec.type is AttributeType.NUMERIC else None
-        return EncodedColumn(name, codes, h.labels[0], numbers)
+        leaf_numbers = _leaf_numbers(h, spec.missing) if spec.type is AttributeType.NUMERIC else None
+        return EncodedColumn(name, codes, h.labels[0], leaf_numbers)
 
     def _encode_plain(self, name: str) -> EncodedColumn:
         """Encode a sensitive attribute.

@@ -22,8 +22,14 @@ from anonset.hierarchy import Hierarchy, read_hierarchy
 from anonset.hierarchy.builders import build_hierarchy
 from anonset.io.tables import read_table
 from anonset.privacy import (
-    DistinctLDiversity, EntropyLDiversity, KAnonymity, PrivacyModel, RecursiveCLDiversity, Requirements,
-    SquaredErrorDiversity, TCloseness,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    PrivacyModel,
+    RecursiveCLDiversity,
+    Requirements,
+    SquaredErrorDiversity,
+    TCloseness,
 )
 
 __all__ = ["RunConfig", "load_config", "parse_config", "requirements_from_config"]
@@ -142,6 +148,16 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
 
 def requirements_from_config(privacy: Any, where: str = "config") -> Requirements:
     """Build the Requirements from a ``privacy:`` mapping."""
+    try:
+        return _requirements(privacy, where)
+    except ConfigError as exc:
+        if str(exc).startswith(f"{where}:"):
+            raise
+        # a model's parameter check (k, l, t, max_suppression): name the config file too
+        raise ConfigError(f"{where}: {exc}") from exc
+
+
+def _requirements(privacy: Any, where: str) -> Requirements:
     if not isinstance(privacy, Mapping):
         raise ConfigError(f"{where}: `privacy` must be a mapping with at least `k`, e.g. privacy: {{k: 5}}")
     _unknown(where, "privacy.", privacy, PRIVACY_KEYS)

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from anonset.errors import DataError
 
-__all__ = ["read_table", "write_table", "atomic_write", "sniff_delimiter"]
+__all__ = ["atomic_write", "read_table", "sniff_delimiter", "write_table"]
 
 
 def sniff_delimiter(path: Path, sample_bytes: int = 65536) -> str:
@@ -129,13 +129,21 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
     Nothing appears at ``path`` when ``write`` fails.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise DataError(
+            f"{target}: cannot create a file in {target.parent} ({exc.strerror or exc}: {exc.filename});"
+            " choose a writable folder"
+        ) from exc
     os.close(fd)
     tmp = Path(tmp_name)
     try:
         write(tmp)
         os.replace(tmp, target)
+    except OSError as exc:
+        raise DataError(f"{target}: cannot write the file ({exc.strerror or exc}); choose a writable path") from exc
     finally:
         if tmp.exists():
             tmp.unlink()
