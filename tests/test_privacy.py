@@ -221,7 +221,7 @@ def test_t_closeness_ordered_li_et_al_example() -> None:
     # P1 = {3k,4k,5k}: r = (2,2,2,-1,-1,-1,-1,-1,-1)/9, prefix sums (2,4,6,5,4,3,2,1)/9 -> 27/9 / 8 = 0.375
     # P2 = {6k,8k,11k}: r = (-1,-1,-1,2,-1,2,-1,-1,2)/9, |prefix| (1,2,3,1,2,0,1,2)/9 -> 12/9 / 8 = 1/6
     # P3 = {7k,9k,10k}: r = (-1,-1,-1,-1,2,-1,2,2,-1)/9, |prefix| (1,2,3,4,2,3,1,1)/9 -> 17/9 / 8 = 17/72
-    d = emd(stats.histograms["salary"], model._reference, "ordered")  # noqa: SLF001 - the table's distribution
+    d = emd(stats.histograms["salary"], model._reference, "ordered")
     np.testing.assert_allclose(d, [0.375, 1 / 6, 17 / 72], atol=1e-12)
     assert round(d[1], 3) == 0.167  # the paper's rounded figure
     # independent: 1-D Wasserstein distance with values at positions i / (m - 1)
@@ -245,7 +245,7 @@ def test_t_closeness_equal_distance() -> None:
     model.validate(ds)
     stats = stats_from_assignment(ds, np.array(SALARY_CLASS), model.request)
     # every class holds 3 of the 9 values at 1/3 each: ½ Σ|p - q| = ½ (3 * (1/3 - 1/9) + 6 * 1/9) = 2/3
-    d = emd(stats.histograms["salary"], model._reference, "equal")  # noqa: SLF001
+    d = emd(stats.histograms["salary"], model._reference, "equal")
     np.testing.assert_allclose(d, [2 / 3] * 3, atol=1e-12)
     assert model.satisfied(stats).all()
     low = TCloseness("salary", 0.66, distance="equal")
@@ -253,7 +253,7 @@ def test_t_closeness_equal_distance() -> None:
     assert not low.satisfied(stats).any()
     # one class equal to the whole table is at distance 0
     whole = stats_from_assignment(ds, np.zeros(9, dtype=np.int64), model.request)
-    assert emd(whole.histograms["salary"], model._reference, "equal").tolist() == [0.0]  # noqa: SLF001
+    assert emd(whole.histograms["salary"], model._reference, "equal").tolist() == [0.0]
 
 
 TWO_LEVEL = Hierarchy.from_rows("s", [["a1", "A", "*"], ["a2", "A", "*"], ["b1", "B", "*"], ["b2", "B", "*"]])
@@ -266,7 +266,7 @@ def test_t_closeness_hierarchical_two_level_by_hand() -> None:
     ds = Dataset(df, {"q": {"role": "quasi"}, "s": {"role": "sensitive", "hierarchy": TWO_LEVEL}})
     model = TCloseness("s", 0.5, distance="hierarchical")
     model.validate(ds)
-    np.testing.assert_allclose(model._reference, [0.25] * 4)  # noqa: SLF001
+    np.testing.assert_allclose(model._reference, [0.25] * 4)
     # classes given directly as histograms over (a1, a2, b1, b2):
     stats = hist_stats([[2, 0, 0, 0], [1, 0, 1, 0], [1, 1, 0, 0], [1, 1, 1, 1]])
     # {a1,a1}: P = (1,0,0,0); move 1/4 a1->a2 (LCA A, cost 1/2) and 1/2 a1->B (LCA root, cost 1):
@@ -274,11 +274,11 @@ def test_t_closeness_hierarchical_two_level_by_hand() -> None:
     # {a1,b1}: move 1/4 a1->a2 and 1/4 b1->b2, both at cost 1/2: 0.25
     # {a1,a2}: move 1/2 from A to B at cost 1: 0.5
     # uniform: 0
-    d = emd(stats.histograms["s"], model._reference, "hierarchical", model._levels)  # noqa: SLF001
+    d = emd(stats.histograms["s"], model._reference, "hierarchical", model._levels)
     np.testing.assert_allclose(d, [0.625, 0.25, 0.5, 0.0], atol=1e-12)
     assert model.satisfied(stats).tolist() == [False, True, True, True]
     # equal distance on the same classes: ½ Σ |p - q| = 0.75, 0.5, 0.5, 0
-    np.testing.assert_allclose(emd(stats.histograms["s"], model._reference, "equal"),  # noqa: SLF001
+    np.testing.assert_allclose(emd(stats.histograms["s"], model._reference, "equal"),
                                [0.75, 0.5, 0.5, 0.0], atol=1e-12)
 
 
@@ -351,7 +351,7 @@ def test_t_closeness_hierarchical_with_declared_order() -> None:
     # Q = (a1 3/8, a2 1/8, b1 2/8, b2 2/8).
     # class x = {a1,b1,a2,b2}: r = (a1 -1/8, a2 +1/8, b1 0, b2 0): move 1/8 inside A at cost 1/2 -> 1/16
     # class y = {a1,a1,b1,b2}: r = (a1 +1/8, a2 -1/8, 0, 0) -> 1/16
-    d = emd(stats.histograms["s"], model._reference, "hierarchical", model._levels)  # noqa: SLF001
+    d = emd(stats.histograms["s"], model._reference, "hierarchical", model._levels)
     np.testing.assert_allclose(d, [0.0625, 0.0625], atol=1e-12)
 
 
@@ -365,6 +365,30 @@ def test_t_closeness_hierarchical_numeric_with_unused_leaf() -> None:
     ok = model.satisfied(stats)
     # both classes have the table's distribution (1/3 each of 1, 2, 3): distance 0
     assert ok.tolist() == [True, True]
+
+
+@pytest.mark.parametrize(("spec_extra", "labels"), [
+    pytest.param({"type": "numeric"}, ("1", "2", "3"), id="numeric"),
+    pytest.param({"type": "ordinal", "order": ("low", "mid", "high")}, ("low", "mid", "high"), id="ordinal"),
+])
+def test_t_closeness_ordered_ignores_hierarchy_row_order(spec_extra: dict, labels: tuple) -> None:
+    # the hierarchy lists the leaves out of order (3rd value first); the ordered distance must still
+    # follow the values' own order.  Q = 1/3 each (m = 3, ground distance |i - j| / 2):
+    # class x = {v1, v1}: r = (2/3, -1/3, -1/3), |prefix sums| 2/3 + 1/3 = 1 -> 1/2
+    # class y = {v2, v3, v3, v2}: r = (-1/3, 1/6, 1/6), |prefix sums| 1/3 + 1/6 = 1/2 -> 1/4
+    v1, v2, v3 = labels
+    h = Hierarchy.from_rows("s", [[v3, "B", "*"], [v1, "A", "*"], [v2, "A", "*"]])
+    df = pd.DataFrame({"q": ["x", "x", "y", "y", "y", "y"], "s": [v1, v1, v2, v3, v3, v2]})
+    ds = Dataset(df, {"q": {"role": "quasi"}, "s": {"role": "sensitive", "hierarchy": h, **spec_extra}})
+    model = TCloseness("s", 0.3, distance="ordered")
+    model.validate(ds)
+    stats = stats_from_assignment(ds, np.array([0, 0, 1, 1, 1, 1]), model.request)
+    np.testing.assert_allclose(model.distances(stats), [0.5, 0.25], atol=1e-12)
+    # the same attribute without a hierarchy gives the same figures
+    plain = Dataset(df, {"q": {"role": "quasi"}, "s": {"role": "sensitive", **spec_extra}})
+    model.validate(plain)
+    stats = stats_from_assignment(plain, np.array([0, 0, 1, 1, 1, 1]), model.request)
+    np.testing.assert_allclose(model.distances(stats), [0.5, 0.25], atol=1e-12)
 
 
 # ============================================================================ squared-error diversity
@@ -580,7 +604,7 @@ def test_against_pycanon(seed: int) -> None:
         t = pyc.t_closeness(df, qi, [attribute])
         model = TCloseness(attribute, min(t, 1.0), distance=distance)
         model.validate(ds)
-        d = emd(stats.histograms[attribute], model._reference, distance)  # noqa: SLF001
+        d = emd(stats.histograms[attribute], model._reference, distance)
         assert d.max() == pytest.approx(t, abs=1e-12)
         assert model.satisfied(stats).all()
         if t > 1e-6:

@@ -54,6 +54,7 @@ class TCloseness(PrivacyModel):
         self.distance = distance
         self._reference: np.ndarray | None = None
         self._levels: list[np.ndarray] | None = None
+        self._columns: np.ndarray | None = None
 
     @property
     def request(self) -> StatsRequest:
@@ -79,15 +80,41 @@ class TCloseness(PrivacyModel):
                 f"TCloseness: ordered distance needs an order on {self.attribute!r}; declare it"
                 " `type: numeric` or `type: ordinal` with `order: [...]`, or use distance: equal"
             )
+        if self.distance == "ordered":
+            self._columns = _value_order(col.categories, col.numbers, spec.order, counts > 0)
+
+    def distances(self, stats: ClassStats) -> np.ndarray:
+        """EMD of each class's sensitive distribution to the table's."""
+        if self._reference is None:
+            raise RuntimeError("TCloseness.validate(dataset) must be called before judging classes")
+        hist = stats.histograms[self.attribute]
+        reference = self._reference
+        if self._columns is not None:
+            hist, reference = hist[:, self._columns], reference[self._columns]
+        return emd(hist, reference, self.distance, self._levels)
 
     def satisfied(self, stats: ClassStats) -> np.ndarray:
         """EMD(class, table) <= t per class."""
-        if self._reference is None:
-            raise RuntimeError("TCloseness.validate(dataset) must be called before judging classes")
-        return emd(stats.histograms[self.attribute], self._reference, self.distance, self._levels) <= self.t + _EPS
+        return self.distances(stats) <= self.t + _EPS
 
     def describe(self) -> str:
         return f"{self.t:g}-closeness ({self.distance} distance) on {self.attribute}"
+
+
+def _value_order(categories: np.ndarray, numbers: np.ndarray | None, order: tuple[str, ...] | None,
+                 present: np.ndarray) -> np.ndarray:
+    """Codes of the values present in the table, in the attribute's order (numeric, declared, or code order).
+
+    The ordered distance runs over the m distinct values of the table, whatever
+    order the codes were assigned in (a hierarchy's leaf order, say).
+    """
+    codes = np.flatnonzero(present)
+    if numbers is not None:
+        return codes[np.argsort(numbers[codes], kind="stable")]
+    if order:
+        position = {v: i for i, v in enumerate(order)}
+        return codes[np.argsort([position.get(str(categories[c]), len(position)) for c in codes], kind="stable")]
+    return codes
 
 
 def emd(histograms: np.ndarray, reference: np.ndarray, distance: str,

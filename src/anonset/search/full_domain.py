@@ -205,13 +205,19 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
             infeasible[lattice.below(node)] = True
         return ok
 
-    for idx in order:
+    sorted_bounds = bounds[order]
+    pos = 0
+    while pos < len(order):
+        pending = ~(infeasible[order[pos:]] | evaluated[order[pos:]])
+        if not pending.any():
+            break
+        pos += int(np.argmax(pending))
+        idx = int(order[pos])
+        pos += 1
         if ev.best is not None:
-            tol = _REL_TOL * max(1.0, abs(ev.best[0]), abs(bounds[idx]))
-            if bounds[idx] > ev.best[0] + tol:
+            tol = _REL_TOL * max(1.0, abs(ev.best[0]), abs(sorted_bounds[pos - 1]))
+            if sorted_bounds[pos - 1] > ev.best[0] + tol:
                 break
-        if infeasible[idx] or evaluated[idx]:
-            continue
         if k_monotone and not known_ok[idx]:
             chain = _cheapest_chain(lattice, bounds, nodes[idx])
             lo, hi = 0, len(chain) - 1
@@ -238,18 +244,16 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
 
 def _cheapest_chain(lattice: Lattice, bounds: np.ndarray, start: np.ndarray) -> list[int]:
     """A path from ``start`` to the top, each step raising the attribute whose node has the lowest bound."""
-    node = start.copy()
-    chain = [lattice.index(node)]
+    levels = start.copy()
+    idx = lattice.index(levels)
+    chain = [idx]
     top = lattice.max_levels
-    while (node < top).any():
-        candidates = np.flatnonzero(node < top)
-        best_j, best_b = -1, np.inf
-        for j in candidates:
-            node[j] += 1
-            b = bounds[lattice.index(node)]
-            node[j] -= 1
-            if b < best_b:
-                best_j, best_b = int(j), b
-        node[best_j] += 1
-        chain.append(lattice.index(node))
-    return chain
+    strides = lattice.strides
+    while True:
+        open_attrs = np.flatnonzero(levels < top)
+        if len(open_attrs) == 0:
+            return chain
+        j = int(open_attrs[np.argmin(bounds[idx + strides[open_attrs]])])
+        levels[j] += 1
+        idx += int(strides[j])
+        chain.append(idx)

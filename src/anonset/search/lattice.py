@@ -41,6 +41,8 @@ class Lattice:
         shape = tuple(int(m) + 1 for m in self.max_levels)
         # lexicographic order (the last attribute varies fastest), as itertools.product would give
         self.nodes = np.indices(shape, dtype=np.int64).reshape(len(shape), size).T.copy()
+        small = np.int8 if int(self.max_levels.max(initial=0)) < 127 else np.int64
+        self._columns = [np.ascontiguousarray(self.nodes[:, j], dtype=small) for j in range(len(shape))]
 
         self.strides = np.ones(len(self.max_levels), dtype=np.int64)
         for j in range(len(self.max_levels) - 2, -1, -1):
@@ -62,8 +64,16 @@ class Lattice:
 
     def below(self, node: np.ndarray) -> np.ndarray:
         """Boolean mask of the nodes less or equally general than ``node``."""
-        return np.all(self.nodes <= node, axis=1)
+        mask = np.ones(self.size, dtype=np.bool_)
+        for column, level, top in zip(self._columns, node, self.max_levels):
+            if level < top:
+                mask &= column <= level
+        return mask
 
     def above(self, node: np.ndarray) -> np.ndarray:
         """Boolean mask of the nodes at least as general as ``node``."""
-        return np.all(self.nodes >= node, axis=1)
+        mask = np.ones(self.size, dtype=np.bool_)
+        for column, level in zip(self._columns, node):
+            if level > 0:
+                mask &= column >= level
+        return mask
