@@ -93,6 +93,16 @@ class NumpyEngine:
 
     # ---------------------------------------------------------------- internals
     def _best_source(self, levels: tuple[int, ...]) -> ClassStats:
+        """The cached node below ``levels`` with the fewest classes (direct children looked up first)."""
+        best = self._bottom
+        for j, level in enumerate(levels):
+            if level == 0:
+                continue
+            child = self._cache.get(levels[:j] + (level - 1,) + levels[j + 1:])
+            if child is not None and child.n_classes < best.n_classes:
+                best = child
+        if best is not self._bottom:
+            return best
         n = self._slots_used
         if n:
             below = np.all(self._slot_levels[:n] <= np.asarray(levels), axis=1)

@@ -140,7 +140,14 @@ class Requirements:
         """Judge a candidate's classes: which violate, how many rows that suppresses, feasible or not."""
         ok = np.ones(stats.n_classes, dtype=np.bool_)
         for m in self.models:
-            ok &= m.satisfied(stats)
+            # judge each model only on the classes every earlier model accepted
+            alive = np.flatnonzero(ok)
+            if len(alive) == 0:
+                break
+            if len(alive) == stats.n_classes:
+                ok &= m.satisfied(stats)
+            else:
+                ok[alive] = m.satisfied(stats.subset(alive))
         violating = ~ok
         suppressed = int(stats.sizes[violating].sum())
         total = stats.n_rows if n_rows is None else n_rows

@@ -206,6 +206,7 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
         return ok
 
     sorted_bounds = bounds[order]
+    steps = _cheapest_steps(lattice, bounds) if k_monotone else np.empty(0, dtype=np.int64)
     pos = 0
     while pos < len(order):
         pending = ~(infeasible[order[pos:]] | evaluated[order[pos:]])
@@ -219,7 +220,7 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
             if sorted_bounds[pos - 1] > ev.best[0] + tol:
                 break
         if k_monotone and not known_ok[idx]:
-            chain = _cheapest_chain(lattice, bounds, nodes[idx])
+            chain = _chain(steps, idx)
             lo, hi = 0, len(chain) - 1
             while lo < hi:
                 mid = (lo + hi) // 2
@@ -242,18 +243,26 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     return result
 
 
-def _cheapest_chain(lattice: Lattice, bounds: np.ndarray, start: np.ndarray) -> list[int]:
-    """A path from ``start`` to the top, each step raising the attribute whose node has the lowest bound."""
-    levels = start.copy()
-    idx = lattice.index(levels)
-    chain = [idx]
-    top = lattice.max_levels
-    strides = lattice.strides
-    while True:
-        open_attrs = np.flatnonzero(levels < top)
-        if len(open_attrs) == 0:
-            return chain
-        j = int(open_attrs[np.argmin(bounds[idx + strides[open_attrs]])])
-        levels[j] += 1
-        idx += int(strides[j])
-        chain.append(idx)
+def _cheapest_steps(lattice: Lattice, bounds: np.ndarray) -> np.ndarray:
+    """For every node, the index of its parent with the lowest bound (−1 at the top)."""
+    best_bound = np.full(lattice.size, np.inf)
+    best_next = np.full(lattice.size, -1, dtype=np.int64)
+    index = np.arange(lattice.size, dtype=np.int64)
+    for j, top in enumerate(lattice.max_levels):
+        can = lattice.nodes[:, j] < top
+        parent = index[can] + lattice.strides[j]
+        better = bounds[parent] < best_bound[can]
+        rows = index[can][better]
+        best_bound[rows] = bounds[parent[better]]
+        best_next[rows] = parent[better]
+    return best_next
+
+
+def _chain(steps: np.ndarray, start: int) -> list[int]:
+    """Follow the cheapest steps from ``start`` to the top."""
+    chain = [start]
+    nxt = int(steps[start])
+    while nxt >= 0:
+        chain.append(nxt)
+        nxt = int(steps[nxt])
+    return chain
