@@ -102,6 +102,7 @@ class Anonymizer:
         self.result_ = result
         self.release_ = self._release(dataset, result.levels, partition, started, search={
             "nodes_checked": result.checks, "lattice_size": result.lattice_size,
+            "nodes_computed": engine.nodes_computed,
             "search_seconds": round(result.seconds, 4), "optimized": metric.name, **result.details,
         })
         return self

@@ -263,7 +263,11 @@ class Dataset:
             )
         self._hierarchies[name] = h
         codes = leaf_of_unique[inverse].astype(np.int32)
-        leaf_numbers = _leaf_numbers(h, spec.missing) if spec.type is AttributeType.NUMERIC else None
+        leaf_numbers = None
+        if spec.type is AttributeType.NUMERIC:
+            leaf_numbers = _leaf_numbers(h, spec.missing)
+        elif spec.type is AttributeType.DATE:
+            leaf_numbers = _date_numbers(h.labels[0], spec.missing)
         return EncodedColumn(name, codes, h.labels[0], leaf_numbers)
 
     def _encode_plain(self, name: str) -> EncodedColumn:
@@ -365,6 +369,14 @@ def _match_numeric_leaves(h: Hierarchy, uniques: np.ndarray, leaf_of_unique: np.
         except ValueError:
             continue
     return out
+
+
+def _date_numbers(labels: np.ndarray, missing: Sequence[str]) -> np.ndarray:
+    """Days since 1970-01-01 of date labels (NaN for missing markers and unparseable labels)."""
+    text = pd.Series([None if str(v) in missing else str(v) for v in labels], dtype=object)
+    parsed = pd.to_datetime(text, errors="coerce", format="mixed")
+    days = (parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
+    return days.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _leaf_numbers(h: Hierarchy, missing: Sequence[str]) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 
 from anonset.dataset import Dataset
 
-__all__ = ["ClassStats", "Engine", "StatsRequest", "group_rows", "stats_from_assignment"]
+__all__ = ["ClassStats", "Engine", "StatsRequest", "aggregate", "numeric_values", "stats_from_assignment"]
 
 
 @dataclass(frozen=True)
@@ -102,68 +102,13 @@ class Engine(Protocol):
 
     @property
     def rows_read(self) -> int:
-        """How many record-level passes' worth of rows the engine has read (for reports)."""
+        """Records the engine has read or fetched so far (for reports and transfer tests)."""
         ...
 
-
-def group_rows(keys: np.ndarray, radix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Group the rows of an int matrix.
-
-    Parameters
-    ----------
-    keys : numpy.ndarray
-        (r, d) non-negative int codes.
-    radix : numpy.ndarray
-        (d,) exclusive upper bound of each column's codes.
-
-    Returns
-    -------
-    unique_keys : numpy.ndarray
-        (c, d) int32 distinct rows (column-major), in ascending mixed-radix order.
-    inverse : numpy.ndarray
-        (r,) int64 index of each row's group.
-    """
-    return group_columns([keys[:, j] for j in range(keys.shape[1])], radix, len(keys))
-
-
-def group_columns(columns: list[np.ndarray], radix: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Like :func:`group_rows`, for the key given as a list of (r,) code columns."""
-    d = len(columns)
-    if d == 0:
-        return np.zeros((1 if n_rows else 0, 0), dtype=np.int32), np.zeros(n_rows, dtype=np.int64)
-    radix = np.maximum(np.asarray(radix, dtype=np.int64), 1)
-    total = 1.0
-    for b in radix:
-        total *= float(b)
-    if total >= 2.0**62:
-        stacked = np.column_stack(columns)
-        unique_keys, inverse = np.unique(stacked, axis=0, return_inverse=True)
-        return np.asfortranarray(unique_keys.astype(np.int32)), inverse.reshape(-1).astype(np.int64)
-    combined = columns[0].astype(np.int64)
-    for j in range(1, d):
-        combined *= radix[j]
-        combined += columns[j]
-    codes, inverse = group_codes(combined, int(total))
-    unique_keys = np.empty((len(codes), d), dtype=np.int32, order="F")
-    rest = codes.copy()
-    for j in range(d - 1, -1, -1):
-        unique_keys[:, j] = rest % radix[j]
-        rest //= radix[j]
-    return unique_keys, inverse
-
-
-def group_codes(combined: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values of an int64 array in ``[0, space)`` and each element's group index."""
-    r = len(combined)
-    if space <= max(4 * r, 1 << 16):
-        present = np.zeros(space, dtype=np.bool_)
-        present[combined] = True
-        codes = np.flatnonzero(present)
-        slot = np.empty(space, dtype=np.int64)
-        slot[codes] = np.arange(len(codes))
-        return codes, slot[combined]
-    codes, inverse = np.unique(combined, return_inverse=True)
-    return codes, inverse.astype(np.int64, copy=False)
+    @property
+    def nodes_computed(self) -> int:
+        """Class tables (frequency sets) computed so far."""
+        ...
 
 
 def aggregate(inverse: np.ndarray, n_groups: int, stats: ClassStats, keys: np.ndarray,
@@ -183,25 +128,6 @@ def _sum_matrix(inverse: np.ndarray, n_groups: int, matrix: np.ndarray) -> np.nd
     flat = (inverse[:, None] * m + np.arange(m)[None, :]).ravel()
     out = np.bincount(flat, weights=matrix.ravel(), minlength=n_groups * m)
     return out.reshape(n_groups, m).astype(np.int64)
-
-
-def row_level_stats(dataset: Dataset, request: StatsRequest) -> ClassStats:
-    """Statistics with one 'class' per row: the starting point of any grouping."""
-    n = dataset.n_rows
-    hists: dict[str, np.ndarray] = {}
-    for a in sorted(request.histograms):
-        col = dataset.encoded[a]
-        h = np.zeros((n, col.n_categories), dtype=np.int64)
-        h[np.arange(n), col.codes] = 1
-        hists[a] = h
-    sums: dict[str, np.ndarray] = {}
-    sumsq: dict[str, np.ndarray] = {}
-    for a in sorted(request.moments):
-        values = numeric_values(dataset, a)
-        sums[a] = values
-        sumsq[a] = values * values
-    return ClassStats(sizes=np.ones(n, dtype=np.int64), keys=np.zeros((n, 0), dtype=np.int32),
-                      histograms=hists, sums=sums, sumsq=sumsq)
 
 
 def numeric_values(dataset: Dataset, attribute: str) -> np.ndarray:

@@ -45,7 +45,7 @@ class NumpyEngine:
         self._cache: OrderedDict[tuple[int, ...], ClassStats] = OrderedDict()
         self._cells = 0
         self._rows_read = 0
-        self.computed = 0
+        self._nodes_computed = 0
         codes = dataset.qi_codes()
         bottom_levels = tuple(0 for _ in self.hierarchies)
         radix = np.array([h.n_leaves for h in self.hierarchies], dtype=np.int64)
@@ -68,6 +68,11 @@ class NumpyEngine:
         return self._rows_read
 
     @property
+    def nodes_computed(self) -> int:
+        """Class tables computed by roll-up so far (cache hits not counted)."""
+        return self._nodes_computed
+
+    @property
     def bottom(self) -> ClassStats:
         """Class statistics of the most specific node."""
         return self._bottom
@@ -81,7 +86,7 @@ class NumpyEngine:
             return hit
         source = self._best_source(levels)
         stats, _ = self._rollup(source, levels)
-        self.computed += 1
+        self._nodes_computed += 1
         self._store(levels, stats)
         return stats
 

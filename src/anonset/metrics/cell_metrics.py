@@ -54,7 +54,7 @@ class NCP(CellMetric):
             return interval_share(dataset, attribute, values)
         _, leaves, lo, hi = node_facts(dataset, attribute)
         idx = node_index(dataset, attribute, values)
-        if dataset.specs[attribute].type is AttributeType.NUMERIC:
+        if dataset.specs[attribute].type in (AttributeType.NUMERIC, AttributeType.DATE):
             low, high = value_range(dataset, attribute)
             span = high - low
             width = np.nan_to_num(hi[idx] - lo[idx], nan=span)
