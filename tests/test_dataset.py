@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset import Dataset, DataError, Hierarchy, HierarchyError
+from anonset import DataError, Dataset, Hierarchy, HierarchyError
 from anonset.hierarchy import date_hierarchy
 
 AGES = Hierarchy.from_rows("age", [["39", "30-39", "*"], ["40", "40-49", "*"], ["41", "40-49", "*"]])
