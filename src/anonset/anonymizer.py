@@ -64,11 +64,16 @@ class Anonymizer:
         What ``transform`` does when the new release violates the requirements.
     seed : int
         Seed recorded in the provenance (the full-domain searches are deterministic).
+    assume_practical_monotonicity : bool
+        Let the optimal search prune as if l-diversity / t-closeness with a
+        suppression budget were monotone (ARX's optional assumption). Much
+        faster on some configurations but it can miss the optimum; off by default.
     """
 
     def __init__(self, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]], requirements: Requirements,
                  method: str = "optimal", metric: str = "loss", weights: Mapping[str, float] | None = None,
-                 drop_suppressed: bool = False, on_violation: str = "raise", seed: int = 0):
+                 drop_suppressed: bool = False, on_violation: str = "raise", seed: int = 0,
+                 assume_practical_monotonicity: bool = False):
         if method not in METHODS:
             raise ConfigError(f"unknown method {method!r}; use one of {' | '.join(METHODS)}")
         if on_violation not in ("raise", "warn"):
@@ -81,6 +86,7 @@ class Anonymizer:
         self.drop_suppressed = drop_suppressed
         self.on_violation = on_violation
         self.seed = seed
+        self.assume_practical_monotonicity = assume_practical_monotonicity
 
     # ------------------------------------------------------------------ fit
     def fit(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>") -> Anonymizer:
@@ -93,7 +99,10 @@ class Anonymizer:
             raise ConfigError(f"metric {self.metric!r} needs record-level detail and cannot guide the search;"
                               " use loss, glm, ncp, gcp, precision, discernibility or aecs")
         engine = NumpyEngine(dataset, self.requirements.request)
-        result = METHODS[self.method](dataset, engine, self.requirements, metric)
+        options = {"assume_practical_monotonicity": True} if self.assume_practical_monotonicity else {}
+        if options and self.method != "optimal":
+            raise ConfigError("assume_practical_monotonicity applies to method 'optimal' only")
+        result = METHODS[self.method](dataset, engine, self.requirements, metric, **options)
         row_class, stats = engine.row_classes(result.levels)
         verdict = self.requirements.judge(stats, dataset.n_rows)
         partition = Partition.from_node(dataset.quasi, stats, verdict.kept, row_class)

@@ -69,7 +69,8 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
             raise DataError(f"{path}: is a directory; give the path of a file to write")
     dataset = cfg.load_dataset()
     anonymizer = Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric,
-                            weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed)
+                            weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
+                            assume_practical_monotonicity=cfg.assume_practical_monotonicity)
     release = anonymizer.fit_transform(dataset)
     release.provenance["config"] = str(cfg.path)
     if target is not None:

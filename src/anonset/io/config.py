@@ -56,6 +56,7 @@ class RunConfig:
     output_delimiter: str | None
     drop_suppressed: bool
     seed: int
+    assume_practical_monotonicity: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
 
     def load_dataset(self) -> Dataset:
@@ -112,7 +113,10 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         method = {"name": method}
     if not isinstance(method, Mapping):
         raise ConfigError(f"{where}: `method` must be a mapping such as {{name: optimal, metric: loss}}")
-    _unknown(where, "method.", method, {"name", "metric", "weights"})
+    _unknown(where, "method.", method, {"name", "metric", "weights", "assume_practical_monotonicity"})
+    assume = method.get("assume_practical_monotonicity", False)
+    if not isinstance(assume, bool):
+        raise ConfigError(f"{where}: method.assume_practical_monotonicity must be true or false; got {assume!r}")
     weights = method.get("weights")
     if weights is not None and not isinstance(weights, Mapping):
         raise ConfigError(f"{where}: method.weights must map quasi-identifiers to numbers")
@@ -142,7 +146,8 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         input_format=inp.get("format"), attributes=attrs, requirements=requirements, method=name, metric=metric,
         weights={str(k): float(v) for k, v in weights.items()} if weights else None,
         output_path=_resolve(base, out["path"]) if out.get("path") else None,
-        output_delimiter=out.get("delimiter"), drop_suppressed=suppressed == "drop", seed=seed, raw=dict(raw),
+        output_delimiter=out.get("delimiter"), drop_suppressed=suppressed == "drop", seed=seed,
+        assume_practical_monotonicity=assume, raw=dict(raw),
     )
 
 

@@ -165,8 +165,16 @@ def single_attribute_suppression(dataset: Dataset, k: int) -> list[np.ndarray]:
     return out
 
 
-def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Metric) -> SearchResult:
-    """Exact optimum with bound-ordered traversal and sound feasibility pruning (see module docstring)."""
+def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Metric,
+                   assume_practical_monotonicity: bool = False) -> SearchResult:
+    """Exact optimum with bound-ordered traversal and sound feasibility pruning (see module docstring).
+
+    ``assume_practical_monotonicity`` treats every model combination as
+    monotone even with a suppression budget (ARX's optional assumption): fewer
+    checks, but the result may miss the optimum or report infeasibility where
+    a feasible node exists.  It exists to measure what the assumption costs;
+    the default never makes it.
+    """
     started = time.perf_counter()
     lattice = lattice_of(dataset)
     nodes = lattice.nodes
@@ -187,7 +195,7 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     prefiltered = int(infeasible.sum())
     order = np.lexsort((nodes.sum(axis=1), bounds))
     ev = _Evaluator(dataset, engine, requirements, metric)
-    monotone = requirements.monotonic
+    monotone = requirements.monotonic or assume_practical_monotonicity
     k_monotone = k > 1 or monotone
     # nodes known to satisfy the monotone part (k-anonymity within the budget, or all models when monotone)
     known_ok = np.zeros(lattice.size, dtype=np.bool_)
@@ -240,6 +248,8 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
             evaluated[idx] = True
     result = ev.result(lattice, started)
     result.details.update(strategy="bound-ordered", prefiltered=prefiltered)
+    if assume_practical_monotonicity and not requirements.monotonic:
+        result.details["assumed_practical_monotonicity"] = True
     return result
 
 
