@@ -244,23 +244,13 @@ class Dataset:
         if h is None:
             values = list(spec.order) if spec.order else sorted(str(v) for v in uniques)
             h = Hierarchy.flat(name, values)
-        leaf_of_unique = np.array([-1 if h.leaf_code(str(v)) is None else h.leaf_code(str(v)) for v in uniques])
-        if spec.type is AttributeType.NUMERIC and (leaf_of_unique < 0).any():
-            leaf_of_unique = _match_numeric_leaves(h, uniques, leaf_of_unique)
-        unmatched = [str(uniques[i]) for i in np.flatnonzero(leaf_of_unique < 0)]
-        extra = [v for v in unmatched if v in missing_present]
+        numeric = spec.type is AttributeType.NUMERIC
+        leaf_of_unique = _leaf_codes(h, uniques, numeric)
+        extra = [str(uniques[i]) for i in np.flatnonzero(leaf_of_unique < 0) if str(uniques[i]) in missing_present]
         if extra:
             h = h.with_extra_leaves(extra)
-            leaf_of_unique = np.array([h.leaf_code(str(v)) if h.leaf_code(str(v)) is not None else -1 for v in uniques])
-            if spec.type is AttributeType.NUMERIC:
-                leaf_of_unique = _match_numeric_leaves(h, uniques, leaf_of_unique)
-            unmatched = [str(uniques[i]) for i in np.flatnonzero(leaf_of_unique < 0)]
-        if unmatched:
-            shown = ", ".join(repr(v) for v in unmatched[:5])
-            raise HierarchyError(
-                f"{self.source}, column {name!r}: {len(unmatched)} value(s) not in hierarchy {h.source}: {shown};"
-                " add them to the hierarchy (one line each) or fix the data"
-            )
+            leaf_of_unique = _leaf_codes(h, uniques, numeric)
+        _require_covered(self.source, name, h, uniques, leaf_of_unique, "(one line each)")
         self._hierarchies[name] = h
         codes = leaf_of_unique[inverse].astype(np.int32)
         leaf_numbers = None
@@ -285,21 +275,9 @@ class Dataset:
         numeric = spec.type is AttributeType.NUMERIC
         if spec.hierarchy is not None:
             h = spec.hierarchy
-            missing = [str(v) for v in uniques if h.leaf_code(str(v)) is None]
-            if numeric and missing:
-                leaf = _match_numeric_leaves(h, uniques, np.array([h.leaf_code(str(v)) if h.leaf_code(str(v))
-                                                                   is not None else -1 for v in uniques]))
-                missing = [str(uniques[i]) for i in np.flatnonzero(leaf < 0)]
-            if missing:
-                shown = ", ".join(repr(v) for v in missing[:5])
-                raise HierarchyError(
-                    f"{self.source}, column {name!r}: {len(missing)} value(s) not in hierarchy {h.source}: {shown};"
-                    " add them to the hierarchy or fix the data"
-                )
+            leaf = _leaf_codes(h, uniques, numeric)
+            _require_covered(self.source, name, h, uniques, leaf, "")
             self._hierarchies[name] = h
-            leaf = np.array([h.leaf_code(str(v)) if h.leaf_code(str(v)) is not None else -1 for v in uniques])
-            if numeric:
-                leaf = _match_numeric_leaves(h, uniques, leaf)
             numbers = _leaf_numbers(h, spec.missing) if numeric else None
             return EncodedColumn(name, leaf[inverse].astype(np.int32), h.labels[0], numbers)
         numbers = None
@@ -352,6 +330,26 @@ def _parse_numbers(source: str, name: str, uniques: np.ndarray, missing: Sequenc
                 " fix the value, declare it as a missing marker, or make the column categorical"
             ) from None
     return out
+
+
+def _leaf_codes(h: Hierarchy, uniques: np.ndarray, numeric: bool) -> np.ndarray:
+    """Leaf code of each distinct value (−1 when the hierarchy lacks it); numeric values also match by value."""
+    codes = np.array([-1 if h.leaf_code(str(v)) is None else h.leaf_code(str(v)) for v in uniques], dtype=np.int64)
+    if numeric and (codes < 0).any():
+        codes = _match_numeric_leaves(h, uniques, codes)
+    return codes
+
+
+def _require_covered(source: str, name: str, h: Hierarchy, uniques: np.ndarray, codes: np.ndarray,
+                     hint: str) -> None:
+    """HierarchyError listing up to five values the hierarchy does not cover, and how many there are."""
+    unmatched = [str(uniques[i]) for i in np.flatnonzero(codes < 0)]
+    if unmatched:
+        shown = ", ".join(repr(v) for v in unmatched[:5])
+        raise HierarchyError(
+            f"{source}, column {name!r}: {len(unmatched)} value(s) not in hierarchy {h.source}: {shown};"
+            f" add them to the hierarchy{' ' + hint if hint else ''} or fix the data"
+        )
 
 
 def _match_numeric_leaves(h: Hierarchy, uniques: np.ndarray, leaf_of_unique: np.ndarray) -> np.ndarray:
