@@ -49,4 +49,5 @@ def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int
 
 def standard_metrics(k: int = 1, weights: Mapping[str, float] | None = None) -> list[Metric]:
     """Every metric, as reported in a release summary."""
-    return [make_metric(name, weights=weights, k=k) for name in METRICS]
+    return [make_metric(name, weights=weights if issubclass(cls, CellMetric) else None, k=k)
+            for name, cls in METRICS.items()]
