@@ -70,3 +70,26 @@ def test_empty_table_and_duplicate_columns_are_errors() -> None:
     dup = pd.DataFrame([[1, 2]], columns=["a", "a"])
     with pytest.raises(DataError, match="duplicate column"):
         Dataset(dup, {})
+
+
+def test_a_profiled_dataset_equals_the_in_memory_one() -> None:
+    """Value counts alone (what a database GROUP BY returns) give the same encoding facts."""
+    from anonset import TableProfile
+    from anonset.datasets import patient_register, patient_register_attributes
+
+    table = patient_register(2000, seed=3)
+    attrs = patient_register_attributes(table)
+    memory = Dataset(table, attrs)
+    values = {}
+    for column in list(memory.quasi) + list(memory.sensitive):
+        counts = table[column].value_counts()
+        values[column] = (counts.index.to_numpy(dtype=object), counts.to_numpy())
+    profiled = Dataset.from_profile(TableProfile(tuple(table.columns), len(table), values), attrs, source="db")
+    assert profiled.n_rows == memory.n_rows and profiled.quasi == memory.quasi
+    for column in values:
+        a, b = memory.encoded[column], profiled.encoded[column]
+        assert list(a.categories) == list(b.categories)
+        np.testing.assert_array_equal(a.counts(), b.counts())
+        assert b.codes is None
+    with pytest.raises(DataError, match="database"):
+        profiled.qi_codes()

@@ -10,7 +10,7 @@ See README.md for a quick start and docs/ for the user guide.
 __version__ = "0.1.0"
 
 from anonset.anonymizer import Anonymizer, anonymize
-from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role, TableProfile
 from anonset.errors import (
     AnonsetError,
     ConfigError,
@@ -52,6 +52,7 @@ __all__ = [
     "Role",
     "SquaredErrorDiversity",
     "TCloseness",
+    "TableProfile",
     "__version__",
     "anonymize",
     "read_hierarchy",

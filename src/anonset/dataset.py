@@ -101,9 +101,17 @@ class EncodedColumn:
     """
 
     name: str
-    codes: np.ndarray
+    codes: np.ndarray | None
     categories: np.ndarray
     numbers: np.ndarray | None = None
+    value_counts: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.value_counts is None:
+            if self.codes is None:
+                raise ValueError(f"column {self.name!r}: give per-row codes or per-value counts")
+            counts = np.bincount(self.codes, minlength=len(self.categories)).astype(np.int64)
+            object.__setattr__(self, "value_counts", counts)
 
     @property
     def n_categories(self) -> int:
@@ -112,7 +120,30 @@ class EncodedColumn:
 
     def counts(self) -> np.ndarray:
         """Number of rows per code."""
-        return np.bincount(self.codes, minlength=self.n_categories).astype(np.int64)
+        assert self.value_counts is not None
+        return self.value_counts
+
+    def row_codes(self) -> np.ndarray:
+        """Per-row codes; a DataError when the rows are not in memory (a table in a database)."""
+        if self.codes is None:
+            raise DataError(
+                f"column {self.name!r}: the rows of this dataset live in a database and are not in memory;"
+                " use the SQL engine for this operation"
+            )
+        return self.codes
+
+
+@dataclass(frozen=True)
+class TableProfile:
+    """What a dataset needs of a table that is not in memory: columns, row count, value counts.
+
+    ``values[column]`` is ``(distinct values as str, count of each)``; only
+    quasi-identifiers and sensitive attributes need an entry.
+    """
+
+    columns: tuple[str, ...]
+    n_rows: int
+    values: Mapping[str, tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(eq=False)
@@ -121,28 +152,39 @@ class Dataset:
 
     Parameters
     ----------
-    table : pandas.DataFrame
+    table : pandas.DataFrame or None
         The records.  Categorical values should be strings exactly as written.
+        ``None`` for a table that stays in a database: give ``profile`` instead.
     attributes : mapping of str to AttributeSpec or dict
         Specs by column name; unnamed columns are insensitive.
     source : str
         Where the table came from, for error messages.
+    profile : TableProfile, optional
+        Columns, row count and value counts of a table that is not in memory
+        (see :meth:`from_profile`); its encoded columns have no per-row codes.
     """
 
-    table: pd.DataFrame
+    table: pd.DataFrame | None
     attributes: Mapping[str, AttributeSpec | Mapping[str, Any]]
     source: str = "<DataFrame>"
+    profile: TableProfile | None = None
     specs: dict[str, AttributeSpec] = field(init=False)
     quasi: tuple[str, ...] = field(init=False)
     sensitive: tuple[str, ...] = field(init=False)
     encoded: dict[str, EncodedColumn] = field(init=False)
 
     def __post_init__(self) -> None:
-        columns = [str(c) for c in self.table.columns]
+        if (self.table is None) == (self.profile is None):
+            raise ValueError("give exactly one of table and profile")
+        if self.table is not None:
+            columns = [str(c) for c in self.table.columns]
+        else:
+            assert self.profile is not None
+            columns = [str(c) for c in self.profile.columns]
         dupes = sorted({c for c in columns if columns.count(c) > 1})
         if dupes:
             raise DataError(f"{self.source}: duplicate column name {dupes[0]!r}; rename the columns so each is unique")
-        if len(self.table) == 0:
+        if self.n_rows == 0:
             raise DataError(f"{self.source}: the table has no rows (header only?); give at least one record")
         specs: dict[str, AttributeSpec] = {}
         for name, spec in self.attributes.items():
@@ -163,10 +205,21 @@ class Dataset:
             self.encoded[name] = self._encode_plain(name)
 
     # ------------------------------------------------------------------ accessors
+    @classmethod
+    def from_profile(cls, profile: TableProfile, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]],
+                     source: str) -> Dataset:
+        """A dataset of a table that is not in memory, from its value counts."""
+        return cls(None, attributes, source=source, profile=profile)
+
     @property
     def n_rows(self) -> int:
         """Number of records."""
-        return len(self.table)
+        return len(self.table) if self.table is not None else self.profile.n_rows  # type: ignore[union-attr]
+
+    @property
+    def in_memory(self) -> bool:
+        """True when the rows are in memory (a DataFrame), False for a profiled database table."""
+        return self.table is not None
 
     def hierarchy(self, name: str) -> Hierarchy | None:
         """The (possibly extended) hierarchy of a quasi-identifier, or ``None``."""
@@ -192,7 +245,7 @@ class Dataset:
         """(n_rows, n_quasi) int32 matrix of leaf codes, cached."""
         if self._qi_matrix is None:
             if self.quasi:
-                self._qi_matrix = np.column_stack([self.encoded[q].codes for q in self.quasi]).astype(np.int32)
+                self._qi_matrix = np.column_stack([self.encoded[q].row_codes() for q in self.quasi]).astype(np.int32)
             else:
                 self._qi_matrix = np.zeros((self.n_rows, 0), dtype=np.int32)
         return self._qi_matrix
@@ -205,6 +258,7 @@ class Dataset:
     # ------------------------------------------------------------------ encoding
     def _raw(self, name: str) -> np.ndarray:
         """The column as strings; NaN / None / NA become the first declared missing marker."""
+        assert self.table is not None
         col = self.table[name]
         marker = self.specs[name].missing[0] if self.specs[name].missing else ""
         missing = col.isna().to_numpy()
@@ -212,6 +266,25 @@ class Dataset:
         if missing.any() or col.dtype != object:
             values = np.where(missing, marker, col.astype(str).to_numpy(dtype=object)).astype(object)
         return values
+
+    def _distinct(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Distinct values (str), their counts, and each row's index into them (None without rows)."""
+        if self.table is not None:
+            uniques, inverse = _factorize(self._raw(name))
+            return uniques, np.bincount(inverse, minlength=len(uniques)).astype(np.int64), inverse
+        assert self.profile is not None
+        if name not in self.profile.values:
+            raise DataError(f"{self.source}: no value counts for column {name!r}; profile every quasi-identifier"
+                            " and sensitive column")
+        values, counts = self.profile.values[name]
+        return np.asarray([str(v) for v in values], dtype=object), np.asarray(counts, dtype=np.int64), None
+
+    def _column(self, name: str, mapping: np.ndarray, inverse: np.ndarray | None, unique_counts: np.ndarray,
+                categories: np.ndarray, numbers: np.ndarray | None) -> EncodedColumn:
+        """An EncodedColumn whose code for distinct value i is ``mapping[i]``."""
+        counts = np.bincount(mapping, weights=unique_counts, minlength=len(categories)).astype(np.int64)
+        codes = None if inverse is None else mapping[inverse].astype(np.int32)
+        return EncodedColumn(name, codes, categories, numbers, counts)
 
     def _missing_check(self, name: str, uniques: np.ndarray) -> list[str]:
         spec = self.specs[name]
@@ -225,8 +298,7 @@ class Dataset:
 
     def _encode_quasi(self, name: str) -> EncodedColumn:
         spec = self.specs[name]
-        raw = self._raw(name)
-        uniques, inverse = _factorize(raw)
+        uniques, unique_counts, inverse = self._distinct(name)
         missing_present = self._missing_check(name, uniques)
         h = spec.hierarchy
         if h is None and spec.type is AttributeType.NUMERIC:
@@ -240,7 +312,7 @@ class Dataset:
             order = np.argsort(numbers, kind="stable")
             rank = np.empty_like(order)
             rank[order] = np.arange(len(order))
-            return EncodedColumn(name, rank[inverse].astype(np.int32), uniques[order], numbers[order])
+            return self._column(name, rank, inverse, unique_counts, uniques[order], numbers[order])
         if h is None:
             values = list(spec.order) if spec.order else sorted(str(v) for v in uniques)
             h = Hierarchy.flat(name, values)
@@ -252,13 +324,12 @@ class Dataset:
             leaf_of_unique = _leaf_codes(h, uniques, numeric)
         _require_covered(self.source, name, h, uniques, leaf_of_unique, "(one line each)")
         self._hierarchies[name] = h
-        codes = leaf_of_unique[inverse].astype(np.int32)
         leaf_numbers = None
         if spec.type is AttributeType.NUMERIC:
             leaf_numbers = _leaf_numbers(h, spec.missing)
         elif spec.type is AttributeType.DATE:
             leaf_numbers = _date_numbers(h.labels[0], spec.missing)
-        return EncodedColumn(name, codes, h.labels[0], leaf_numbers)
+        return self._column(name, leaf_of_unique, inverse, unique_counts, h.labels[0], leaf_numbers)
 
     def _encode_plain(self, name: str) -> EncodedColumn:
         """Encode a sensitive attribute.
@@ -269,8 +340,7 @@ class Dataset:
         (ordinal), or as sorted text.
         """
         spec = self.specs[name]
-        raw = self._raw(name)
-        uniques, inverse = _factorize(raw)
+        uniques, unique_counts, inverse = self._distinct(name)
         self._missing_check(name, uniques)
         numeric = spec.type is AttributeType.NUMERIC
         if spec.hierarchy is not None:
@@ -279,7 +349,7 @@ class Dataset:
             _require_covered(self.source, name, h, uniques, leaf, "")
             self._hierarchies[name] = h
             numbers = _leaf_numbers(h, spec.missing) if numeric else None
-            return EncodedColumn(name, leaf[inverse].astype(np.int32), h.labels[0], numbers)
+            return self._column(name, leaf, inverse, unique_counts, h.labels[0], numbers)
         numbers = None
         if numeric:
             numbers = _parse_numbers(self.source, name, uniques, spec.missing)
@@ -297,9 +367,8 @@ class Dataset:
             order = np.argsort(uniques.astype(str), kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
-        return EncodedColumn(
-            name, rank[inverse].astype(np.int32), uniques[order], None if numbers is None else numbers[order]
-        )
+        return self._column(name, rank, inverse, unique_counts, uniques[order],
+                            None if numbers is None else numbers[order])
 
 
 def _enum(kind: type[Enum], value: Any, what: str) -> Any:

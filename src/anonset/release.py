@@ -114,6 +114,8 @@ def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_row
     drop_suppressed : bool
         Drop suppressed records instead of writing ``*`` in their quasi-identifiers.
     """
+    if dataset.table is None:
+        raise ValueError("render_full_domain needs the rows in memory; a database table is rendered in SQL")
     columns: dict[str, Any] = {}
     for name in dataset.table.columns:
         spec = dataset.specs[name]
@@ -123,7 +125,7 @@ def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_row
             j = dataset.quasi.index(name)
             h = dataset.require_hierarchy(name)
             labels = h.labels[levels[j]].astype(object)
-            out = labels[h.maps[levels[j]][dataset.encoded[name].codes]]
+            out = labels[h.maps[levels[j]][dataset.encoded[name].row_codes()]]
             out[suppressed_rows] = SUPPRESSED
             columns[name] = out
         else:

@@ -135,7 +135,7 @@ def numeric_values(dataset: Dataset, attribute: str) -> np.ndarray:
     col = dataset.encoded[attribute]
     if col.numbers is None:
         raise ValueError(f"attribute {attribute!r} is not numeric")
-    return col.numbers[col.codes]
+    return col.numbers[col.row_codes()]
 
 
 def stats_from_assignment(dataset: Dataset, row_class: np.ndarray, request: StatsRequest,
@@ -153,7 +153,7 @@ def stats_from_assignment(dataset: Dataset, row_class: np.ndarray, request: Stat
     for a in sorted(request.histograms):
         col = dataset.encoded[a]
         m = col.n_categories
-        flat = inv * m + col.codes[kept]
+        flat = inv * m + col.row_codes()[kept]
         hists[a] = np.bincount(flat, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
     sums: dict[str, np.ndarray] = {}
     sumsq: dict[str, np.ndarray] = {}

@@ -164,7 +164,7 @@ def value_range(dataset: Dataset, attribute: str) -> tuple[float, float]:
     col = dataset.encoded[attribute]
     if col.numbers is None:
         raise ConfigError(f"attribute {attribute!r} is not numeric, so it has no range")
-    present = col.numbers[np.unique(col.codes)]
+    present = col.numbers[col.counts() > 0]
     present = present[~np.isnan(present)]
     return float(present.min()), float(present.max())
 

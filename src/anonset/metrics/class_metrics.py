@@ -67,7 +67,7 @@ class NonUniformEntropy(Metric):
         for q in dataset.quasi:
             col = dataset.encoded[q]
             leaf_counts = col.counts().astype(np.float64)
-            row_leaf = col.codes
+            row_leaf = col.row_codes()
             own = leaf_counts[row_leaf]
             gen = np.full(n, float(n))
             values = partition.values[q]
