@@ -251,6 +251,8 @@ class Dataset:
         return self._qi_matrix
 
     _hierarchies: dict[str, Hierarchy] = field(init=False, default_factory=dict)
+    _distinct_values: dict[str, np.ndarray] = field(init=False, default_factory=dict, repr=False)
+    _value_codes: dict[str, dict[str, int]] = field(init=False, default_factory=dict, repr=False)
     #: Derived facts (metric cost tables and the like), keyed by their producer.
     cache: dict[object, Any] = field(init=False, default_factory=dict, repr=False)
     _qi_matrix: np.ndarray | None = field(init=False, default=None)
@@ -271,20 +273,32 @@ class Dataset:
         """Distinct values (str), their counts, and each row's index into them (None without rows)."""
         if self.table is not None:
             uniques, inverse = _factorize(self._raw(name))
+            self._distinct_values[name] = uniques
             return uniques, np.bincount(inverse, minlength=len(uniques)).astype(np.int64), inverse
         assert self.profile is not None
         if name not in self.profile.values:
             raise DataError(f"{self.source}: no value counts for column {name!r}; profile every quasi-identifier"
                             " and sensitive column")
         values, counts = self.profile.values[name]
-        return np.asarray([str(v) for v in values], dtype=object), np.asarray(counts, dtype=np.int64), None
+        uniques = np.asarray([str(v) for v in values], dtype=object)
+        self._distinct_values[name] = uniques
+        return uniques, np.asarray(counts, dtype=np.int64), None
 
     def _column(self, name: str, mapping: np.ndarray, inverse: np.ndarray | None, unique_counts: np.ndarray,
                 categories: np.ndarray, numbers: np.ndarray | None) -> EncodedColumn:
         """An EncodedColumn whose code for distinct value i is ``mapping[i]``."""
         counts = np.bincount(mapping, weights=unique_counts, minlength=len(categories)).astype(np.int64)
         codes = None if inverse is None else mapping[inverse].astype(np.int32)
+        self._value_codes[name] = dict(zip((str(v) for v in self._distinct_values[name]), mapping.tolist()))
         return EncodedColumn(name, codes, categories, numbers, counts)
+
+    def value_codes(self, name: str) -> dict[str, int]:
+        """Code of every distinct raw value of an encoded column, as the value is written in the source.
+
+        Missing values (NaN / NULL) are written as the first declared missing
+        marker, which is how a SQL engine must present them too.
+        """
+        return self._value_codes[name]
 
     def _missing_check(self, name: str, uniques: np.ndarray) -> list[str]:
         spec = self.specs[name]
