@@ -56,8 +56,10 @@ def main() -> None:
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the release here (overrides output.path).")
 @click.option("--summary", "summary_path", type=click.Path(path_type=Path), help="Write a JSON summary here.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+@click.option("--pick", type=int, default=0, show_default=True,
+              help="Release entry N of a research-value search's success list (0 = the best).")
 @_user_errors
-def anonymize(config: Path, output: Path | None, summary_path: Path | None, quiet: bool) -> None:
+def anonymize(config: Path, output: Path | None, summary_path: Path | None, quiet: bool, pick: int) -> None:
     """Anonymize the table a YAML CONFIG describes (see docs/config.md)."""
     from anonset.io.config import load_config
 
@@ -68,9 +70,9 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         if path is not None and path.is_dir():  # refuse before anything is written
             raise DataError(f"{path}: is a directory; give the path of a file to write")
     dataset = cfg.load_dataset()
-    anonymizer = Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric,
+    anonymizer = Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
                             weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
-                            assume_practical_monotonicity=cfg.assume_practical_monotonicity)
+                            method_options=cfg.method_options, pick=pick)
     release = anonymizer.fit_transform(dataset)
     release.provenance["config"] = str(cfg.path)
     if target is not None:
@@ -78,6 +80,11 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     summary = release.summary()
     summary["seconds"] = round(time.perf_counter() - started, 4)
     summary["output"] = str(target) if target else None
+    search = dict(summary.get("search") or {})
+    summary["search"] = search
+    if "success_list" in search:
+        summary["success_list"] = search.pop("success_list")
+        summary["frequency_sets"] = search.get("frequency_sets")
     if summary_path is not None:
         text = json.dumps(summary, indent=2) + "\n"
 
@@ -87,6 +94,8 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         atomic_write(summary_path, _write_summary)
     if not quiet:
         _print_summary(summary)
+        if "success_list" in summary:
+            _print_success_list(summary["success_list"], pick)
 
 
 @main.command()
@@ -175,6 +184,19 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
     _print_summary(summary)
     click.echo("first released records:")
     click.echo(release.table.head(8).to_string(index=False))
+
+
+def _print_success_list(entries: list[dict[str, Any]], picked: int, shown: int = 10) -> None:
+    table = Table(title=f"success list ({len(entries)} strings, best first; --pick N releases another)")
+    table.add_column("#", justify="right")
+    table.add_column("levels")
+    table.add_column("research value", justify="right")
+    table.add_column("roots", justify="right")
+    for i, entry in enumerate(entries[:shown]):
+        mark = " (released)" if i == picked else ""
+        levels = ", ".join(f"{q}={v}" for q, v in entry["levels"].items())
+        table.add_row(f"{i}{mark}", levels, f"{entry['research_value']:.6g}", str(entry["roots"]))
+    console.print(table)
 
 
 def _print_summary(summary: dict[str, Any]) -> None:

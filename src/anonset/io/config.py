@@ -21,6 +21,8 @@ from anonset.errors import ConfigError
 from anonset.hierarchy import Hierarchy, read_hierarchy
 from anonset.hierarchy.builders import build_hierarchy
 from anonset.io.tables import read_table
+from anonset.metrics.base import Metric
+from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
 from anonset.privacy import (
     DistinctLDiversity,
     EntropyLDiversity,
@@ -34,7 +36,9 @@ from anonset.privacy import (
 
 __all__ = ["RunConfig", "load_config", "parse_config", "requirements_from_config"]
 
-TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed"}
+TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value"}
+METHOD_KEYS = {"name", "metric", "weights", "assume_practical_monotonicity", "subset_size", "success_limit"}
+OPTION_KEYS = ("assume_practical_monotonicity", "subset_size", "success_limit")
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
 PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression"}
 
@@ -56,7 +60,8 @@ class RunConfig:
     output_delimiter: str | None
     drop_suppressed: bool
     seed: int
-    assume_practical_monotonicity: bool = False
+    method_options: dict[str, Any] = field(default_factory=dict)
+    metric_object: Metric | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
     def load_dataset(self) -> Dataset:
@@ -113,10 +118,14 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         method = {"name": method}
     if not isinstance(method, Mapping):
         raise ConfigError(f"{where}: `method` must be a mapping such as {{name: optimal, metric: loss}}")
-    _unknown(where, "method.", method, {"name", "metric", "weights", "assume_practical_monotonicity"})
-    assume = method.get("assume_practical_monotonicity", False)
-    if not isinstance(assume, bool):
-        raise ConfigError(f"{where}: method.assume_practical_monotonicity must be true or false; got {assume!r}")
+    _unknown(where, "method.", method, METHOD_KEYS)
+    options = {key: method[key] for key in OPTION_KEYS if key in method}
+    if not isinstance(options.get("assume_practical_monotonicity", False), bool):
+        raise ConfigError(f"{where}: method.assume_practical_monotonicity must be true or false")
+    for key in ("subset_size", "success_limit"):
+        value = options.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{where}: method.{key} must be an integer >= 1; got {value!r}")
     weights = method.get("weights")
     if weights is not None and not isinstance(weights, Mapping):
         raise ConfigError(f"{where}: method.weights must map quasi-identifiers to numbers")
@@ -132,22 +141,31 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"{where}: seed must be an integer; got {seed!r}")
-    from anonset.anonymizer import METHODS
+    from anonset.anonymizer import METHODS, RESEARCH_VALUE_METHODS
     from anonset.metrics import METRICS
 
     name = str(method.get("name", "optimal"))
     if name not in METHODS:
         raise ConfigError(f"{where}: unknown method {name!r}; use one of {' | '.join(METHODS)}")
-    metric = str(method.get("metric", "loss"))
+    metric = str(method.get("metric", "research_value" if name in RESEARCH_VALUE_METHODS else "loss"))
     if metric not in METRICS:
         raise ConfigError(f"{where}: unknown metric {metric!r}; use one of {' | '.join(METRICS)}")
+    if name in RESEARCH_VALUE_METHODS and metric != "research_value":
+        raise ConfigError(f"{where}: method {name} optimizes research value; drop method.metric or set it to"
+                          " research_value")
+    metric_object: Metric | None = None
+    if metric == "research_value":
+        metric_object = research_value_from_config(raw.get("research_value") or {}, where)
+    elif raw.get("research_value") is not None:
+        raise ConfigError(f"{where}: a research_value section is used only by the rv-* methods or"
+                          " metric: research_value; remove it or change the method")
     return RunConfig(
         path=path, input_path=_resolve(base, inp["path"]), delimiter=inp.get("delimiter"),
         input_format=inp.get("format"), attributes=attrs, requirements=requirements, method=name, metric=metric,
         weights={str(k): float(v) for k, v in weights.items()} if weights else None,
         output_path=_resolve(base, out["path"]) if out.get("path") else None,
         output_delimiter=out.get("delimiter"), drop_suppressed=suppressed == "drop", seed=seed,
-        assume_practical_monotonicity=assume, raw=dict(raw),
+        method_options=options, metric_object=metric_object, raw=dict(raw),
     )
 
 
@@ -190,6 +208,54 @@ def _requirements(privacy: Any, where: str) -> Requirements:
         models.append(SquaredErrorDiversity(_need(entry, where, "squared_error_diversity", "attribute"),
                                             _need(entry, where, "squared_error_diversity", "error")))
     return Requirements(models, privacy.get("max_suppression", 0.0))
+
+
+def research_value_from_config(section: Any, where: str = "config") -> ResearchValue:
+    """Build the ResearchValue metric from a ``research_value:`` mapping (weights, rules, levels)."""
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{where}: research_value must be a mapping with weights, rules and/or levels")
+    _unknown(where, "research_value.", section, {"weights", "rules", "levels"})
+    weights = section.get("weights", "auto")
+    if not (weights == "auto" or isinstance(weights, Mapping)):
+        raise ConfigError(f"{where}: research_value.weights must be auto or a mapping attribute -> weight")
+    if isinstance(weights, Mapping):
+        for attribute, w in weights.items():
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
+                raise ConfigError(f"{where}: research_value.weights.{attribute} must be a number >= 0; got {w!r}")
+        weights = {str(a): float(w) for a, w in weights.items()}
+    rules: dict[str, list[DoNotMix | KeepBoundary]] = {}
+    for attribute, entries in (section.get("rules") or {}).items():
+        if not isinstance(entries, list):
+            raise ConfigError(f"{where}: research_value.rules.{attribute} must be a list of rules")
+        parsed: list[DoNotMix | KeepBoundary] = []
+        for entry in entries:
+            if not isinstance(entry, Mapping):
+                raise ConfigError(f"{where}: research_value.rules.{attribute}: each rule is a mapping such as"
+                                  " {do_not_mix: [a, b], importance: 5} or {keep_boundary: 65, importance: 10}")
+            _unknown(where, f"research_value.rules.{attribute}.", entry, {"do_not_mix", "keep_boundary", "importance"})
+            importance = entry.get("importance", 1)
+            if isinstance(importance, bool) or not isinstance(importance, (int, float)) or importance < 0:
+                raise ConfigError(f"{where}: research_value.rules.{attribute}: importance must be a number >= 0")
+            if ("do_not_mix" in entry) == ("keep_boundary" in entry):
+                raise ConfigError(f"{where}: research_value.rules.{attribute}: give exactly one of do_not_mix"
+                                  " or keep_boundary")
+            if "do_not_mix" in entry:
+                values = entry["do_not_mix"]
+                if not isinstance(values, list):
+                    raise ConfigError(f"{where}: research_value.rules.{attribute}.do_not_mix must be a list of values")
+                parsed.append(DoNotMix(tuple(str(v) for v in values), float(importance)))
+            else:
+                at = entry["keep_boundary"]
+                if isinstance(at, bool) or not isinstance(at, (int, float)):
+                    raise ConfigError(f"{where}: research_value.rules.{attribute}.keep_boundary must be a number")
+                parsed.append(KeepBoundary(float(at), float(importance)))
+        rules[str(attribute)] = parsed
+    levels: dict[str, list[float]] = {}
+    for attribute, values in (section.get("levels") or {}).items():
+        if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
+            raise ConfigError(f"{where}: research_value.levels.{attribute} must be a list of numbers, one per level")
+        levels[str(attribute)] = [float(v) for v in values]
+    return ResearchValue(weights=weights, rules=rules, levels=levels)
 
 
 def _entries(value: Any, where: str, key: str) -> list[Mapping[str, Any]]:

@@ -9,6 +9,7 @@ from anonset.metrics.base import CellMetric, Metric
 from anonset.metrics.cell_metrics import GCP, GLM, NCP, Precision
 from anonset.metrics.class_metrics import AverageClassSize, Discernibility, NonUniformEntropy
 from anonset.metrics.loss import Loss
+from anonset.metrics.research_value import ResearchValue
 
 __all__ = [
     "GCP",
@@ -30,7 +31,11 @@ __all__ = [
 METRICS: dict[str, type[Metric]] = {
     "loss": Loss, "glm": GLM, "ncp": NCP, "gcp": GCP, "precision": Precision,
     "discernibility": Discernibility, "aecs": AverageClassSize, "non_uniform_entropy": NonUniformEntropy,
+    "research_value": ResearchValue,
 }
+
+#: Metrics that need a configuration of their own and are reported only when optimized.
+CONFIGURED = frozenset({"research_value"})
 
 
 def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int = 1) -> Metric:
@@ -42,6 +47,8 @@ def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int
         return cls(weights=weights)
     if cls is AverageClassSize:
         return AverageClassSize(k)
+    if cls is ResearchValue:
+        return ResearchValue()
     if weights:
         raise ConfigError(f"metric {name!r} takes no attribute weights")
     return cls()
@@ -50,4 +57,4 @@ def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int
 def standard_metrics(k: int = 1, weights: Mapping[str, float] | None = None) -> list[Metric]:
     """Every metric, as reported in a release summary."""
     return [make_metric(name, weights=weights if issubclass(cls, CellMetric) else None, k=k)
-            for name, cls in METRICS.items()]
+            for name, cls in METRICS.items() if name not in CONFIGURED]
