@@ -9,10 +9,17 @@ combined into a :class:`~anonset.dataset.Dataset`
 tests and benchmarks can use it anywhere and at any size.
 """
 
+from anonset.datasets.reference import adult_morton, read_adult_raw
 from anonset.datasets.synthetic import (
     patient_register,
     patient_register_attributes,
     patient_register_dataset,
 )
 
-__all__ = ["patient_register", "patient_register_attributes", "patient_register_dataset"]
+__all__ = [
+    "adult_morton",
+    "patient_register",
+    "patient_register_attributes",
+    "patient_register_dataset",
+    "read_adult_raw",
+]

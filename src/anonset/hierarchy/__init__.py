@@ -9,7 +9,7 @@ from anonset.hierarchy.builders import (
     ordered_grouping_hierarchy,
 )
 from anonset.hierarchy.core import Hierarchy
-from anonset.hierarchy.files import read_hierarchy, write_hierarchy
+from anonset.hierarchy.files import read_hierarchy, read_taxonomy, write_hierarchy
 
 __all__ = [
     "Hierarchy",
@@ -20,5 +20,6 @@ __all__ = [
     "masking_hierarchy",
     "ordered_grouping_hierarchy",
     "read_hierarchy",
+    "read_taxonomy",
     "write_hierarchy",
 ]

@@ -13,7 +13,7 @@ from anonset.errors import HierarchyError
 from anonset.hierarchy.core import Hierarchy
 from anonset.io.tables import atomic_write
 
-__all__ = ["read_hierarchy", "write_hierarchy"]
+__all__ = ["read_hierarchy", "read_taxonomy", "write_hierarchy"]
 
 
 def read_hierarchy(path: str | Path, name: str | None = None, delimiter: str = ";") -> Hierarchy:
@@ -43,6 +43,27 @@ def read_hierarchy(path: str | Path, name: str | None = None, delimiter: str = "
     except UnicodeDecodeError as exc:
         raise HierarchyError(f"hierarchy file {p}: not valid UTF-8 ({exc.reason}); save it as UTF-8") from exc
     return Hierarchy.from_rows(attr, rows, source=str(p))
+
+
+def read_taxonomy(path: str | Path, name: str | None = None, delimiter: str = ";") -> Hierarchy:
+    """Read a taxonomy tree of uneven depth (``leaf;parent;...;*`` per line) as an equal-depth hierarchy.
+
+    A branch shorter than the deepest one is padded by repeating its leaf
+    value (``Private;*`` in a 3-level tree becomes ``Private;Private;*``), so
+    the value stays itself until it joins the root.  Leaf counts are those of
+    the tree; level heights of padded nodes are not tree heights.
+    """
+    p = Path(path)
+    attr = name or p.stem
+    if not p.exists():
+        raise HierarchyError(f"taxonomy file {p} for {attr!r} not found; check the path")
+    with open(p, encoding="utf-8", newline="") as fh:
+        rows = [row for row in csv.reader(fh, delimiter=delimiter) if row and any(cell != "" for cell in row)]
+    if not rows:
+        raise HierarchyError(f"taxonomy file {p} is empty; give one line per value, 'value;parent;...;*'")
+    depth = max(len(row) for row in rows)
+    padded = [[row[0]] * (depth - len(row)) + row for row in rows]
+    return Hierarchy.from_rows(attr, padded, source=str(p))
 
 
 def write_hierarchy(hierarchy: Hierarchy, path: str | Path, delimiter: str = ";") -> None:
