@@ -20,7 +20,7 @@ from anonset.engine.base import ClassStats
 from anonset.privacy.base import Requirements
 from anonset.release import SUPPRESSED
 
-__all__ = ["VerificationReport", "classes_of_table", "verify_release"]
+__all__ = ["VerificationReport", "classes_of_table", "judge_released_classes", "verify_release"]
 
 
 @dataclass
@@ -76,20 +76,48 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
     """
     quasi = dataset.quasi
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
-    dropped = n_in - len(table)
-    problems: list[str] = []
-    if dropped < 0:
-        problems.append(f"the release has {len(table)} records but the input had {n_in}")
     all_star = np.ones(len(table), dtype=np.bool_)
     for q in quasi:
         all_star &= table[q].astype(str).to_numpy() == SUPPRESSED
     row_class = classes_of_table(table, quasi)
     n_classes = int(row_class.max()) + 1 if len(row_class) else 0
     stats = _stats(table, dataset, requirements, row_class, n_classes)
+    star = np.zeros(n_classes, dtype=np.bool_)
+    star[np.unique(row_class[all_star])] = True
+    return judge_released_classes(stats, star, requirements, n_in)
+
+
+def judge_released_classes(stats: ClassStats, all_star: np.ndarray, requirements: Requirements,
+                           n_input_rows: int) -> VerificationReport:
+    """Judge the classes of a released table, already grouped on its released values.
+
+    Shared by :func:`verify_release` (a pandas table) and the SQL release's
+    check (classes grouped inside the database).
+
+    Parameters
+    ----------
+    stats : ClassStats
+        One entry per group of identical released quasi-identifier values,
+        with the sensitive statistics the requirements ask for; its sizes sum
+        to the released records.
+    all_star : numpy.ndarray
+        Bool per class: the group whose quasi-identifiers are all ``*`` (the
+        suppressed records).
+    requirements : Requirements
+        The models and the suppression budget.
+    n_input_rows : int
+        Records in the input; records missing from the release count as suppressed.
+    """
+    n_released = stats.n_rows
+    n_classes = stats.n_classes
+    dropped = n_input_rows - n_released
+    problems: list[str] = []
+    if dropped < 0:
+        problems.append(f"the release has {n_released} records but the input had {n_input_rows}")
     ok = np.ones(n_classes, dtype=np.bool_)
     for m in requirements.models:
         ok &= m.satisfied(stats)
-    star_class = np.unique(row_class[all_star])
+    star_class = np.flatnonzero(all_star)
     suppressed_group = 0
     if len(star_class) == 1 and not ok[star_class[0]]:
         suppressed_group = int(stats.sizes[star_class[0]])
@@ -99,7 +127,7 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
         bad = int((~ok).sum())
         problems.append(f"{bad} released class(es) with {violating_rows} records violate {requirements.describe()}")
     suppressed = suppressed_group + max(dropped, 0)
-    budget = requirements.budget_rows(n_in)
+    budget = requirements.budget_rows(n_input_rows)
     if suppressed > budget:
         problems.append(f"{suppressed} records suppressed but the budget allows {budget}")
     released = np.ones(n_classes, dtype=np.bool_)
