@@ -131,3 +131,14 @@ def test_attribute_weights_shift_loss_away_from_the_weighted_attribute() -> None
     # each release is optimal under its own weighting: better than the other's node
     assert weighted.metrics["loss"] <= Loss(weights={"age": 10.0}).score(plain.partition, ds) + 1e-12
     assert plain.metrics["loss"] <= Loss().score(weighted.partition, ds) + 1e-12
+
+
+def test_verification_reads_sensitive_values_as_the_input_spelled_them() -> None:
+    """A numeric sensitive value written 39.0 whose hierarchy leaf is 39, and a missing value."""
+    from anonset.hierarchy import Hierarchy
+
+    h = Hierarchy.from_rows("s", [["39", "young", "*"], ["40", "old", "*"], ["", "", "*"]])
+    table = pd.DataFrame({"q": ["a"] * 3 + ["b"] * 3, "s": ["39.0", "40", None, "39.0", "40", None]})
+    attrs = {"q": {"role": "quasi"}, "s": {"role": "sensitive", "type": "numeric", "hierarchy": h}}
+    release = anonymize(table, attrs, requirements=Requirements([KAnonymity(3), TCloseness("s", 0.5, "hierarchical")]))
+    assert release.verified

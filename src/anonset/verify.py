@@ -147,8 +147,12 @@ def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, ro
     hists: dict[str, np.ndarray] = {}
     for a in sorted(req.histograms):
         col = dataset.encoded[a]
+        # the input's own spelling first (``39.0`` may be the value of leaf ``39``), then the labels
         index = {str(v): i for i, v in enumerate(col.categories)}
-        values, inverse = np.unique(table[a].astype(str).to_numpy(), return_inverse=True)
+        index.update(dataset.value_codes(a))
+        marker = dataset.specs[a].missing[0] if dataset.specs[a].missing else ""
+        released = table[a].astype(object).where(table[a].notna(), marker).astype(str)
+        values, inverse = np.unique(released.to_numpy(), return_inverse=True)
         code_of = np.array([index.get(str(v), -1) for v in values], dtype=np.int64)
         if (code_of < 0).any():
             unknown = values[code_of < 0][0]
