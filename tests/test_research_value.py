@@ -81,6 +81,7 @@ def test_adult_as_morton_configured_it(k: int) -> None:
         assert found.score == pytest.approx(reference.score)
     global_run = rv_global(ds, NumpyEngine(ds), req, metric)
     assert global_run.details["frequency_sets"] <= 0.05 * 4320  # the target: at most 5% of the lattice
+    assert global_run.details["complete"] is True
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -200,3 +201,17 @@ def test_bad_research_value_config(tmp_path, body: str, match: str) -> None:
 
     with pytest.raises(ConfigError, match=match):
         load_config(_config(tmp_path, body))
+
+
+def test_frequency_set_budget_returns_the_best_found_and_says_so() -> None:
+    from anonset.datasets import wide_survey_dataset
+
+    ds = wide_survey_dataset(3000, 10, seed=1)
+    req = Requirements([KAnonymity(5)], 0.02)
+    metric = ResearchValue(weights={q: 1.0 for q in ds.quasi})
+    capped = rv_partitioned(ds, NumpyEngine(ds), req, metric, subset_size=5, max_frequency_sets=300)
+    assert capped.details["complete"] is False
+    assert capped.details["frequency_sets"] <= 300
+    assert capped.details["success_list"]  # the best strings found so far
+    levels = capped.levels
+    assert req.judge(NumpyEngine(ds).row_classes(levels)[1], ds.n_rows).feasible

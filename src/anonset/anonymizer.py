@@ -50,7 +50,9 @@ METHODS: dict[str, SearchFunction] = {
 #: Options each method accepts (``method_options``).
 METHOD_OPTIONS: dict[str, frozenset[str]] = {
     "optimal": frozenset({"assume_practical_monotonicity"}),
-    "rv-partitioned": frozenset({"subset_size", "success_limit"}),
+    "rv-global": frozenset({"max_frequency_sets"}),
+    "rv-hybrid": frozenset({"max_frequency_sets"}),
+    "rv-partitioned": frozenset({"subset_size", "success_limit", "max_frequency_sets"}),
 }
 
 #: Methods that optimize research value (their default metric).
@@ -89,7 +91,9 @@ class Anonymizer:
         Method-specific options: ``assume_practical_monotonicity`` (optimal:
         prune as if l-diversity / t-closeness with a budget were monotone, ARX's
         optional assumption — faster, but it can miss the optimum), and
-        ``subset_size`` / ``success_limit`` (rv-partitioned).
+        ``subset_size`` / ``success_limit`` (rv-partitioned), ``max_frequency_sets``
+        (rv-global, rv-hybrid, rv-partitioned: stop there and release the best
+        string found, reported as not proven optimal).
     pick : int
         Which entry of a research-value search's success list to release (0 = the best).
     """

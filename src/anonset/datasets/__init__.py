@@ -15,6 +15,7 @@ from anonset.datasets.synthetic import (
     patient_register_attributes,
     patient_register_dataset,
 )
+from anonset.datasets.wide import wide_survey, wide_survey_dataset
 
 __all__ = [
     "adult_morton",
@@ -22,4 +23,6 @@ __all__ = [
     "patient_register_attributes",
     "patient_register_dataset",
     "read_adult_raw",
+    "wide_survey",
+    "wide_survey_dataset",
 ]

@@ -37,8 +37,9 @@ from anonset.privacy import (
 __all__ = ["RunConfig", "load_config", "parse_config", "requirements_from_config"]
 
 TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value"}
-METHOD_KEYS = {"name", "metric", "weights", "assume_practical_monotonicity", "subset_size", "success_limit"}
-OPTION_KEYS = ("assume_practical_monotonicity", "subset_size", "success_limit")
+METHOD_KEYS = {"name", "metric", "weights", "assume_practical_monotonicity", "subset_size", "success_limit",
+               "max_frequency_sets"}
+OPTION_KEYS = ("assume_practical_monotonicity", "subset_size", "success_limit", "max_frequency_sets")
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
 PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression"}
 
@@ -122,7 +123,7 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     options = {key: method[key] for key in OPTION_KEYS if key in method}
     if not isinstance(options.get("assume_practical_monotonicity", False), bool):
         raise ConfigError(f"{where}: method.assume_practical_monotonicity must be true or false")
-    for key in ("subset_size", "success_limit"):
+    for key in ("subset_size", "success_limit", "max_frequency_sets"):
         value = options.get(key, 1)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(f"{where}: method.{key} must be an integer >= 1; got {value!r}")

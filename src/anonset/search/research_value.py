@@ -66,10 +66,15 @@ class SuccessEntry:
         return {"levels": dict(zip(quasi, self.levels)), "research_value": self.research_value, "roots": self.roots}
 
 
+class _BudgetSpent(Exception):
+    """The search reached its frequency-set budget."""
+
+
 class _Prober:
     """Computes frequency sets through the engine, once per string, and judges them."""
 
-    def __init__(self, dataset: Dataset, engine: Engine, requirements: Requirements, metric: ResearchValue):
+    def __init__(self, dataset: Dataset, engine: Engine, requirements: Requirements, metric: ResearchValue,
+                 budget: int | None = None):
         self.dataset = dataset
         self.engine = engine
         self.requirements = requirements
@@ -81,12 +86,15 @@ class _Prober:
         self.results: dict[tuple[int, ...], tuple[bool, bool]] = {}
         self.successes: dict[tuple[int, ...], SuccessEntry] = {}
         self.frequency_sets = 0
+        self.max_frequency_sets = budget
 
     def probe(self, levels: tuple[int, ...]) -> tuple[bool, bool]:
         """(feasible, monotone part fails) of a string; a failing monotone part prunes its down-set."""
         hit = self.results.get(levels)
         if hit is not None:
             return hit
+        if self.max_frequency_sets is not None and self.frequency_sets >= self.max_frequency_sets:
+            raise _BudgetSpent
         stats = self.engine.class_stats(levels)
         self.frequency_sets += 1
         verdict = self.requirements.judge(stats, self.dataset.n_rows)
@@ -204,9 +212,23 @@ def _local_loop(prober: _Prober, low: np.ndarray, high: np.ndarray,
     return steps
 
 
+def _run(prober: _Prober, search: Callable[[], None]) -> bool:
+    """Run a search body; False when it stopped at the frequency-set budget."""
+    try:
+        search()
+    except _BudgetSpent:
+        return False
+    return True
+
+
 def _result(prober: _Prober, dataset: Dataset, started: float, strategy: str, space: int,
-            extra: dict[str, Any] | None = None) -> SearchResult:
+            extra: dict[str, Any] | None = None, complete: bool = True) -> SearchResult:
     ranked = prober.ranked()
+    if not ranked and not complete:
+        raise InfeasibleError(
+            f"the {strategy} search spent its budget of {prober.frequency_sets} frequency sets without finding a"
+            " string that satisfies the requirements; raise max_frequency_sets or relax the requirements"
+        )
     if not ranked:
         raise InfeasibleError(
             f"the {strategy} search computed {prober.frequency_sets} frequency sets and found no string satisfying"
@@ -218,6 +240,7 @@ def _result(prober: _Prober, dataset: Dataset, started: float, strategy: str, sp
     details: dict[str, Any] = {
         "strategy": strategy,
         "frequency_sets": prober.frequency_sets,
+        "complete": complete,
         "success_list": [e.as_dict(dataset.quasi) for e in ranked],
     }
     details.update(extra or {})
@@ -233,36 +256,41 @@ def _lattice_size(dataset: Dataset) -> int:
     return size
 
 
-def _setup(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Any) -> tuple[ResearchValue, _Prober]:
+def _setup(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Any,
+           max_frequency_sets: int | None) -> tuple[ResearchValue, _Prober]:
     rv = metric if isinstance(metric, ResearchValue) else ResearchValue()
     rv.tables(dataset, engine)
-    return rv, _Prober(dataset, engine, requirements, rv)
+    if max_frequency_sets is not None and max_frequency_sets < 1:
+        raise ConfigError(f"max_frequency_sets must be >= 1; got {max_frequency_sets}")
+    return rv, _Prober(dataset, engine, requirements, rv, max_frequency_sets)
 
 
-def rv_global(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Any = None) -> SearchResult:
-    """Morton's global search (exact)."""
+def rv_global(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Any = None,
+              max_frequency_sets: int | None = None) -> SearchResult:
+    """Morton's global search (exact unless stopped by ``max_frequency_sets``)."""
     started = time.perf_counter()
-    rv, prober = _setup(dataset, engine, requirements, metric)
+    rv, prober = _setup(dataset, engine, requirements, metric, max_frequency_sets)
     cand = _candidates(dataset, requirements, rv)
-    _global_loop(prober, cand)
+    complete = _run(prober, lambda: _global_loop(prober, cand))
     return _result(prober, dataset, started, "rv-global", _lattice_size(dataset),
-                   {"strings_after_pre_pruning": len(cand.nodes)})
+                   {"strings_after_pre_pruning": len(cand.nodes)}, complete)
 
 
 def rv_local(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Any = None) -> SearchResult:
     """Morton's local search (lockstep per-attribute binary search; not exact)."""
     started = time.perf_counter()
-    _, prober = _setup(dataset, engine, requirements, metric)
+    _, prober = _setup(dataset, engine, requirements, metric, None)
     low = pre_prune(dataset, requirements)
     high = np.array([h.max_level for h in dataset.hierarchies], dtype=np.int64)
     _local_loop(prober, low, high)
     return _result(prober, dataset, started, "rv-local", _lattice_size(dataset))
 
 
-def rv_hybrid(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Any = None) -> SearchResult:
-    """Local probes prune the global list, then the global search finishes (exact)."""
+def rv_hybrid(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Any = None,
+              max_frequency_sets: int | None = None) -> SearchResult:
+    """Local probes prune the global list, then the global search finishes (exact unless stopped by budget)."""
     started = time.perf_counter()
-    rv, prober = _setup(dataset, engine, requirements, metric)
+    rv, prober = _setup(dataset, engine, requirements, metric, max_frequency_sets)
     cand = _candidates(dataset, requirements, rv)
 
     def prune(levels: np.ndarray, feasible: bool, prunes: bool) -> None:
@@ -270,14 +298,19 @@ def rv_hybrid(dataset: Dataset, engine: Engine, requirements: Requirements, metr
 
     low = cand.nodes.min(axis=0)
     high = cand.nodes.max(axis=0)
-    local_steps = _local_loop(prober, low, high, prune)
-    _global_loop(prober, cand)
+
+    def body() -> None:
+        _local_loop(prober, low, high, prune)
+        _global_loop(prober, cand)
+
+    complete = _run(prober, body)
     return _result(prober, dataset, started, "rv-hybrid", _lattice_size(dataset),
-                   {"strings_after_pre_pruning": len(cand.nodes), "local_probes": local_steps})
+                   {"strings_after_pre_pruning": len(cand.nodes)}, complete)
 
 
 def rv_partitioned(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Any = None,
-                   subset_size: int = 8, success_limit: int = 20) -> SearchResult:
+                   subset_size: int = 8, success_limit: int = 20, max_frequency_sets: int | None = None
+                   ) -> SearchResult:
     """The partitioned ("distributed") search (exact): subsets' feasible projections, then their combinations.
 
     Parameters
@@ -286,9 +319,12 @@ def rv_partitioned(dataset: Dataset, engine: Engine, requirements: Requirements,
         Attributes per subset.
     success_limit : int
         How many successful strings to collect (the best ``success_limit`` by RV).
+    max_frequency_sets : int, optional
+        Stop after this many frequency sets and return the best strings found
+        (``details["complete"]`` is then False: not proven optimal).
     """
     started = time.perf_counter()
-    rv, prober = _setup(dataset, engine, requirements, metric)
+    rv, prober = _setup(dataset, engine, requirements, metric, max_frequency_sets)
     if subset_size < 1 or success_limit < 1:
         raise ConfigError("rv-partitioned needs subset_size >= 1 and success_limit >= 1")
     low = pre_prune(dataset, requirements)
@@ -298,24 +334,29 @@ def rv_partitioned(dataset: Dataset, engine: Engine, requirements: Requirements,
     tables = rv.tables(dataset, engine)
     lists: list[tuple[np.ndarray, np.ndarray]] = []
     largest = 0
-    for subset in subsets:
-        sub_nodes = _grid(low[subset], top[subset])
-        largest = max(largest, len(sub_nodes))
-        feasible = _feasible_projections(prober, subset, sub_nodes, top)
-        nodes = sub_nodes[feasible]
-        values = np.zeros(len(nodes))
-        for col, j in enumerate(subset):
-            values += tables[j][nodes[:, col]]
-        order = np.argsort(-values, kind="stable")
-        lists.append((nodes[order], values[order]))
-    if any(len(nodes) == 0 for nodes, _ in lists):
-        raise InfeasibleError(f"no projection of some attribute subset satisfies {requirements.describe()}")
-    _combine(prober, subsets, lists, d, success_limit)
+
+    def body() -> None:
+        nonlocal largest
+        for subset in subsets:
+            sub_nodes = _grid(low[subset], top[subset])
+            largest = max(largest, len(sub_nodes))
+            feasible = _feasible_projections(prober, subset, sub_nodes, top)
+            nodes = sub_nodes[feasible]
+            values = np.zeros(len(nodes))
+            for col, j in enumerate(subset):
+                values += tables[j][nodes[:, col]]
+            order = np.argsort(-values, kind="stable")
+            lists.append((nodes[order], values[order]))
+        if any(len(nodes) == 0 for nodes, _ in lists):
+            raise InfeasibleError(f"no projection of some attribute subset satisfies {requirements.describe()}")
+        _combine(prober, subsets, lists, d, success_limit, tables)
+
+    complete = _run(prober, body)
     return _result(prober, dataset, started, "rv-partitioned", _lattice_size(dataset), {
         "subsets": [[dataset.quasi[j] for j in s] for s in subsets],
         "largest_subset_list": largest,
         "feasible_projections": [len(nodes) for nodes, _ in lists],
-    })
+    }, complete)
 
 
 def _feasible_projections(prober: _Prober, subset: list[int], sub_nodes: np.ndarray, top: np.ndarray) -> np.ndarray:
@@ -363,33 +404,78 @@ def _feasible_projections(prober: _Prober, subset: list[int], sub_nodes: np.ndar
 
 
 def _combine(prober: _Prober, subsets: list[list[int]], lists: list[tuple[np.ndarray, np.ndarray]], d: int,
-             success_limit: int) -> None:
-    """Visit combinations of the subsets' lists in descending total RV; test until enough successes."""
-    start = tuple(0 for _ in lists)
-    heap: list[tuple[float, tuple[int, ...]]] = [(-sum(v[0] for _, v in lists), start)]
-    seen = {start}
-    failed: list[np.ndarray] = []
-    found = 0
-    best_rv: float | None = None
-    while heap:
-        negative, idx = heapq.heappop(heap)
-        total = -negative
-        if found >= success_limit and best_rv is not None and total < best_rv - 1e-12:
-            break
-        levels = np.empty(d, dtype=np.int64)
-        for subset, (nodes, _), i in zip(subsets, lists, idx):
-            levels[subset] = nodes[i]
-        dominated = bool(failed) and bool(np.any(np.all(np.array(failed) >= levels, axis=1)))
-        if not dominated:
-            feasible, prunes = prober.probe(tuple(int(v) for v in levels))
-            if feasible:
-                found += 1
-                best_rv = total if best_rv is None else best_rv
-            elif prunes:
-                failed.append(levels)
-        for s in range(len(lists)):
-            if idx[s] + 1 < len(lists[s][0]):
-                nxt = idx[:s] + (idx[s] + 1,) + idx[s + 1:]
-                if nxt not in seen:
-                    seen.add(nxt)
-                    heapq.heappush(heap, (-sum(v[i] for (_, v), i in zip(lists, nxt)), nxt))
+             success_limit: int, tables: list[np.ndarray]) -> None:
+    """Combine the subsets' feasible strings, best RV first, by depth-first branch and bound.
+
+    Depth s fixes the string of subset s; the subsets not yet fixed stay at
+    their root, so a partial combination is a projection of all its
+    completions: when its monotone part fails, no completion can succeed.
+    Each list is sorted by RV, so once ``partial RV + the best RV of every
+    later subset`` falls below the ``success_limit``-th best success found,
+    the rest of the list is cut.  Failures are remembered as the highest
+    failing string on a cheapest-RV chain, and anything below one is skipped
+    without a frequency set.
+    """
+    n_subsets = len(lists)
+    best_rest = np.zeros(n_subsets + 1)
+    for s in range(n_subsets - 1, -1, -1):
+        best_rest[s] = best_rest[s + 1] + lists[s][1][0]
+    top_values: list[float] = []  # min-heap of the best success RVs found
+    failed = np.empty((0, d), dtype=np.int64)
+
+    def threshold() -> float:
+        return top_values[0] if len(top_values) >= success_limit else -np.inf
+
+    def dominated(levels: np.ndarray) -> bool:
+        return bool(len(failed)) and bool(np.any(np.all(failed >= levels, axis=1)))
+
+    def visit(depth: int, levels: np.ndarray, value: float) -> None:
+        nonlocal failed
+        nodes, values = lists[depth]
+        for i in range(len(nodes)):
+            total = value + values[i]
+            if total + best_rest[depth + 1] < threshold() - 1e-12:
+                return
+            candidate = levels.copy()
+            candidate[subsets[depth]] = nodes[i]
+            if dominated(candidate):
+                continue
+            highest_failure = _probe_chain(prober, candidate, tables)
+            if highest_failure is not None:
+                failed = np.vstack([failed, highest_failure])
+                continue
+            if depth + 1 < n_subsets:
+                visit(depth + 1, candidate, total)
+            elif prober.probe(tuple(int(v) for v in candidate))[0]:
+                heapq.heappush(top_values, total)
+                if len(top_values) > success_limit:
+                    heapq.heappop(top_values)
+
+    visit(0, prober.top.copy(), 0.0)
+
+
+def _probe_chain(prober: _Prober, levels: np.ndarray, tables: list[np.ndarray]) -> np.ndarray | None:
+    """The highest string on a cheapest-RV chain from ``levels`` whose monotone part fails, or None.
+
+    None means ``levels`` itself keeps the monotone part (then it is probed in full by the caller).
+    """
+    chain = [levels.copy()]
+    node = levels.copy()
+    top = prober.top
+    while (node < top).any():
+        open_attrs = np.flatnonzero(node < top)
+        losses = [tables[j][node[j]] - tables[j][node[j] + 1] for j in open_attrs]
+        j = int(open_attrs[int(np.argmin(losses))])
+        node = node.copy()
+        node[j] += 1
+        chain.append(node)
+    if prober.monotone_part(tuple(int(v) for v in chain[0])):
+        return None
+    lo, hi = 0, len(chain) - 1  # chain[lo] fails; find the last failing position
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if prober.monotone_part(tuple(int(v) for v in chain[mid])):
+            hi = mid - 1
+        else:
+            lo = mid
+    return chain[lo]
