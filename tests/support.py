@@ -1,17 +1,72 @@
-"""Helpers shared by the tests: reference data paths, random tables and hierarchies."""
+"""Helpers shared by the tests: reference data paths, random tables and hierarchies, a PostgreSQL schema."""
 
 from __future__ import annotations
 
+import os
+import secrets
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from anonset.engine.sql_backends import redact_url
 from anonset.hierarchy import Hierarchy
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ADULT = SHARED / "data" / "adult"
+#: The test server (ANONSET_TEST_PG_URL overrides it).
+PG_URL = os.environ.get("ANONSET_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+class PgSchema:
+    """A schema of its own on the test server, dropped by :meth:`close`.
+
+    Skips the calling test (with the reason) when the server is unreachable.
+    """
+
+    def __init__(self, url: str = PG_URL):
+        import psycopg
+
+        try:
+            self.con = psycopg.connect(url, autocommit=True, connect_timeout=5)
+        except psycopg.Error as exc:
+            pytest.skip(f"PostgreSQL not reachable at {redact_url(url)}: {' '.join(str(exc).split())}")
+        self.url = url
+        self.name = f"anonset_test_{secrets.token_hex(4)}"
+        self.con.execute(f'CREATE SCHEMA "{self.name}"')
+        self._count = 0
+
+    def load(self, frame: pd.DataFrame, name: str | None = None) -> tuple[str, str]:
+        """A text table holding ``frame`` (None -> NULL, '' stays ''), loaded with COPY; its (schema, name)."""
+        self._count += 1
+        table = name or f"t{self._count}"
+        cols = ", ".join(f'"{c}" text' for c in frame.columns)
+        self.con.execute(f'CREATE TABLE "{self.name}"."{table}" ({cols})')
+        null = "\\N-anonset-null"
+        text = frame.to_csv(index=False, header=False, quoting=1, na_rep=null, lineterminator="\n")
+        force = ", ".join(f'"{c}"' for c in frame.columns)
+        with self.con.cursor() as cur, cur.copy(
+                f"COPY \"{self.name}\".\"{table}\" FROM STDIN (FORMAT csv, NULL '{null}', FORCE_NULL ({force}))"
+        ) as copy:
+            copy.write(text)
+        return self.name, table
+
+    def tables(self) -> set[str]:
+        """Names of the tables in the schema."""
+        rows = self.con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+                                (self.name,)).fetchall()
+        return {r[0] for r in rows}
+
+    def fetch(self, table: str) -> pd.DataFrame:
+        """A table of the schema as a DataFrame of objects."""
+        cur = self.con.execute(f'SELECT * FROM "{self.name}"."{table}"')
+        return pd.DataFrame(cur.fetchall(), columns=[d.name for d in cur.description or []], dtype=object)
+
+    def close(self) -> None:
+        """Drop the schema and everything in it."""
+        self.con.execute(f'DROP SCHEMA IF EXISTS "{self.name}" CASCADE')
+        self.con.close()
 
 
 def require_adult() -> Path:

@@ -10,7 +10,6 @@ elsewhere).
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -23,16 +22,15 @@ import pytest
 
 from anonset.dataset import AttributeSpec, Dataset
 from anonset.engine import ClassStats, NumpyEngine, StatsRequest
-from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend, redact_url
+from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend
 from anonset.engine.sql_engine import SqlEngine
 from anonset.engine.sql_profile import dataset_from_table
 from anonset.errors import DataError
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table, write_table
 from anonset.search.full_domain import lattice_of
-from support import random_table, require_adult
+from support import PG_URL, PgSchema, random_table, require_adult
 
-PG_URL = os.environ.get("ANONSET_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 ENGINES = ["numpy", "duckdb-frame", "duckdb-csv", "postgres"]
 ADULT_QUASI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class")
 
@@ -40,42 +38,7 @@ ADULT_QUASI = ("sex", "age", "race", "marital-status", "education", "native-coun
 MakeEngine = Callable[..., tuple[Any, Dataset]]
 
 
-# --------------------------------------------------------------------------- PostgreSQL helpers
-class PgSchema:
-    """A schema of its own on the test server, dropped at teardown."""
-
-    def __init__(self, url: str):
-        import psycopg
-
-        try:
-            self.con = psycopg.connect(url, autocommit=True, connect_timeout=5)
-        except psycopg.Error as exc:
-            pytest.skip(f"PostgreSQL not reachable at {redact_url(url)}: {' '.join(str(exc).split())}")
-        self.url = url
-        self.name = f"anonset_test_{secrets.token_hex(4)}"
-        self.con.execute(f'CREATE SCHEMA "{self.name}"')
-        self._count = 0
-
-    def load(self, frame: pd.DataFrame, name: str | None = None) -> tuple[str, str]:
-        """A text table holding ``frame`` (None -> NULL, '' stays ''); its (schema, name)."""
-        self._count += 1
-        table = name or f"t{self._count}"
-        cols = ", ".join(f'"{c}" text' for c in frame.columns)
-        self.con.execute(f'CREATE TABLE "{self.name}"."{table}" ({cols})')
-        null = "\\N-anonset-null"
-        text = frame.to_csv(index=False, header=False, quoting=1, na_rep=null, lineterminator="\n")
-        force = ", ".join(f'"{c}"' for c in frame.columns)
-        with self.con.cursor() as cur, cur.copy(
-                f"COPY \"{self.name}\".\"{table}\" FROM STDIN (FORMAT csv, NULL '{null}', FORCE_NULL ({force}))"
-        ) as copy:
-            copy.write(text)
-        return self.name, table
-
-    def close(self) -> None:
-        self.con.execute(f'DROP SCHEMA IF EXISTS "{self.name}" CASCADE')
-        self.con.close()
-
-
+# --------------------------------------------------------------------------- PostgreSQL
 @pytest.fixture(scope="module")
 def pg() -> Iterator[PgSchema]:
     schema = PgSchema(PG_URL)

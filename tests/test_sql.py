@@ -7,7 +7,6 @@ default ``postgresql://postgres@127.0.0.1:5432/test``).
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Iterator
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 
 from anonset.dataset import AttributeSpec, Dataset
 from anonset.engine import NumpyEngine, StatsRequest
-from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend, SqlBackend, redact_url
+from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend, SqlBackend
 from anonset.engine.sql_engine import SqlEngine
 from anonset.engine.sql_profile import dataset_from_table, profile_table
 from anonset.engine.sql_release import verify_table, write_release
@@ -30,54 +29,12 @@ from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
 from anonset.release import render_full_domain
 from anonset.search.full_domain import optimal_search
 from anonset.verify import verify_release
-from support import require_adult
+from support import PG_URL, PgSchema, require_adult
 
-PG_URL = os.environ.get("ANONSET_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 ADULT_QUASI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class")
 
 
 # --------------------------------------------------------------------------- fixtures
-class PgSchema:
-    """A schema of its own on the test server, dropped at teardown."""
-
-    def __init__(self, url: str):
-        import psycopg
-
-        try:
-            self.con = psycopg.connect(url, autocommit=True, connect_timeout=5)
-        except psycopg.Error as exc:
-            pytest.skip(f"PostgreSQL not reachable at {redact_url(url)}: {' '.join(str(exc).split())}")
-        self.url = url
-        self.name = f"anonset_test_{secrets.token_hex(4)}"
-        self.con.execute(f'CREATE SCHEMA "{self.name}"')
-
-    def load(self, frame: pd.DataFrame, table: str) -> tuple[str, str]:
-        """A text table holding ``frame`` (None -> NULL); its (schema, name)."""
-        cols = ", ".join(f'"{c}" text' for c in frame.columns)
-        self.con.execute(f'CREATE TABLE "{self.name}"."{table}" ({cols})')
-        null = "\\N-anonset-null"
-        text = frame.to_csv(index=False, header=False, quoting=1, na_rep=null, lineterminator="\n")
-        force = ", ".join(f'"{c}"' for c in frame.columns)
-        with self.con.cursor() as cur, cur.copy(
-                f"COPY \"{self.name}\".\"{table}\" FROM STDIN (FORMAT csv, NULL '{null}', FORCE_NULL ({force}))"
-        ) as copy:
-            copy.write(text)
-        return self.name, table
-
-    def tables(self) -> set[str]:
-        rows = self.con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
-                                (self.name,)).fetchall()
-        return {r[0] for r in rows}
-
-    def fetch(self, table: str) -> pd.DataFrame:
-        cur = self.con.execute(f'SELECT * FROM "{self.name}"."{table}"')
-        return pd.DataFrame(cur.fetchall(), columns=[d.name for d in cur.description or []], dtype=object)
-
-    def close(self) -> None:
-        self.con.execute(f'DROP SCHEMA IF EXISTS "{self.name}" CASCADE')
-        self.con.close()
-
-
 @pytest.fixture(scope="module")
 def pg() -> Iterator[PgSchema]:
     schema = PgSchema(PG_URL)

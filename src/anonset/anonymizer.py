@@ -6,6 +6,19 @@ learned recoding (``levels_``) and the release of the fitted table
 re-checks every privacy model on the new release — the guarantee does not
 carry over by itself.  Every release is verified by :mod:`anonset.verify`
 before it is returned.
+
+Two release paths:
+
+* a dataset held in memory (a DataFrame) is searched with the numpy engine
+  (or the engine passed to ``fit``), rendered with pandas and re-checked by
+  :func:`anonset.verify.verify_release`;
+* a dataset of a table that stays in a database
+  (:func:`anonset.engine.sql_profile.dataset_from_table`) is searched through
+  the :class:`~anonset.engine.sql_engine.SqlEngine` passed to ``fit``, written
+  inside the database with :func:`anonset.engine.sql_release.write_release`
+  into ``output_table`` and re-checked there by
+  :func:`anonset.engine.sql_release.verify_table`; only value counts and
+  class tables travel to Python.
 """
 
 from __future__ import annotations
@@ -21,19 +34,23 @@ import pandas as pd
 
 from anonset import __version__
 from anonset.dataset import AttributeSpec, Dataset
-from anonset.engine import NumpyEngine
-from anonset.errors import ConfigError, InfeasibleError
+from anonset.engine import NumpyEngine, StatsRequest
+from anonset.engine.base import ClassStats, Engine
+from anonset.engine.sql_backends import SqlBackend, TableName, table_parts
+from anonset.engine.sql_engine import SqlEngine
+from anonset.engine.sql_release import verify_table, write_release
+from anonset.errors import ConfigError, DataError, InfeasibleError
 from anonset.metrics import make_metric, standard_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
 from anonset.partition import Partition
-from anonset.privacy.base import Requirements
+from anonset.privacy.base import Requirements, Verdict
 from anonset.release import Release, render_full_domain
 from anonset.search.full_domain import SearchResult, exhaustive_search, optimal_search
 from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
 from anonset.verify import verify_release
 
-__all__ = ["METHODS", "Anonymizer", "ReleaseViolation", "anonymize"]
+__all__ = ["METHODS", "Anonymizer", "ReleaseViolation", "anonymize", "check_output_table"]
 
 SearchFunction = Callable[..., SearchResult]
 
@@ -96,13 +113,22 @@ class Anonymizer:
         string found, reported as not proven optimal).
     pick : int
         Which entry of a research-value search's success list to release (0 = the best).
+    output_table : str or tuple of str, optional
+        Where the release of a dataset that lives in a database is written:
+        a new table in the same database (``"name"``, ``"schema.name"``, or a
+        tuple of parts).  Required for such datasets; an error with an
+        in-memory dataset, whose release is ``Release.table``.
+    replace_output : bool
+        Replace ``output_table`` when it exists (it is an error otherwise).
+        The old table is dropped only once the new release has passed the
+        re-check, in the transaction that renames it into place.
     """
 
     def __init__(self, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]], requirements: Requirements,
                  method: str = "optimal", metric: str | Metric | None = None,
                  weights: Mapping[str, float] | None = None, drop_suppressed: bool = False,
                  on_violation: str = "raise", seed: int = 0, method_options: Mapping[str, Any] | None = None,
-                 pick: int = 0):
+                 pick: int = 0, output_table: TableName | None = None, replace_output: bool = False):
         if method not in METHODS:
             raise ConfigError(f"unknown method {method!r}; use one of {' | '.join(METHODS)}")
         options = dict(method_options or {})
@@ -115,6 +141,15 @@ class Anonymizer:
             raise ConfigError(f"pick must be an int >= 0; got {pick!r}")
         if on_violation not in ("raise", "warn"):
             raise ConfigError(f"on_violation must be 'raise' or 'warn'; got {on_violation!r}")
+        if output_table is not None:
+            if not isinstance(output_table, (str, tuple)):
+                raise ConfigError(f"output_table must be a table name such as 'schema.name'; got {output_table!r}")
+            try:
+                table_parts(output_table)
+            except DataError as exc:
+                raise ConfigError(f"output_table: {exc}") from None
+        if not isinstance(replace_output, bool):
+            raise ConfigError(f"replace_output must be True or False; got {replace_output!r}")
         self.attributes = attributes
         self.requirements = requirements
         self.method = method
@@ -125,10 +160,43 @@ class Anonymizer:
         self.seed = seed
         self.method_options = options
         self.pick = pick
+        self.output_table = output_table
+        self.replace_output = replace_output
 
     # ------------------------------------------------------------------ fit
-    def fit(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>") -> Anonymizer:
-        """Search the recoding on ``data``; sets ``levels_``, ``release_``, ``dataset_``, ``result_``."""
+    def fit(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>",
+            engine: Engine | None = None) -> Anonymizer:
+        """Search the recoding on ``data``; sets ``levels_``, ``release_``, ``dataset_``, ``result_``.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame or Dataset
+            The records, or a dataset: in memory, or built from the profile of
+            a table that stays in a database
+            (:func:`anonset.engine.sql_profile.dataset_from_table`).
+        source : str
+            How messages name a DataFrame.
+        engine : Engine, optional
+            The engine that computes class statistics, built for this very
+            dataset with (at least) ``requirements.request``; default a
+            :class:`~anonset.engine.NumpyEngine`.  A dataset that lives in a
+            database needs a :class:`~anonset.engine.sql_engine.SqlEngine`
+            over its table; its release is written into ``output_table`` in
+            the same database and re-checked there (``release_.table`` is
+            then ``None`` and ``release_.location`` names the table).  The
+            caller owns the engine and closes it.
+
+        Raises
+        ------
+        ConfigError
+            Bad parameters, an engine built for another dataset, or a
+            database dataset without an SqlEngine or ``output_table``.
+        DataError
+            The output table exists (without ``replace_output``), or a
+            query fails.
+        InfeasibleError
+            No node satisfies the requirements.
+        """
         started = time.perf_counter()
         dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
         metric = self._metric()
@@ -136,7 +204,16 @@ class Anonymizer:
         if metric.needs_rows:
             raise ConfigError(f"metric {metric.name!r} needs record-level detail and cannot guide the search;"
                               " use loss, glm, ncp, gcp, precision, discernibility, aecs or research_value")
-        engine = NumpyEngine(dataset, self.requirements.request)
+        if engine is not None:
+            self._check_engine(engine, dataset)
+        if not dataset.in_memory:
+            return self._fit_in_database(dataset, engine, metric, started)
+        if self.output_table is not None:
+            raise ConfigError("output_table is where a table that lives in a database is released; this dataset"
+                              " is in memory and its release is Release.table (write it with"
+                              " anonset.io.tables.write_table)")
+        if engine is None:
+            engine = NumpyEngine(dataset, self.requirements.request)
         result = METHODS[self.method](dataset, engine, self.requirements, metric, **self.method_options)
         levels = self._picked(result, dataset)
         row_class, stats = engine.row_classes(levels)
@@ -146,13 +223,106 @@ class Anonymizer:
         self.levels_ = dict(zip(dataset.quasi, levels))
         self.result_ = result
         self.metric_ = metric
-        self.release_ = self._release(dataset, levels, partition, started, search={
+        self.release_ = self._release(dataset, levels, partition, started,
+                                      search=self._search_facts(result, engine, metric),
+                                      engine=_engine_name(engine), rows_fetched=_rows_fetched(engine))
+        return self
+
+    def _search_facts(self, result: SearchResult, engine: Engine, metric: Metric) -> dict[str, Any]:
+        """The ``search`` section of the release."""
+        return {
             "nodes_checked": result.checks, "lattice_size": result.lattice_size,
             "nodes_computed": engine.nodes_computed,
             "search_seconds": round(result.seconds, 4), "optimized": metric.name, "picked": self.pick,
             **result.details,
-        })
+        }
+
+    def _check_engine(self, engine: Engine, dataset: Dataset) -> None:
+        """An engine passed to ``fit`` must belong to this dataset and carry the statistics the models need."""
+        if getattr(engine, "dataset", None) is not dataset:
+            raise ConfigError("the engine passed to fit() was built for another dataset; pass the dataset the"
+                              " engine was built for (engine.dataset) as data")
+        have = getattr(engine, "request", None)
+        need = self.requirements.request
+        if isinstance(have, StatsRequest) and not (need.histograms <= have.histograms
+                                                   and need.moments <= have.moments):
+            raise ConfigError("the engine passed to fit() lacks statistics the privacy models need; build it"
+                              " with the requirements' request (requirements.request)")
+
+    # ------------------------------------------------------------------ fit inside a database
+    def _fit_in_database(self, dataset: Dataset, engine: Engine | None, metric: Metric,
+                         started: float) -> Anonymizer:
+        """Search through the SQL engine, write the release into ``output_table`` and re-check it in SQL."""
+        if not isinstance(engine, SqlEngine):
+            raise ConfigError(f"{dataset.source}: the rows of this dataset stay in a database; pass"
+                              " engine=SqlEngine(dataset, requirements.request, backend, table) to fit()")
+        if self.output_table is None:
+            raise ConfigError(f"{dataset.source}: a table in a database is released into a new table of the same"
+                              " database; give Anonymizer(..., output_table='schema.name')")
+        check_output_table(engine.backend, self.output_table, self.replace_output, engine.table)
+        result = METHODS[self.method](dataset, engine, self.requirements, metric, **self.method_options)
+        levels = self._picked(result, dataset)
+        stats = engine.class_stats(levels)
+        verdict = self.requirements.judge(stats, dataset.n_rows)
+        partition = Partition.from_node(dataset.quasi, stats, verdict.kept)
+        self.dataset_ = dataset
+        self.levels_ = dict(zip(dataset.quasi, levels))
+        self.result_ = result
+        self.metric_ = metric
+        self.release_ = self._release_in_database(engine, levels, stats, verdict, partition, started,
+                                                  self._search_facts(result, engine, metric))
         return self
+
+    def _release_in_database(self, engine: SqlEngine, levels: tuple[int, ...], stats: ClassStats, verdict: Verdict,
+                             partition: Partition, started: float, search: dict[str, Any]) -> Release:
+        """Write the release under a staging name, re-check it in SQL, then rename it into ``output_table``.
+
+        Nothing is left behind on failure: the staging table is dropped, and
+        a replaced table is dropped only in the transaction that renames the
+        checked release into place.
+        """
+        assert self.output_table is not None
+        backend, dataset = engine.backend, engine.dataset
+        out = table_parts(self.output_table)
+        staging = out[:-1] + (backend.temp_name("staged"),)
+        written = write_release(engine, levels, stats.keys[verdict.violating], staging, self.drop_suppressed)
+        placed = False
+        try:
+            report = verify_table(backend, staging, dataset, self.requirements, dataset.n_rows)
+            if not report.ok:
+                raise RuntimeError("independent verification of the release failed (this is a bug in anonset): "
+                                   + "; ".join(report.problems))
+            if written.suppressed_rows != partition.n_suppressed:
+                raise RuntimeError(f"the release suppressed {written.suppressed_rows} records but the node's"
+                                   f" classes say {partition.n_suppressed} (this is a bug in anonset)")
+            exists = backend.table_exists(out)  # outside the transaction: a failed probe would abort it
+            if exists and not self.replace_output:
+                raise DataError(f"{backend.where(out)}: the output table already exists (it appeared during the"
+                                " run); choose another name, drop it, or replace it")
+            with backend.transaction():
+                if exists:
+                    backend.execute(f"DROP TABLE {backend.table_ref(out)}", (), "replacing the output table")
+                backend.rename_table(staging, out[-1])
+            placed = True
+        finally:
+            if not placed:
+                try:
+                    backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(staging)}", (),
+                                    "removing the unchecked release")
+                except DataError:
+                    pass
+        reported, omitted = self._reported_metrics(in_memory=False)
+        metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
+        provenance = self._provenance(dataset)
+        provenance.update({"engine": backend.dialect, "database": backend.description,
+                           "output_table": ".".join(out)})
+        return Release(
+            table=None, partition=partition, method=self.method, levels=dict(zip(dataset.quasi, levels)),
+            metrics=metrics, suppressed_rows=partition.n_suppressed, verified=True,
+            requirements=self.requirements.describe(), search=search, seconds=time.perf_counter() - started,
+            provenance=provenance, location=backend.where(out), engine=backend.dialect,
+            rows_fetched=backend.rows_fetched, omitted_metrics=omitted,
+        )
 
     def _metric(self) -> Metric:
         if isinstance(self.metric, Metric):
@@ -177,20 +347,29 @@ class Anonymizer:
         chosen = entries[self.pick]["levels"]
         return tuple(int(chosen[q]) for q in dataset.quasi)
 
-    def fit_transform(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>") -> Release:
-        """Fit on ``data`` and return its release."""
-        return self.fit(data, source).release_
+    def fit_transform(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>",
+                      engine: Engine | None = None) -> Release:
+        """Fit on ``data`` (with ``engine``, see :meth:`fit`) and return its release."""
+        return self.fit(data, source, engine=engine).release_
 
     # ------------------------------------------------------------------ transform
-    def transform(self, data: pd.DataFrame, source: str = "<DataFrame>") -> Release:
+    def transform(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>") -> Release:
         """Apply the learned recoding to new records and re-check the requirements on them.
 
         Classes of the new release that violate the requirements are
         suppressed while the budget allows; beyond it the configured
         ``on_violation`` applies (raise :class:`InfeasibleError` or warn).
+        The new records must be in memory (a DataFrame, or a Dataset holding
+        one); a table in a database cannot be transformed yet.
         """
         if not hasattr(self, "levels_"):
             raise ConfigError("this Anonymizer is not fitted yet; call fit() first")
+        if isinstance(data, Dataset):
+            if data.table is None:
+                raise ConfigError(f"{data.source}: transform() is not supported for tables in a database yet;"
+                                  " fit on that table instead, or pass the new records as a DataFrame")
+            source = data.source
+            data = data.table
         started = time.perf_counter()
         fitted = self.dataset_
         specs = {name: AttributeSpec(role=s.role, type=s.type, hierarchy=fitted.hierarchy(name) or s.hierarchy,
@@ -216,15 +395,34 @@ class Anonymizer:
         return self._release(dataset, levels, partition, started, search={"transform": True})
 
     # ------------------------------------------------------------------ release
-    def _release(self, dataset: Dataset, levels: tuple[int, ...], partition: Partition, started: float,
-                 search: dict[str, Any], check: bool = True) -> Release:
-        assert partition.row_class is not None
-        suppressed = partition.row_class < 0
-        table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
+    def _reported_metrics(self, in_memory: bool = True) -> tuple[list[Metric], dict[str, str]]:
+        """The metrics a release reports, and those left out (with the reason) when the rows are not in memory."""
         reported = standard_metrics(self.requirements.k, self.weights)
         optimized = getattr(self, "metric_", None)
         if optimized is not None and optimized.name not in {m.name for m in reported}:
             reported.append(optimized)
+        if in_memory:
+            return reported, {}
+        omitted = {m.name: "needs record-level rows, which stay in the database" for m in reported if m.needs_rows}
+        return [m for m in reported if not m.needs_rows], omitted
+
+    def _provenance(self, dataset: Dataset) -> dict[str, Any]:
+        return {
+            "anonset": __version__, "python": platform.python_version(), "numpy": np.__version__,
+            "pandas": pd.__version__, "seed": self.seed, "method": self.method,
+            "metric": self.metric if isinstance(self.metric, str) or self.metric is None else self.metric.name,
+            "method_options": self.method_options,
+            "source": dataset.source, "requirements": [m.summary() for m in self.requirements.models],
+            "max_suppression": self.requirements.max_suppression,
+        }
+
+    def _release(self, dataset: Dataset, levels: tuple[int, ...], partition: Partition, started: float,
+                 search: dict[str, Any], check: bool = True, engine: str = "numpy",
+                 rows_fetched: int | None = None) -> Release:
+        assert partition.row_class is not None
+        suppressed = partition.row_class < 0
+        table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
+        reported, _ = self._reported_metrics()
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
         verified = False
         if check:
@@ -238,18 +436,82 @@ class Anonymizer:
             metrics=metrics, suppressed_rows=int(suppressed.sum()), verified=verified,
             requirements=self.requirements.describe(), search=search,
             seconds=time.perf_counter() - started,
-            provenance={
-                "anonset": __version__, "python": platform.python_version(), "numpy": np.__version__,
-                "pandas": pd.__version__, "seed": self.seed, "method": self.method,
-                "metric": self.metric if isinstance(self.metric, str) or self.metric is None else self.metric.name,
-                "method_options": self.method_options,
-                "source": dataset.source, "requirements": [m.summary() for m in self.requirements.models],
-                "max_suppression": self.requirements.max_suppression,
-            },
+            provenance=self._provenance(dataset), engine=engine, rows_fetched=rows_fetched,
         )
 
 
 def anonymize(data: pd.DataFrame | Dataset, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]] | None = None,
-              *, requirements: Requirements, method: str = "optimal", metric: str = "loss", **options: Any) -> Release:
-    """One-call anonymization: ``Anonymizer(...).fit_transform(data)``."""
-    return Anonymizer(attributes or {}, requirements, method=method, metric=metric, **options).fit_transform(data)
+              *, requirements: Requirements, method: str = "optimal", metric: str = "loss",
+              engine: Engine | None = None, **options: Any) -> Release:
+    """One-call anonymization: ``Anonymizer(...).fit_transform(data, engine=engine)``."""
+    return Anonymizer(attributes or {}, requirements, method=method, metric=metric,
+                      **options).fit_transform(data, engine=engine)
+
+
+def check_output_table(backend: SqlBackend, table: TableName, replace: bool = False,
+                       source: TableName | None = None) -> None:
+    """Refuse an output table before any work is done: the input itself, a missing schema, or one that exists.
+
+    Parameters
+    ----------
+    backend : SqlBackend
+        The database the release will be written into.
+    table : str or tuple of str
+        The output table.
+    replace : bool
+        An existing table may be replaced.
+    source : str or tuple of str, optional
+        The input table, which is never overwritten.
+
+    Raises
+    ------
+    ConfigError
+        When the output table is the input table.
+    DataError
+        When the name is invalid, its schema does not exist (PostgreSQL), or
+        the table exists and ``replace`` is false.
+    """
+    parts = table_parts(table)
+    where = backend.where(parts)
+    if source is not None and _same_relation(backend, parts, table_parts(source)):
+        raise ConfigError(f"{where}: the output table is the input table; choose another name (the input is"
+                          " never overwritten)")
+    if backend.dialect == "postgresql" and len(parts) == 2:
+        rows = backend.fetch_rows("SELECT COUNT(*) FROM pg_catalog.pg_namespace WHERE nspname = %s", (parts[0],),
+                                  "looking up the output schema")
+        if not rows or not int(rows[0][0]):
+            raise DataError(f"{where}: schema {parts[0]!r} does not exist; create it or choose another schema"
+                            " for the output table")
+    if not replace and backend.table_exists(parts):
+        raise DataError(f"{where}: the output table already exists; choose another name, drop it, or replace it"
+                        " (output.replace: true in a config, replace_output=True in the API)")
+
+
+def _same_relation(backend: SqlBackend, a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """True when two names denote the same table (on PostgreSQL also through the search path)."""
+    if a == b:
+        return True
+    if backend.dialect != "postgresql":
+        return False
+    rows = backend.fetch_rows("SELECT to_regclass(%s) IS NOT NULL AND to_regclass(%s) = to_regclass(%s)",
+                              (_regclass_name(a), _regclass_name(a), _regclass_name(b)), "comparing table names")
+    return bool(rows and rows[0][0])
+
+
+def _regclass_name(parts: tuple[str, ...]) -> str:
+    """A table name as ``to_regclass`` reads it: every part double-quoted."""
+    return ".".join('"' + p.replace('"', '""') + '"' for p in parts)
+
+
+def _engine_name(engine: Engine) -> str:
+    """``numpy``, or the SQL engine's dialect (``duckdb``, ``postgresql``)."""
+    backend = getattr(engine, "backend", None)
+    if backend is not None:
+        return str(backend.dialect)
+    return "numpy" if isinstance(engine, NumpyEngine) else type(engine).__name__
+
+
+def _rows_fetched(engine: Engine) -> int | None:
+    """Rows the SQL engine's backend has fetched into Python, ``None`` for other engines."""
+    backend = getattr(engine, "backend", None)
+    return int(backend.rows_fetched) if backend is not None else None

@@ -2,6 +2,12 @@
 
 Exit codes: 0 success; 1 the release is infeasible or (``check``) violates the
 requirements; 2 bad input (one line on stderr, no traceback, nothing written).
+
+``anonymize`` runs one of three engines (the config's ``engine``): ``numpy``
+reads the file into memory; ``duckdb`` searches the file inside an embedded
+DuckDB database and copies the release to ``output.path`` with DuckDB;
+``postgresql`` searches a table inside PostgreSQL and writes the release into
+``output.table`` of the same database, so the records never leave the server.
 """
 
 from __future__ import annotations
@@ -12,15 +18,20 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from anonset.anonymizer import Anonymizer
+from anonset.anonymizer import Anonymizer, check_output_table
 from anonset.errors import ConfigError, DataError, InfeasibleError, InputError
 from anonset.io.tables import atomic_write, write_table
+from anonset.release import Release, copy_table_to_file
+
+if TYPE_CHECKING:
+    from anonset.engine.sql_backends import TableName
+    from anonset.io.config import RunConfig
 
 __all__ = ["main"]
 
@@ -53,7 +64,9 @@ def main() -> None:
 
 @main.command()
 @click.argument("config", type=click.Path(path_type=Path))
-@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the release here (overrides output.path).")
+@click.option("--output", "-o", type=click.Path(path_type=Path),
+              help="Write the release to this file (overrides output.path; not for input.sql, which is released"
+                   " into output.table).")
 @click.option("--summary", "summary_path", type=click.Path(path_type=Path), help="Write a JSON summary here.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
 @click.option("--pick", type=int, default=0, show_default=True,
@@ -65,21 +78,25 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
 
     started = time.perf_counter()
     cfg = load_config(config)
+    if output is not None and cfg.sql is not None:
+        raise ConfigError(f"{cfg.path}: --output names a file, but a table in PostgreSQL (input.sql) is released"
+                          " into output.table of the same database; set output.table in the config")
     target = output or cfg.output_path
     for path in (target, summary_path):
         if path is not None and path.is_dir():  # refuse before anything is written
             raise DataError(f"{path}: is a directory; give the path of a file to write")
-    dataset = cfg.load_dataset()
-    anonymizer = Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
-                            weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
-                            method_options=cfg.method_options, pick=pick)
-    release = anonymizer.fit_transform(dataset)
+    if cfg.engine == "numpy":
+        dataset = cfg.load_dataset()
+        release = _anonymizer(cfg, pick).fit_transform(dataset)
+        if target is not None:
+            assert release.table is not None
+            write_table(release.table, target, delimiter=cfg.output_delimiter or cfg.delimiter or ",")
+        release.location = str(target) if target else None
+    else:
+        release = _anonymize_in_database(cfg, pick, target)
     release.provenance["config"] = str(cfg.path)
-    if target is not None:
-        write_table(release.table, target, delimiter=cfg.output_delimiter or cfg.delimiter or ",")
     summary = release.summary()
     summary["seconds"] = round(time.perf_counter() - started, 4)
-    summary["output"] = str(target) if target else None
     search = dict(summary.get("search") or {})
     summary["search"] = search
     if "success_list" in search:
@@ -96,6 +113,46 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         _print_summary(summary)
         if "success_list" in summary:
             _print_success_list(summary["success_list"], pick)
+
+
+def _anonymizer(cfg: RunConfig, pick: int, output_table: TableName | None = None) -> Anonymizer:
+    """The Anonymizer a config describes (``output_table``: where a database release goes)."""
+    return Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
+                      weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
+                      method_options=cfg.method_options, pick=pick, output_table=output_table,
+                      replace_output=cfg.output_replace)
+
+
+def _anonymize_in_database(cfg: RunConfig, pick: int, target: Path | None) -> Release:
+    """Profile, search, write and re-check inside the database (PostgreSQL, or DuckDB over the input file).
+
+    PostgreSQL: the release becomes ``output.table``.  DuckDB: the release is
+    written into a table of the in-memory database and copied from there to
+    ``target`` (a temporary file renamed into place), when there is one.
+    """
+    from anonset.engine.sql_engine import SqlEngine
+
+    backend = cfg.connect()
+    try:
+        if cfg.sql is not None:
+            assert cfg.output_table is not None
+            output_table = cfg.output_table
+            check_output_table(backend, output_table, cfg.output_replace, cfg.source_table)
+        else:
+            output_table = backend.temp_name("release")
+        dataset = cfg.load_dataset(backend)
+        cfg.requirements.validate(dataset)  # before the engine scans the table
+        with SqlEngine(dataset, cfg.requirements.request, backend, cfg.source_table) as engine:
+            release = _anonymizer(cfg, pick, output_table).fit_transform(dataset, engine=engine)
+        if cfg.sql is None:
+            release.location = None
+            if target is not None:
+                delimiter = cfg.output_delimiter or cfg.delimiter or ","
+                copy_table_to_file(backend, output_table, target, delimiter=delimiter)
+                release.location = str(target)
+    finally:
+        backend.close()
+    return release
 
 
 @main.command()
@@ -176,6 +233,7 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
                   f"quasi-identifiers {', '.join(dataset.quasi)}; sensitive: diagnosis")
     console.print(f"requirements: {requirements.describe()}; method: optimal full-domain search, metric: loss")
     release = Anonymizer({}, requirements, seed=seed).fit_transform(dataset)
+    assert release.table is not None
     if output is not None:
         write_table(release.table, output)
     summary = release.summary()
@@ -204,6 +262,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     table.add_column("item", style="bold")
     table.add_column("value")
     table.add_row("method", str(summary["method"]))
+    table.add_row("engine", str(summary.get("engine", "numpy")))
     if summary.get("levels"):
         table.add_row("levels", ", ".join(f"{q}={v}" for q, v in summary["levels"].items()))
     table.add_row("requirements", str(summary["requirements"]))
@@ -215,7 +274,12 @@ def _print_summary(summary: dict[str, Any]) -> None:
         table.add_row("nodes checked", f"{search['nodes_checked']:,} of {search['lattice_size']:,}")
     for name, value in summary["metrics"].items():
         table.add_row(name, "n/a" if value is None else f"{value:.6g}")
+    for name, reason in (summary.get("metrics_omitted") or {}).items():
+        table.add_row(name, f"not computed ({reason})")
     table.add_row("verified", "yes (classes recomputed from the released values)" if summary["verified"] else "NO")
+    if summary.get("rows_fetched") is not None:
+        table.add_row("rows fetched", f"{summary['rows_fetched']:,} (value counts and class tables; records stay"
+                                      " in the database)")
     table.add_row("seconds", f"{summary['seconds']:.3f}")
     if summary.get("output"):
         table.add_row("written to", str(summary["output"]))

@@ -6,20 +6,31 @@ into the released table: quasi-identifiers replaced by their generalized
 labels (``30-39``, ``Europe``, ``4791*``), suppressed records' quasi-identifiers
 replaced by ``*`` (or the records dropped on request), identifiers removed,
 every other column passed through untouched.
+
+A release of a table that lives in a database is written inside that database
+(:func:`anonset.engine.sql_release.write_release`); its :class:`Release` then
+holds no records (``table`` is ``None``) and says where they went
+(``location``).  :func:`copy_table_to_file` exports such a table from DuckDB
+to a CSV or Parquet file without the records passing through Python.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from anonset.dataset import Dataset, Role
+from anonset.errors import DataError
 from anonset.partition import Partition
 
-__all__ = ["SUPPRESSED", "Release", "render_full_domain"]
+if TYPE_CHECKING:
+    from anonset.engine.sql_backends import SqlBackend, TableName
+
+__all__ = ["SUPPRESSED", "Release", "copy_table_to_file", "render_full_domain"]
 
 #: The value written in every quasi-identifier of a suppressed record.
 SUPPRESSED = "*"
@@ -31,10 +42,12 @@ class Release:
 
     Attributes
     ----------
-    table : pandas.DataFrame
-        The released records.
+    table : pandas.DataFrame or None
+        The released records; ``None`` when the release was written inside a
+        database (see ``location``).
     partition : Partition
-        Records -> classes and each class's generalized values.
+        Records -> classes and each class's generalized values (without
+        ``row_class`` for a release written inside a database).
     method : str
         The method that produced it.
     levels : dict of str to int, or None
@@ -53,9 +66,23 @@ class Release:
         Method-specific facts (nodes checked, lattice size, ...).
     seconds : float
         Wall time of the method and the re-check.
+    location : str or None
+        Where the records were written when they are not in ``table``: the
+        database and output table (or the file a DuckDB release was copied
+        to); ``None`` for an in-memory release.
+    engine : str
+        The engine that computed the class statistics: ``numpy``, ``duckdb``
+        or ``postgresql``.
+    rows_fetched : int or None
+        Result rows that travelled from the database to Python since the
+        backend was opened (value counts, class tables, checks); ``None``
+        for the numpy engine.
+    omitted_metrics : dict of str to str
+        Metrics that were not computed, with the reason (record-level metrics
+        of a release written inside a database).
     """
 
-    table: pd.DataFrame
+    table: pd.DataFrame | None
     partition: Partition
     method: str
     levels: dict[str, int] | None
@@ -66,6 +93,10 @@ class Release:
     provenance: dict[str, Any] = field(default_factory=dict)
     search: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    location: str | None = None
+    engine: str = "numpy"
+    rows_fetched: int | None = None
+    omitted_metrics: dict[str, str] = field(default_factory=dict)
 
     @property
     def n_classes(self) -> int:
@@ -78,8 +109,14 @@ class Release:
         return int(self.partition.sizes.min()) if self.partition.n_classes else 0
 
     def summary(self) -> dict[str, Any]:
-        """A JSON-ready summary."""
-        return {
+        """A JSON-ready summary.
+
+        Besides the release's facts it names the ``engine`` and the
+        ``output`` (``location``); ``rows_fetched`` appears for the SQL
+        engines and ``metrics_omitted`` ({metric: reason}) when a metric was
+        left out.
+        """
+        out: dict[str, Any] = {
             "method": self.method,
             "levels": self.levels,
             "classes": self.n_classes,
@@ -92,7 +129,14 @@ class Release:
             "seconds": round(self.seconds, 4),
             "search": self.search,
             "provenance": self.provenance,
+            "engine": self.engine,
+            "output": self.location,
         }
+        if self.rows_fetched is not None:
+            out["rows_fetched"] = int(self.rows_fetched)
+        if self.omitted_metrics:
+            out["metrics_omitted"] = dict(self.omitted_metrics)
+        return out
 
 
 def _json_number(v: float) -> float | None:
@@ -134,3 +178,60 @@ def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_row
     if drop_suppressed:
         table = table.loc[~suppressed_rows]
     return table.reset_index(drop=True)
+
+
+def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, delimiter: str = ",",
+                       fmt: str | None = None) -> None:
+    """Export a table of a DuckDB database to a CSV or Parquet file with DuckDB's ``COPY``.
+
+    The records go from DuckDB straight to the file; they are written to a
+    temporary file beside ``path`` that is renamed into place, so a failure
+    leaves nothing at ``path``.  CSV files get a header row, ``delimiter``
+    between fields and ``"`` quoting where needed (DuckDB writes an empty
+    string as ``""``); the records come in the table's (unspecified) order.
+
+    Parameters
+    ----------
+    backend : SqlBackend
+        A DuckDB backend (PostgreSQL's ``COPY ... TO`` would write on the server).
+    table : str or tuple of str
+        The table to export.
+    path : str or Path
+        The file to write.
+    delimiter : str
+        CSV field separator (one character).
+    fmt : {"csv", "parquet"}, optional
+        Format; from the suffix (``.parquet`` / ``.pq`` is Parquet) when omitted.
+
+    Raises
+    ------
+    DataError
+        When the backend is not DuckDB, the format or delimiter is invalid,
+        or the file cannot be written.
+    """
+    from anonset.io.tables import atomic_write
+
+    if backend.dialect != "duckdb":
+        raise DataError(f"{backend.description}: only DuckDB can copy a table to a local file; a table in"
+                        " PostgreSQL stays in the database")
+    target = Path(path)
+    kind = fmt or ("parquet" if target.suffix.lower() in (".parquet", ".pq") else "csv")
+    if kind == "parquet":
+        options = "FORMAT parquet"
+    elif kind == "csv":
+        if len(delimiter) != 1 or delimiter in {'"', "\n", "\r"}:
+            raise DataError(f"{target}: delimiter {delimiter!r} must be a single character such as ';' or ','")
+        options = f"FORMAT csv, HEADER true, DELIMITER {_sql_string(delimiter)}, QUOTE '\"', ESCAPE '\"'"
+    else:
+        raise DataError(f"{target}: unknown format {kind!r}; use csv or parquet")
+    source = backend.table_ref(table)
+
+    def _copy(tmp: Path) -> None:
+        backend.execute(f"COPY {source} TO {_sql_string(str(tmp))} ({options})", (), f"writing {target}")
+
+    atomic_write(target, _copy)
+
+
+def _sql_string(text: str) -> str:
+    """A SQL string literal (DuckDB's COPY takes its file name and options as literals, not parameters)."""
+    return "'" + text.replace("'", "''") + "'"

@@ -2,13 +2,21 @@
 
 A configuration names the input, the attributes (role, type, hierarchy file or
 builder, missing-value policy), the privacy requirements, the method and
-metric, and the output.  Relative paths are relative to the config file.
-Every key is documented in docs/config.md.
+metric, the engine and the output.  Relative paths are relative to the config
+file.  Every key is documented in docs/config.md.
+
+The input is a CSV or Parquet file (``input: {path: ...}``) or a table in
+PostgreSQL (``input: {sql: {url: ..., table: ...}}``).  A file is read into
+memory for the numpy engine, or searched inside DuckDB (``engine: duckdb``);
+a PostgreSQL table never leaves the server: it is profiled there
+(:meth:`RunConfig.load_dataset` with the backend of :meth:`RunConfig.connect`)
+and released into ``output.table`` of the same database.  Messages never show
+a database password.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +25,8 @@ import pandas as pd
 import yaml
 
 from anonset.dataset import AttributeSpec, Dataset
-from anonset.errors import ConfigError
+from anonset.engine.sql_backends import SqlBackend, TableName, redact_url, table_parts
+from anonset.errors import ConfigError, DataError
 from anonset.hierarchy import Hierarchy, read_hierarchy
 from anonset.hierarchy.builders import build_hierarchy
 from anonset.io.tables import read_table
@@ -34,9 +43,13 @@ from anonset.privacy import (
     TCloseness,
 )
 
-__all__ = ["RunConfig", "load_config", "parse_config", "requirements_from_config"]
+__all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
 
-TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value"}
+TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine"}
+#: Values of the top-level ``engine`` key.
+ENGINES = ("numpy", "duckdb", "postgresql")
+#: The view :meth:`RunConfig.connect` exposes an input file as (``engine: duckdb``).
+DUCKDB_VIEW = "data"
 METHOD_KEYS = {"name", "metric", "weights", "assume_practical_monotonicity", "subset_size", "success_limit",
                "max_frequency_sets"}
 OPTION_KEYS = ("assume_practical_monotonicity", "subset_size", "success_limit", "max_frequency_sets")
@@ -44,12 +57,34 @@ ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
 PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression"}
 
 
+@dataclass(frozen=True)
+class SqlInput:
+    """``input.sql``: a table in PostgreSQL.
+
+    The URL may hold a password; it is left out of ``repr`` and shown only
+    through :attr:`shown_url` (password replaced by ``***``).
+    """
+
+    url: str = field(repr=False)
+    table: TableName
+
+    @property
+    def shown_url(self) -> str:
+        """The URL with any password replaced by ``***``."""
+        return redact_url(self.url)
+
+
 @dataclass
 class RunConfig:
-    """A parsed configuration."""
+    """A parsed configuration.
+
+    ``input_path`` is ``None`` for a table in PostgreSQL (``sql``);
+    ``engine`` is ``numpy``, ``duckdb`` or ``postgresql``; ``output_table``
+    and ``output_replace`` describe the output of a PostgreSQL input.
+    """
 
     path: Path
-    input_path: Path
+    input_path: Path | None
     delimiter: str | None
     input_format: str | None
     attributes: dict[str, dict[str, Any]]
@@ -63,13 +98,82 @@ class RunConfig:
     seed: int
     method_options: dict[str, Any] = field(default_factory=dict)
     metric_object: Metric | None = None
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)  # may hold a database password
+    engine: str = "numpy"
+    sql: SqlInput | None = None
+    output_table: TableName | None = None
+    output_replace: bool = False
 
-    def load_dataset(self) -> Dataset:
-        """Read the input and build the Dataset (hierarchies from files or builders)."""
+    @property
+    def source_table(self) -> TableName:
+        """The table the SQL engine reads: ``input.sql.table``, or the DuckDB view of the input file."""
+        return self.sql.table if self.sql is not None else DUCKDB_VIEW
+
+    def connect(self) -> SqlBackend:
+        """Open the database of a SQL run (close it when done).
+
+        PostgreSQL at ``input.sql.url``, or (``engine: duckdb``) an in-memory
+        DuckDB database exposing the input file as the view ``data``.
+
+        Raises
+        ------
+        ConfigError
+            For ``engine: numpy``, which has no database.
+        DataError
+            When the server cannot be reached or the file cannot be read.
+        """
+        from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend
+
+        if self.sql is not None:
+            return PostgresBackend(self.sql.url)
+        if self.engine == "duckdb" and self.input_path is not None:
+            return DuckDBBackend.from_file(self.input_path, self.delimiter, table=DUCKDB_VIEW, fmt=self.input_format)
+        raise ConfigError(f"{self.path}: engine: {self.engine} reads the input into memory; there is no database"
+                          " to connect to")
+
+    def load_dataset(self, backend: SqlBackend | None = None) -> Dataset:
+        """Build the Dataset (hierarchies from files or builders).
+
+        Without ``backend`` the input file is read into memory.  With the
+        backend of :meth:`connect`, the source table is profiled inside the
+        database (value counts of the quasi-identifiers, the sensitive
+        attributes and the columns a hierarchy builder needs) and the dataset
+        is built from that profile: no record is read.  Builders then see a
+        column's distinct values in sorted order (a table has no row order).
+        """
+        if backend is not None:
+            return self._profiled_dataset(backend)
+        if self.input_path is None:
+            raise ConfigError(f"{self.path}: input.sql is a table in PostgreSQL; it is profiled in the database"
+                              " (load_dataset(config.connect())), never read into memory")
         table = read_table(self.input_path, self.delimiter, self.input_format)
-        specs = {name: _attribute_spec(self, name, entry, table) for name, entry in self.attributes.items()}
+
+        def values_of(name: str) -> list[str] | None:
+            if name not in table.columns:
+                return None
+            return list(pd.unique(table[name].astype(str).to_numpy()))
+
+        specs = {name: _attribute_spec(self, name, entry, values_of, str(self.input_path))
+                 for name, entry in self.attributes.items()}
         return Dataset(table, specs, source=str(self.input_path))
+
+    def _profiled_dataset(self, backend: SqlBackend) -> Dataset:
+        """The dataset of the source table, built from value counts computed in the database."""
+        from anonset.engine.sql_profile import profile_table
+
+        table = self.source_table
+        where = backend.where(table)
+        wanted = [name for name, entry in self.attributes.items() if _needs_values(entry)]
+        markers = {name: _missing_markers(self, name, self.attributes[name])[0] for name in wanted}
+        profile = profile_table(backend, table, wanted, {n: m[0] if m else "" for n, m in markers.items()})
+
+        def values_of(name: str) -> list[str] | None:
+            if name not in profile.values:
+                return None
+            return sorted(str(v) for v in profile.values[name][0])
+
+        specs = {name: _attribute_spec(self, name, entry, values_of, where) for name, entry in self.attributes.items()}
+        return Dataset.from_profile(profile, specs, where)
 
 
 def load_config(path: str | Path) -> RunConfig:
@@ -99,9 +203,22 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     inp = raw.get("input")
     if isinstance(inp, str):
         inp = {"path": inp}
-    if not isinstance(inp, Mapping) or "path" not in inp:
-        raise ConfigError(f"{where}: `input` needs a `path`, e.g. input: {{path: data.csv, delimiter: ';'}}")
-    _unknown(where, "input.", inp, {"path", "delimiter", "format"})
+    if isinstance(inp, Mapping) and "path" in inp and "sql" in inp:
+        raise ConfigError(f"{where}: `input` has both `path` and `sql`; give one: a file, or a table in PostgreSQL")
+    if not isinstance(inp, Mapping) or ("path" not in inp and "sql" not in inp):
+        raise ConfigError(f"{where}: `input` needs a `path`, e.g. input: {{path: data.csv, delimiter: ';'}},"
+                          " or `sql` for a table in PostgreSQL, e.g. input: {sql: {url:"
+                          " 'postgresql://user@host:5432/db', table: schema.patients}}")
+    sql: SqlInput | None = None
+    if "sql" in inp:
+        _unknown(where, "input.", inp, {"sql"})
+        sql = _sql_input(inp["sql"], where)
+    else:
+        _unknown(where, "input.", inp, {"path", "delimiter", "format"})
+        for key in ("delimiter", "format"):
+            if inp.get(key) is not None and not isinstance(inp[key], str):
+                raise ConfigError(f"{where}: input.{key} must be a string; got {inp[key]!r}")
+    engine = _engine(raw, sql, where)
     attributes = raw.get("attributes")
     if not isinstance(attributes, Mapping) or not attributes:
         raise ConfigError(f"{where}: `attributes` must map column names to {{role: ..., ...}}")
@@ -134,8 +251,9 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     if isinstance(out, str):
         out = {"path": out}
     if not isinstance(out, Mapping):
-        raise ConfigError(f"{where}: `output` must be a mapping such as {{path: released.csv}}")
-    _unknown(where, "output.", out, {"path", "delimiter", "suppressed"})
+        raise ConfigError(f"{where}: `output` must be a mapping such as {{path: released.csv}}"
+                          + (" (or {table: NAME} for input.sql)" if sql is not None else ""))
+    output_table, output_replace = _output_table(out, sql, where)
     suppressed = out.get("suppressed", "mark")
     if suppressed not in ("mark", "drop"):
         raise ConfigError(f"{where}: output.suppressed must be mark or drop; got {suppressed!r}")
@@ -161,13 +279,91 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         raise ConfigError(f"{where}: a research_value section is used only by the rv-* methods or"
                           " metric: research_value; remove it or change the method")
     return RunConfig(
-        path=path, input_path=_resolve(base, inp["path"]), delimiter=inp.get("delimiter"),
+        path=path, input_path=_resolve(base, inp["path"]) if sql is None else None, delimiter=inp.get("delimiter"),
         input_format=inp.get("format"), attributes=attrs, requirements=requirements, method=name, metric=metric,
         weights={str(k): float(v) for k, v in weights.items()} if weights else None,
         output_path=_resolve(base, out["path"]) if out.get("path") else None,
         output_delimiter=out.get("delimiter"), drop_suppressed=suppressed == "drop", seed=seed,
         method_options=options, metric_object=metric_object, raw=dict(raw),
+        engine=engine, sql=sql, output_table=output_table, output_replace=output_replace,
     )
+
+
+def _sql_input(section: Any, where: str) -> SqlInput:
+    """Validate ``input.sql``: ``{url: postgresql://..., table: NAME}``."""
+    example = "{url: 'postgresql://user@host:5432/database', table: schema.patients}"
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{where}: input.sql must be a mapping such as {example}")
+    _unknown(where, "input.sql.", section, {"url", "table"})
+    for key in ("url", "table"):
+        if key not in section:
+            raise ConfigError(f"{where}: input.sql needs `{key}`, e.g. input: {{sql: {example}}}")
+    url = section["url"]
+    if not isinstance(url, str) or not url.strip():
+        raise ConfigError(f"{where}: input.sql.url must be a string such as"
+                          f" postgresql://user@host:5432/database; got"
+                          f" {'an empty string' if isinstance(url, str) else 'a ' + type(url).__name__}")
+    if not (url.startswith(("postgresql://", "postgres://")) or "=" in url):
+        raise ConfigError(f"{where}: input.sql.url must be a PostgreSQL URL such as"
+                          f" postgresql://user@host:5432/database (or a libpq conninfo string); got"
+                          f" {redact_url(url)!r}")
+    return SqlInput(url=url, table=_table_name(section["table"], where, "input.sql.table"))
+
+
+def _table_name(value: Any, where: str, key: str) -> TableName:
+    """A table name: ``name`` or ``schema.name``, or a list of parts for names that contain a dot."""
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        value = tuple(value)
+    elif not isinstance(value, str):
+        raise ConfigError(f"{where}: {key} must be a table name such as patients or schema.patients;"
+                          f" got {value!r}")
+    try:
+        table_parts(value)
+    except DataError as exc:
+        raise ConfigError(f"{where}: {key}: {exc}") from None
+    return value
+
+
+def _engine(raw: Mapping[str, Any], sql: SqlInput | None, where: str) -> str:
+    """Validate the top-level ``engine`` against the input."""
+    default = "postgresql" if sql is not None else "numpy"
+    engine = raw.get("engine", default)
+    if not isinstance(engine, str) or engine not in ENGINES:
+        raise ConfigError(f"{where}: engine must be one of {' | '.join(ENGINES)}; got {engine!r}")
+    if sql is not None and engine != "postgresql":
+        raise ConfigError(f"{where}: engine: {engine} cannot search a table in PostgreSQL (input.sql); drop"
+                          " `engine` or set it to postgresql")
+    if sql is None and engine == "postgresql":
+        raise ConfigError(f"{where}: engine: postgresql needs input.sql (a table in PostgreSQL); a file input"
+                          " is searched by engine: numpy (in memory) or duckdb")
+    return engine
+
+
+def _output_table(out: Mapping[str, Any], sql: SqlInput | None, where: str) -> tuple[TableName | None, bool]:
+    """Validate the output keys against the input: ``table``/``replace`` for input.sql, ``path`` for files."""
+    if sql is None:
+        for key in ("table", "replace"):
+            if key in out:
+                raise ConfigError(f"{where}: output.{key} is for a table in PostgreSQL (input.sql); a file input"
+                                  " is released to output.path")
+        _unknown(where, "output.", out, {"path", "delimiter", "suppressed"})
+        return None, False
+    for key in ("path", "delimiter"):
+        if key in out:
+            raise ConfigError(f"{where}: output.{key}: a table in PostgreSQL is released into a table of the same"
+                              " database, never a file; give output: {table: NAME}")
+    _unknown(where, "output.", out, {"table", "replace", "suppressed"})
+    if out.get("table") is None:
+        raise ConfigError(f"{where}: input.sql needs output.table: the release is written as a new table in the"
+                          " same database, e.g. output: {table: patients_anonymized}")
+    table = _table_name(out["table"], where, "output.table")
+    replace = out.get("replace", False)
+    if not isinstance(replace, bool):
+        raise ConfigError(f"{where}: output.replace must be true or false; got {replace!r}")
+    if table_parts(table) == table_parts(sql.table):
+        raise ConfigError(f"{where}: output.table is the input table {'.'.join(table_parts(table))}; choose"
+                          " another name (the input is never overwritten)")
+    return table, replace
 
 
 def requirements_from_config(privacy: Any, where: str = "config") -> Requirements:
@@ -288,26 +484,39 @@ def _resolve(base: Path, value: Any) -> Path:
     return p if p.is_absolute() else base / p
 
 
-def _attribute_spec(config: RunConfig, name: str, entry: Mapping[str, Any], table: pd.DataFrame) -> AttributeSpec:
-    where = f"{config.path}, attributes.{name}"
+def _needs_values(entry: Mapping[str, Any]) -> bool:
+    """Whether a column's value counts must be profiled: quasi-identifiers, sensitive attributes, builders."""
+    return str(entry.get("role", "insensitive")) in ("quasi", "sensitive") or isinstance(entry.get("hierarchy"),
+                                                                                        Mapping)
+
+
+def _missing_markers(config: RunConfig, name: str, entry: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
+    """The ``missing`` markers of an attribute and its policy (``value`` or ``error``)."""
     missing = entry.get("missing")
-    markers: tuple[str, ...] = ("",)
-    policy = "value"
     if missing == "error":
-        policy = "error"
-    elif isinstance(missing, list):
-        markers = tuple(str(m) for m in missing)
-    elif missing is not None:
-        raise ConfigError(f"{where}: `missing` must be a list of markers (e.g. ['', '?']) or 'error'")
+        return ("",), "error"
+    if isinstance(missing, list):
+        return tuple(str(m) for m in missing), "value"
+    if missing is not None:
+        raise ConfigError(f"{config.path}, attributes.{name}: `missing` must be a list of markers (e.g. ['', '?'])"
+                          " or 'error'")
+    return ("",), "value"
+
+
+def _attribute_spec(config: RunConfig, name: str, entry: Mapping[str, Any],
+                    values_of: Callable[[str], list[str] | None], source: str) -> AttributeSpec:
+    """The AttributeSpec of one configured column; ``values_of`` gives its distinct values (None: no column)."""
+    where = f"{config.path}, attributes.{name}"
+    markers, policy = _missing_markers(config, name, entry)
     hierarchy: Hierarchy | None = None
     spec_h = entry.get("hierarchy")
     if isinstance(spec_h, str):
         hierarchy = read_hierarchy(_resolve(config.path.parent, spec_h), name=name)
     elif isinstance(spec_h, Mapping):
-        if name not in table.columns:
-            raise ConfigError(f"{where}: column {name!r} is not in {config.input_path}")
-        values = pd.unique(table[name].astype(str).to_numpy())
-        values = [v for v in values if v not in markers]
+        distinct = values_of(name)
+        if distinct is None:
+            raise ConfigError(f"{where}: column {name!r} is not in {source}")
+        values = [v for v in distinct if v not in markers]
         hierarchy = build_hierarchy(name, dict(spec_h), values)
     elif spec_h is not None:
         raise ConfigError(f"{where}: `hierarchy` must be a file path or a builder mapping such as {{builder: flat}}")
