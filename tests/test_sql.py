@@ -324,3 +324,29 @@ def test_csv_values_are_read_exactly_as_written(tmp_path: Any) -> None:
     frame = read_table(path, ";")
     for c in ("zip", "name", "s"):
         assert frame[c].value_counts().to_dict() == as_dict[c]
+
+
+def test_write_release_with_replace_creates_a_missing_table_on_postgresql() -> None:
+    """replace=True must work when the output table does not exist yet (the lookup may not abort the rename)."""
+    from anonset.datasets import patient_register_dataset
+    from anonset.engine.sql_backends import PostgresBackend
+    from anonset.engine.sql_engine import SqlEngine
+    from anonset.engine.sql_profile import dataset_from_table
+    from anonset.engine.sql_release import write_release
+
+    schema = PgSchema(PG_URL)
+    try:
+        memory = patient_register_dataset(500, seed=2)
+        assert memory.table is not None
+        schema.load(memory.table, "register")
+        with PostgresBackend(PG_URL) as backend:
+            ds = dataset_from_table(backend, (schema.name, "register"), dict(memory.specs))
+            req = Requirements([KAnonymity(2)])
+            engine = SqlEngine(ds, req.request, backend, (schema.name, "register"))
+            levels = tuple(h.max_level for h in ds.hierarchies)
+            out = write_release(engine, levels, np.zeros((0, len(levels)), dtype=np.int32),
+                                (schema.name, "fresh"), replace=True)
+            assert out.rows == 500
+        assert "fresh" in schema.tables()
+    finally:
+        schema.close()

@@ -112,7 +112,8 @@ def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: np
     else:
         suppressed = 0
     out_parts = table_parts(output_table)
-    if backend.table_exists(out_parts) and not replace:
+    existed = backend.table_exists(out_parts)  # asked outside the transaction: a failed lookup would abort it
+    if existed and not replace:
         raise DataError(f"{backend.where(out_parts)}: the output table already exists; choose another name,"
                         " drop it, or ask to replace it")
     columns = backend.columns(engine.table)
@@ -134,7 +135,7 @@ def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: np
                 " were expected; the table changed since it was profiled: profile it again"
             )
         with backend.transaction():
-            if replace and backend.table_exists(out_parts):
+            if replace and existed:
                 backend.execute(f"DROP TABLE {backend.table_ref(out_parts)}", (), "replacing the output table")
             backend.rename_table(tmp_parts, out_parts[-1])
         created = False
