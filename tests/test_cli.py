@@ -67,3 +67,17 @@ def test_demo_prints_a_verified_release() -> None:
                             check=False, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "verified" in result.stdout and "yes" in result.stdout
+
+
+def test_readme_config_example_runs_as_written(tmp_path: Path) -> None:
+    """The YAML block of README.md's quick start is a working config (paths relative to the project root)."""
+    require_adult()
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Anonymize a CSV with a config", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "shared").symlink_to(SHARED)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "config.yaml").write_text(block)
+    result = CliRunner().invoke(main, ["anonymize", str(project / "config.yaml"), "-q"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert (project / "adult-anonymized.csv").exists()
