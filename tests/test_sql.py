@@ -146,6 +146,31 @@ def test_optimal_search_in_postgres_fetches_class_tables_only(pg: PgSchema, adul
         engine.close()
 
 
+def test_rv_global_in_postgres_fetches_one_number_per_frequency_set(pg: PgSchema, adult_pg: tuple[str, str],
+                                                                   adult_table: pd.DataFrame) -> None:
+    """With k-anonymity alone, each probe asks the database for the records in small classes: one row."""
+    from anonset.metrics.research_value import ResearchValue
+    from anonset.search.research_value import rv_global
+
+    schema, table = adult_pg
+    attrs = _adult_attrs(sensitive=False)
+    reqs = Requirements([KAnonymity(5)], 0.01)
+    weights = {q: 1.0 for q in attrs}
+    memory = Dataset(adult_table, attrs)
+    expected = rv_global(memory, NumpyEngine(memory), reqs, ResearchValue(weights=weights))
+    with PostgresBackend(pg.url) as backend:
+        dataset = dataset_from_table(backend, (schema, table), attrs)
+        after_profile = backend.rows_fetched
+        engine = SqlEngine(dataset, reqs.request, backend, (schema, table))
+        result = rv_global(dataset, engine, reqs, ResearchValue(weights=weights))
+        assert result.levels == expected.levels
+        assert result.details["frequency_sets"] == expected.details["frequency_sets"]
+        chosen = result.stats.n_classes  # the released node's class table is fetched once, at the end
+        check_row = 1
+        assert backend.rows_fetched - after_profile == result.details["frequency_sets"] + chosen + check_row
+        engine.close()
+
+
 # --------------------------------------------------------------------------- release in SQL
 def _release_case(adult_table: pd.DataFrame) -> tuple[dict[str, Any], Requirements, Any, Dataset]:
     attrs = _adult_attrs(sensitive=True)

@@ -100,6 +100,10 @@ class Engine(Protocol):
         """Row -> class index of node ``levels`` (into the returned stats), and the stats."""
         ...
 
+    def small_class_rows(self, levels: tuple[int, ...], k: int) -> int:
+        """Records in classes smaller than ``k`` at node ``levels`` (a database engine fetches one number)."""
+        ...
+
     @property
     def rows_read(self) -> int:
         """Records the engine has read or fetched so far (for reports and transfer tests)."""

@@ -90,6 +90,11 @@ class NumpyEngine:
         self._store(levels, stats)
         return stats
 
+    def small_class_rows(self, levels: tuple[int, ...], k: int) -> int:
+        """Records in classes smaller than ``k`` at node ``levels``."""
+        sizes = self.class_stats(levels).sizes
+        return int(sizes[sizes < k].sum())
+
     def row_classes(self, levels: tuple[int, ...]) -> tuple[np.ndarray, ClassStats]:
         """Row -> class index for node ``levels`` and the node's class statistics."""
         levels = tuple(int(v) for v in levels)

@@ -174,6 +174,36 @@ class SqlEngine:
         self._store(node)
         return stats
 
+    def small_class_rows(self, levels: tuple[int, ...], k: int) -> int:
+        """Records in classes smaller than ``k`` at node ``levels``, counted inside the database.
+
+        One number travels instead of the class table (Morton's k test on the
+        frequency set).  A node rolled up from a large source is materialized
+        and cached, as :meth:`class_stats` does.
+        """
+        levels = self._check_levels(levels)
+        node = self._cache.get(levels)
+        p = self.backend.placeholder
+        params: list[Any] = []
+        if node is not None:
+            self._cache.move_to_end(levels)
+            inner = f"SELECT n FROM {node.table}"
+        else:
+            source = self._best_source(levels)
+            inner, params = self._rollup_select(source, levels)
+            self._nodes_computed += 1
+            if source.n_classes > self.direct_rows:
+                name, n_classes = self.backend.create_temp_table_as("node", inner, params,
+                                                                    f"computing the class table of node {levels}")
+                self._created.append(name)
+                self._store(_Node(levels, name, n_classes))
+                inner, params = f"SELECT n FROM {name}", []
+        (small,) = self.backend.fetch_numpy(
+            f"SELECT CAST(COALESCE(SUM(CASE WHEN t.n < {p} THEN t.n ELSE 0 END), 0) AS INT8) FROM ({inner}) t",
+            [int(k), *params], ["int8"], f"counting records in classes smaller than {k} at node {levels}")
+        self._rows_read += 1
+        return int(small[0])
+
     def row_classes(self, levels: tuple[int, ...]) -> tuple[np.ndarray, ClassStats]:
         """Row -> class index of node ``levels`` (into the returned stats), and the stats.
 

@@ -83,6 +83,8 @@ class _Prober:
         self.k = max([m.k for m in requirements.models if isinstance(m, KAnonymity)], default=1)
         self.budget = requirements.budget_rows(dataset.n_rows)
         self.monotone = requirements.monotonic
+        # k-anonymity alone: a probe needs only the records in small classes, not the class table
+        self.k_only = all(isinstance(m, KAnonymity) for m in requirements.models)
         self.results: dict[tuple[int, ...], tuple[bool, bool]] = {}
         self.successes: dict[tuple[int, ...], SuccessEntry] = {}
         self.frequency_sets = 0
@@ -95,18 +97,22 @@ class _Prober:
             return hit
         if self.max_frequency_sets is not None and self.frequency_sets >= self.max_frequency_sets:
             raise _BudgetSpent
-        stats = self.engine.class_stats(levels)
         self.frequency_sets += 1
-        verdict = self.requirements.judge(stats, self.dataset.n_rows)
-        if self.monotone:
-            prunes = not verdict.feasible
+        if self.k_only:
+            feasible = self.engine.small_class_rows(levels, self.k) <= self.budget
+            prunes = not feasible
         else:
-            prunes = self.k > 1 and int(stats.sizes[stats.sizes < self.k].sum()) > self.budget
-        self.results[levels] = (verdict.feasible, prunes)
-        if verdict.feasible:
+            stats = self.engine.class_stats(levels)
+            feasible = self.requirements.judge(stats, self.dataset.n_rows).feasible
+            if self.monotone:
+                prunes = not feasible
+            else:
+                prunes = self.k > 1 and int(stats.sizes[stats.sizes < self.k].sum()) > self.budget
+        self.results[levels] = (feasible, prunes)
+        if feasible:
             rv = float(self.metric.node_values(self.dataset, np.array([levels]))[0])
             self.successes[levels] = SuccessEntry(levels, rv, int((np.array(levels) == self.top).sum()))
-        return verdict.feasible, prunes
+        return feasible, prunes
 
     def monotone_part(self, levels: tuple[int, ...]) -> bool:
         """Does the string satisfy the monotone part (everything when monotone, else k within the budget)?"""
