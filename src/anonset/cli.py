@@ -173,14 +173,8 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     """Verify that an existing release DATA satisfies k-anonymity (and l-diversity)."""
     from anonset.dataset import Dataset
     from anonset.io.tables import read_table
-    from anonset.privacy import (
-        DistinctLDiversity,
-        EntropyLDiversity,
-        KAnonymity,
-        PrivacyModel,
-        RecursiveCLDiversity,
-        Requirements,
-    )
+    from anonset.privacy import KAnonymity, PrivacyModel, Requirements
+    from anonset.privacy.ldiversity import l_diversity
     from anonset.verify import verify_release
 
     table = read_table(data, delimiter)
@@ -191,14 +185,7 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
         if not sensitive:
             raise ConfigError("--l needs --sensitive COLUMN")
         attrs[sensitive] = {"role": "sensitive"}
-        if variant == "distinct":
-            models.append(DistinctLDiversity(sensitive, l_value))
-        elif variant == "entropy":
-            models.append(EntropyLDiversity(sensitive, l_value))
-        else:
-            if c_value is None:
-                raise ConfigError("--variant recursive needs --c")
-            models.append(RecursiveCLDiversity(sensitive, l_value, c_value))
+        models.append(l_diversity(sensitive, l_value, variant, c_value))
     dataset = Dataset(table, attrs, source=str(data))
     requirements = Requirements(models, max_suppression)
     requirements.validate(dataset)

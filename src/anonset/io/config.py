@@ -33,15 +33,13 @@ from anonset.io.tables import read_table
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
 from anonset.privacy import (
-    DistinctLDiversity,
-    EntropyLDiversity,
     KAnonymity,
     PrivacyModel,
-    RecursiveCLDiversity,
     Requirements,
     SquaredErrorDiversity,
     TCloseness,
 )
+from anonset.privacy.ldiversity import l_diversity
 
 __all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
 
@@ -388,14 +386,9 @@ def _requirements(privacy: Any, where: str) -> Requirements:
         _unknown(where, "privacy.l_diversity.", entry, {"attribute", "l", "variant", "c"})
         attribute, l_value = _need(entry, where, "l_diversity", "attribute"), _need(entry, where, "l_diversity", "l")
         variant = entry.get("variant", "distinct")
-        if variant == "distinct":
-            models.append(DistinctLDiversity(attribute, l_value))
-        elif variant == "entropy":
-            models.append(EntropyLDiversity(attribute, l_value))
-        elif variant == "recursive":
-            models.append(RecursiveCLDiversity(attribute, l_value, _need(entry, where, "l_diversity", "c")))
-        else:
-            raise ConfigError(f"{where}: privacy.l_diversity.variant {variant!r}; use distinct | entropy | recursive")
+        if variant == "recursive":
+            _need(entry, where, "l_diversity", "c")
+        models.append(l_diversity(attribute, l_value, variant, entry.get("c")))
     for entry in _entries(privacy.get("t_closeness"), where, "t_closeness"):
         _unknown(where, "privacy.t_closeness.", entry, {"attribute", "t", "distance"})
         models.append(TCloseness(_need(entry, where, "t_closeness", "attribute"),

@@ -13,7 +13,7 @@ from anonset.engine.base import ClassStats, StatsRequest
 from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_number, require_sensitive
 
-__all__ = ["DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity"]
+__all__ = ["VARIANTS", "DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity", "l_diversity"]
 
 _EPS = 1e-9
 
@@ -94,3 +94,20 @@ class RecursiveCLDiversity(_LDiversity):
 
     def describe(self) -> str:
         return f"recursive ({self.c:g}, {int(self.l)})-diversity on {self.attribute}"
+
+
+#: l-diversity variants by name.
+VARIANTS = ("distinct", "entropy", "recursive")
+
+
+def l_diversity(attribute: str, l: float, variant: str = "distinct", c: float | None = None) -> PrivacyModel:
+    """The l-diversity model of a variant given by name (``recursive`` needs ``c``)."""
+    if variant == "distinct":
+        return DistinctLDiversity(attribute, l)
+    if variant == "entropy":
+        return EntropyLDiversity(attribute, l)
+    if variant == "recursive":
+        if c is None:
+            raise ConfigError("recursive (c, l)-diversity needs c; give `c` (config) or --c (check)")
+        return RecursiveCLDiversity(attribute, l, c)
+    raise ConfigError(f"unknown l-diversity variant {variant!r}; use {' | '.join(VARIANTS)}")
