@@ -25,12 +25,12 @@ import pandas as pd
 
 from anonset.dataset import Dataset, Role
 from anonset.errors import DataError
-from anonset.partition import Partition
+from anonset.partition import GeneralizedValues, Intervals, Partition
 
 if TYPE_CHECKING:
     from anonset.engine.sql_backends import SqlBackend, TableName
 
-__all__ = ["SUPPRESSED", "Release", "copy_table_to_file", "render_full_domain"]
+__all__ = ["SUPPRESSED", "Release", "class_labels", "copy_table_to_file", "render_full_domain", "render_partition"]
 
 #: The value written in every quasi-identifier of a suppressed record.
 SUPPRESSED = "*"
@@ -235,3 +235,55 @@ def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, 
 def _sql_string(text: str) -> str:
     """A SQL string literal (DuckDB's COPY takes its file name and options as literals, not parameters)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def render_partition(dataset: Dataset, partition: Partition, drop_suppressed: bool = False) -> pd.DataFrame:
+    """The released table of any partition (local recoding: each class its own generalized values).
+
+    Numeric intervals are written ``lo-hi`` (a single value as itself; ``[lo, hi]`` when a bound is
+    not an integer), hierarchy nodes by their labels; suppressed records get ``*`` in every
+    quasi-identifier (or are dropped), identifiers are removed, other columns pass through.
+    """
+    if dataset.table is None or partition.row_class is None:
+        raise ValueError("render_partition needs the rows in memory and the partition's row -> class map")
+    row_class = partition.row_class
+    suppressed = row_class < 0
+    columns: dict[str, Any] = {}
+    for name in dataset.table.columns:
+        spec = dataset.specs[name]
+        if spec.role is Role.IDENTIFIER:
+            continue
+        if spec.role is Role.QUASI:
+            per_class = class_labels(dataset, name, partition.values[name])
+            out = np.full(len(row_class), SUPPRESSED, dtype=object)
+            out[~suppressed] = per_class[row_class[~suppressed]]
+            columns[name] = out
+        else:
+            columns[name] = dataset.table[name].to_numpy()
+    table = pd.DataFrame(columns, index=dataset.table.index)
+    if drop_suppressed:
+        table = table.loc[~suppressed]
+    return table.reset_index(drop=True)
+
+
+def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+    """The released label of each class's generalized value (object array of str)."""
+    if isinstance(values, Intervals):
+        integral = bool(np.all(np.mod(values.lo, 1) == 0) and np.all(np.mod(values.hi, 1) == 0))
+        return np.array([_interval_label(lo, hi, integral) for lo, hi in zip(values.lo, values.hi)], dtype=object)
+    h = dataset.require_hierarchy(attribute)
+    out = np.empty(len(values.levels), dtype=object)
+    for level in np.unique(values.levels):
+        mask = values.levels == level
+        out[mask] = h.labels[int(level)][values.codes[mask]]
+    return out
+
+
+def _interval_label(lo: float, hi: float, integral: bool) -> str:
+    if lo == hi:
+        return _number(lo)
+    return f"{_number(lo)}-{_number(hi)}" if integral and lo >= 0 else f"[{_number(lo)}, {_number(hi)}]"
+
+
+def _number(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
