@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from anonset import __version__
+from anonset.cluster import greedy_k_member
 from anonset.dataset import AttributeSpec, Dataset
 from anonset.engine import NumpyEngine, StatsRequest
 from anonset.engine.base import ClassStats, Engine
@@ -43,9 +44,10 @@ from anonset.errors import ConfigError, DataError, InfeasibleError
 from anonset.metrics import make_metric, standard_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
-from anonset.partition import Partition
+from anonset.partition import Partition, partition_of_assignment
 from anonset.privacy.base import Requirements, Verdict
-from anonset.release import Release, render_full_domain
+from anonset.privacy.kanonymity import KAnonymity
+from anonset.release import Release, render_full_domain, render_partition
 from anonset.search.full_domain import SearchResult, exhaustive_search, optimal_search
 from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
 from anonset.verify import verify_release
@@ -63,6 +65,12 @@ METHODS: dict[str, SearchFunction] = {
     "rv-hybrid": rv_hybrid,
     "rv-partitioned": rv_partitioned,
 }
+
+#: Method name -> local-recoding method: ``(dataset, k, seed, **options) -> row -> class`` (−1 = suppressed).
+PARTITION_METHODS: dict[str, Callable[..., np.ndarray]] = {"k-member": greedy_k_member}
+
+#: Every method name, for validation and messages.
+METHOD_NAMES: tuple[str, ...] = (*METHODS, *PARTITION_METHODS)
 
 #: Options each method accepts (``method_options``).
 METHOD_OPTIONS: dict[str, frozenset[str]] = {
@@ -82,6 +90,10 @@ class ReleaseViolation(UserWarning):
 
 class Anonymizer:
     """Find a recoding that satisfies the privacy requirements with the best utility.
+
+    After ``fit``: ``levels_`` (the full-domain node, or None for a local-recoding
+    method), ``result_`` (the search's result, None for local recoding),
+    ``dataset_``, ``metric_`` and ``release_``.
 
     Parameters
     ----------
@@ -124,13 +136,16 @@ class Anonymizer:
         re-check, in the transaction that renames it into place.
     """
 
+    levels_: dict[str, int] | None
+    result_: SearchResult | None
+
     def __init__(self, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]], requirements: Requirements,
                  method: str = "optimal", metric: str | Metric | None = None,
                  weights: Mapping[str, float] | None = None, drop_suppressed: bool = False,
                  on_violation: str = "raise", seed: int = 0, method_options: Mapping[str, Any] | None = None,
                  pick: int = 0, output_table: TableName | None = None, replace_output: bool = False):
-        if method not in METHODS:
-            raise ConfigError(f"unknown method {method!r}; use one of {' | '.join(METHODS)}")
+        if method not in METHOD_NAMES:
+            raise ConfigError(f"unknown method {method!r}; use one of {' | '.join(METHOD_NAMES)}")
         options = dict(method_options or {})
         allowed = METHOD_OPTIONS.get(method, frozenset())
         for key in options:
@@ -212,6 +227,8 @@ class Anonymizer:
             raise ConfigError("output_table is where a table that lives in a database is released; this dataset"
                               " is in memory and its release is Release.table (write it with"
                               " anonset.io.tables.write_table)")
+        if self.method in PARTITION_METHODS:
+            return self._fit_partition(dataset, metric, started)
         if engine is None:
             engine = NumpyEngine(dataset, self.requirements.request)
         result = METHODS[self.method](dataset, engine, self.requirements, metric, **self.method_options)
@@ -226,6 +243,27 @@ class Anonymizer:
         self.release_ = self._release(dataset, levels, partition, started,
                                       search=self._search_facts(result, engine, metric),
                                       engine=_engine_name(engine), rows_fetched=_rows_fetched(engine))
+        return self
+
+    def _fit_partition(self, dataset: Dataset, metric: Metric, started: float) -> Anonymizer:
+        """Run a local-recoding method: each class gets its own generalized values."""
+        others = [m.describe() for m in self.requirements.models if not isinstance(m, KAnonymity)]
+        if others:
+            raise ConfigError(f"method {self.method!r} enforces k-anonymity only so far; remove {others[0]}"
+                              " or use a full-domain method (optimal, rv-*)")
+        if self.requirements.max_suppression:
+            raise ConfigError(f"method {self.method!r} suppresses no records; set max_suppression to 0")
+        method_started = time.perf_counter()
+        row_class = PARTITION_METHODS[self.method](dataset, self.requirements.k, seed=self.seed,
+                                                   **self.method_options)
+        partition = partition_of_assignment(dataset, row_class)
+        self.dataset_ = dataset
+        self.levels_ = None
+        self.result_ = None
+        self.metric_ = metric
+        search = {"method_seconds": round(time.perf_counter() - method_started, 4), "classes": partition.n_classes,
+                  "largest_class": int(partition.sizes.max()) if partition.n_classes else 0}
+        self.release_ = self._release(dataset, None, partition, started, search=search)
         return self
 
     def _search_facts(self, result: SearchResult, engine: Engine, metric: Metric) -> dict[str, Any]:
@@ -364,6 +402,9 @@ class Anonymizer:
         """
         if not hasattr(self, "levels_"):
             raise ConfigError("this Anonymizer is not fitted yet; call fit() first")
+        if self.levels_ is None:
+            raise ConfigError(f"transform() of new rows is not available for method {self.method!r} yet; refit on"
+                              " the new rows, or use a full-domain method")
         if isinstance(data, Dataset):
             if data.table is None:
                 raise ConfigError(f"{data.source}: transform() is not supported for tables in a database yet;"
@@ -416,12 +457,16 @@ class Anonymizer:
             "max_suppression": self.requirements.max_suppression,
         }
 
-    def _release(self, dataset: Dataset, levels: tuple[int, ...], partition: Partition, started: float,
+    def _release(self, dataset: Dataset, levels: tuple[int, ...] | None, partition: Partition, started: float,
                  search: dict[str, Any], check: bool = True, engine: str = "numpy",
                  rows_fetched: int | None = None) -> Release:
+        """Render, score and re-check a release (full-domain node, or any partition when ``levels`` is None)."""
         assert partition.row_class is not None
         suppressed = partition.row_class < 0
-        table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
+        if levels is None:
+            table = render_partition(dataset, partition, self.drop_suppressed)
+        else:
+            table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
         reported, _ = self._reported_metrics()
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
         verified = False
@@ -432,7 +477,8 @@ class Anonymizer:
                                    + "; ".join(report.problems))
             verified = True
         return Release(
-            table=table, partition=partition, method=self.method, levels=dict(zip(dataset.quasi, levels)),
+            table=table, partition=partition, method=self.method,
+            levels=None if levels is None else dict(zip(dataset.quasi, levels)),
             metrics=metrics, suppressed_rows=int(suppressed.sum()), verified=verified,
             requirements=self.requirements.describe(), search=search,
             seconds=time.perf_counter() - started,

@@ -258,12 +258,12 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"{where}: seed must be an integer; got {seed!r}")
-    from anonset.anonymizer import METHODS, RESEARCH_VALUE_METHODS
+    from anonset.anonymizer import METHOD_NAMES, RESEARCH_VALUE_METHODS
     from anonset.metrics import METRICS
 
     name = str(method.get("name", "optimal"))
-    if name not in METHODS:
-        raise ConfigError(f"{where}: unknown method {name!r}; use one of {' | '.join(METHODS)}")
+    if name not in METHOD_NAMES:
+        raise ConfigError(f"{where}: unknown method {name!r}; use one of {' | '.join(METHOD_NAMES)}")
     metric = str(method.get("metric", "research_value" if name in RESEARCH_VALUE_METHODS else "loss"))
     if metric not in METRICS:
         raise ConfigError(f"{where}: unknown metric {metric!r}; use one of {' | '.join(METRICS)}")
