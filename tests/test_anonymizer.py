@@ -142,3 +142,15 @@ def test_verification_reads_sensitive_values_as_the_input_spelled_them() -> None
     attrs = {"q": {"role": "quasi"}, "s": {"role": "sensitive", "type": "numeric", "hierarchy": h}}
     release = anonymize(table, attrs, requirements=Requirements([KAnonymity(3), TCloseness("s", 0.5, "hierarchical")]))
     assert release.verified
+
+
+def test_classification_metric_is_reported_when_a_target_exists() -> None:
+    table = patient_register(1500, seed=7)
+    attrs = dict(patient_register_attributes(table))
+    plain = anonymize(table, attrs, requirements=Requirements([KAnonymity(5)], 0.02))
+    assert "cm" not in plain.metrics and "total_il" in plain.metrics
+    from anonset.dataset import AttributeSpec, Role
+
+    attrs["diagnosis"] = AttributeSpec(role=Role.TARGET)
+    with_target = anonymize(table, attrs, requirements=Requirements([KAnonymity(5)], 0.02))
+    assert 0.0 <= with_target.metrics["cm"] <= 1.0

@@ -256,3 +256,31 @@ def test_k_member_from_the_cli(tmp_path) -> None:
     assert result.exit_code == 0, result.output + result.stderr
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["verified"] is True and summary["min_class_size"] >= 4 and summary["levels"] is None
+
+
+def test_total_il_metric_equals_byuns_information_loss() -> None:
+    """The shared Total-IL metric, scored on the release's partition, equals the clustering's own IL."""
+    from anonset.cluster import greedy_k_member, information_loss
+    from anonset.datasets import patient_register_dataset
+    from anonset.metrics import TotalIL
+    from anonset.partition import partition_of_assignment
+
+    ds = patient_register_dataset(1200, seed=5)
+    labels = greedy_k_member(ds, 6, seed=0)
+    partition = partition_of_assignment(ds, labels)
+    assert TotalIL().score(partition, ds) == pytest.approx(information_loss(ds, labels), rel=1e-9)
+
+
+def test_classification_metric_by_hand() -> None:
+    """Two classes: {y, y, n} costs 1 (one minority record), {n, n} costs 0, one suppressed record costs 1."""
+    import pandas as pd
+
+    from anonset.dataset import Dataset
+    from anonset.metrics import ClassificationMetric
+    from anonset.partition import partition_of_assignment
+
+    table = pd.DataFrame({"q": ["a", "a", "a", "b", "b", "c"], "label": ["y", "y", "n", "n", "n", "y"]})
+    ds = Dataset(table, {"q": {"role": "quasi"}, "label": {"role": "target"}})
+    partition = partition_of_assignment(ds, np.array([0, 0, 0, 1, 1, -1]))
+    assert ClassificationMetric().score(partition, ds) == pytest.approx(2 / 6)
+    assert np.isnan(ClassificationMetric().score(partition, Dataset(table, {"q": {"role": "quasi"}})))

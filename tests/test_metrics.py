@@ -314,7 +314,8 @@ def test_registry() -> None:
     with pytest.raises(ConfigError, match="metric 'discernibility' takes no attribute weights"):
         make_metric("discernibility", weights={"sex": 2})
     names = [m.name for m in standard_metrics(k=2)]
-    assert names == ["loss", "glm", "ncp", "gcp", "precision", "discernibility", "aecs", "non_uniform_entropy"]
+    assert names == ["loss", "glm", "ncp", "gcp", "precision", "discernibility", "aecs", "non_uniform_entropy",
+                     "total_il"]
 
 
 # ============================================================================ lower bounds on a lattice

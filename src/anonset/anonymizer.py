@@ -41,7 +41,7 @@ from anonset.engine.sql_backends import SqlBackend, TableName, table_parts
 from anonset.engine.sql_engine import SqlEngine
 from anonset.engine.sql_release import verify_table, write_release
 from anonset.errors import ConfigError, DataError, InfeasibleError
-from anonset.metrics import make_metric, standard_metrics
+from anonset.metrics import make_metric, reported_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
 from anonset.partition import Partition, partition_of_assignment
@@ -349,7 +349,7 @@ class Anonymizer:
                                     "removing the unchecked release")
                 except DataError:
                     pass
-        reported, omitted = self._reported_metrics(in_memory=False)
+        reported, omitted = self._reported_metrics(dataset, in_memory=False)
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
         provenance = self._provenance(dataset)
         provenance.update({"engine": backend.dialect, "database": backend.description,
@@ -436,9 +436,9 @@ class Anonymizer:
         return self._release(dataset, levels, partition, started, search={"transform": True})
 
     # ------------------------------------------------------------------ release
-    def _reported_metrics(self, in_memory: bool = True) -> tuple[list[Metric], dict[str, str]]:
+    def _reported_metrics(self, dataset: Dataset, in_memory: bool = True) -> tuple[list[Metric], dict[str, str]]:
         """The metrics a release reports, and those left out (with the reason) when the rows are not in memory."""
-        reported = standard_metrics(self.requirements.k, self.weights)
+        reported = reported_metrics(dataset, self.requirements.k, self.weights)
         optimized = getattr(self, "metric_", None)
         if optimized is not None and optimized.name not in {m.name for m in reported}:
             reported.append(optimized)
@@ -467,7 +467,7 @@ class Anonymizer:
             table = render_partition(dataset, partition, self.drop_suppressed)
         else:
             table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
-        reported, _ = self._reported_metrics()
+        reported, _ = self._reported_metrics(dataset)
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
         verified = False
         if check:

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from anonset.dataset import Dataset, Role
 from anonset.errors import ConfigError
 from anonset.metrics.base import CellMetric, Metric
-from anonset.metrics.cell_metrics import GCP, GLM, NCP, Precision
-from anonset.metrics.class_metrics import AverageClassSize, Discernibility, NonUniformEntropy
+from anonset.metrics.cell_metrics import GCP, GLM, NCP, Precision, TotalIL
+from anonset.metrics.class_metrics import (
+    AverageClassSize,
+    ClassificationMetric,
+    Discernibility,
+    NonUniformEntropy,
+)
 from anonset.metrics.loss import Loss
 from anonset.metrics.research_value import ResearchValue
 
@@ -18,12 +24,15 @@ __all__ = [
     "NCP",
     "AverageClassSize",
     "CellMetric",
+    "ClassificationMetric",
     "Discernibility",
     "Loss",
     "Metric",
     "NonUniformEntropy",
     "Precision",
+    "TotalIL",
     "make_metric",
+    "reported_metrics",
     "standard_metrics",
 ]
 
@@ -31,11 +40,14 @@ __all__ = [
 METRICS: dict[str, type[Metric]] = {
     "loss": Loss, "glm": GLM, "ncp": NCP, "gcp": GCP, "precision": Precision,
     "discernibility": Discernibility, "aecs": AverageClassSize, "non_uniform_entropy": NonUniformEntropy,
+    "total_il": TotalIL,
+    "cm": ClassificationMetric,
     "research_value": ResearchValue,
 }
 
-#: Metrics that need a configuration of their own and are reported only when optimized.
-CONFIGURED = frozenset({"research_value"})
+#: Metrics reported only when optimized (research value needs its configuration) or when the data has
+#: what they measure (cm needs a target attribute; see :func:`reported_metrics`).
+CONFIGURED = frozenset({"research_value", "cm"})
 
 
 def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int = 1) -> Metric:
@@ -52,6 +64,14 @@ def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int
     if weights:
         raise ConfigError(f"metric {name!r} takes no attribute weights")
     return cls()
+
+
+def reported_metrics(dataset: Dataset, k: int = 1, weights: Mapping[str, float] | None = None) -> list[Metric]:
+    """The standard metrics, plus the classification metric when the dataset has a target attribute."""
+    out = standard_metrics(k, weights)
+    if any(spec.role is Role.TARGET for spec in dataset.specs.values()):
+        out.append(ClassificationMetric())
+    return out
 
 
 def standard_metrics(k: int = 1, weights: Mapping[str, float] | None = None) -> list[Metric]:

@@ -96,3 +96,27 @@ class Precision(CellMetric):
         """1 − weighted mean cost."""
         w = self.attribute_weights(dataset)
         return 1.0 - (sums * w).sum(axis=-1) / (dataset.n_rows * w.sum())
+
+
+class TotalIL(CellMetric):
+    """Byun et al.'s Total information loss: Σ over classes of |e| · (Σ numeric (max − min)/range + Σ H(Λ)/H(T)).
+
+    Per cell: a numeric interval's share of the attribute's range, or the
+    level of the class's common ancestor over the hierarchy's height (the
+    LCA's subtree height over the tree's, for equal-depth hierarchies); a
+    suppressed cell costs 1.  Summed over all cells (weighted when weights are given).
+    """
+
+    name = "total_il"
+    direction = "loss"
+
+    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+        """(max − min)/range, or level / height."""
+        if isinstance(values, HierarchyNodes):
+            height = dataset.require_hierarchy(attribute).max_level
+            return values.levels.astype(np.float64) / height if height > 0 else np.zeros(len(values.levels))
+        return interval_share(dataset, attribute, values)
+
+    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
+        """Weighted sum over attributes."""
+        return (sums * self.attribute_weights(dataset)).sum(axis=-1)

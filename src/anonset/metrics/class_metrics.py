@@ -87,3 +87,44 @@ class NonUniformEntropy(Metric):
                 gen[kept] = (hi - lo).astype(np.float64)
             total += float(np.log2(gen / own).sum())
         return total
+
+
+class ClassificationMetric(Metric):
+    """Iyengar's classification metric: the share of records whose class label is not their class's majority.
+
+    A record costs 1 when it is suppressed or when its value of the target
+    attribute differs from the most frequent value in its equivalence class;
+    the sum is divided by the number of records.  Needs a column with role
+    ``target`` (or the one named); with a single target value it is always 0
+    and says nothing.
+    """
+
+    name = "cm"
+    direction = "loss"
+    needs_rows = True
+
+    def __init__(self, target: str | None = None):
+        self.target = target
+
+    def score(self, partition: Partition, dataset: Dataset) -> float:
+        """(suppressed + minority records) / n."""
+        if partition.row_class is None:
+            raise ValueError("cm needs record-level detail (Partition.row_class)")
+        target = self.target or _target_of(dataset)
+        if target is None:
+            return float("nan")
+        assert dataset.table is not None
+        labels, codes = np.unique(dataset.table[target].astype(str).to_numpy(), return_inverse=True)
+        rc = partition.row_class
+        kept = rc >= 0
+        m = len(labels)
+        counts = np.bincount(rc[kept] * m + codes.reshape(-1)[kept], minlength=partition.n_classes * m)
+        majority = counts.reshape(partition.n_classes, m).max(axis=1).sum() if partition.n_classes else 0
+        return float(dataset.n_rows - majority) / dataset.n_rows
+
+
+def _target_of(dataset: Dataset) -> str | None:
+    from anonset.dataset import Role
+
+    targets = [name for name, spec in dataset.specs.items() if spec.role is Role.TARGET]
+    return targets[0] if targets else None
