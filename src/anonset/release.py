@@ -16,6 +16,7 @@ to a CSV or Parquet file without the records passing through Python.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -158,26 +159,13 @@ def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_row
     drop_suppressed : bool
         Drop suppressed records instead of writing ``*`` in their quasi-identifiers.
     """
-    if dataset.table is None:
-        raise ValueError("render_full_domain needs the rows in memory; a database table is rendered in SQL")
-    columns: dict[str, Any] = {}
-    for name in dataset.table.columns:
-        spec = dataset.specs[name]
-        if spec.role is Role.IDENTIFIER:
-            continue
-        if spec.role is Role.QUASI:
-            j = dataset.quasi.index(name)
-            h = dataset.require_hierarchy(name)
-            labels = h.labels[levels[j]].astype(object)
-            out = labels[h.maps[levels[j]][dataset.encoded[name].row_codes()]]
-            out[suppressed_rows] = SUPPRESSED
-            columns[name] = out
-        else:
-            columns[name] = dataset.table[name].to_numpy()
-    table = pd.DataFrame(columns, index=dataset.table.index)
-    if drop_suppressed:
-        table = table.loc[~suppressed_rows]
-    return table.reset_index(drop=True)
+
+    def labels(name: str) -> np.ndarray:
+        level = levels[dataset.quasi.index(name)]
+        h = dataset.require_hierarchy(name)
+        return h.labels[level].astype(object)[h.maps[level][dataset.encoded[name].row_codes()]]
+
+    return _assemble(dataset, labels, suppressed_rows, drop_suppressed)
 
 
 def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, delimiter: str = ",",
@@ -244,19 +232,30 @@ def render_partition(dataset: Dataset, partition: Partition, drop_suppressed: bo
     not an integer), hierarchy nodes by their labels; suppressed records get ``*`` in every
     quasi-identifier (or are dropped), identifiers are removed, other columns pass through.
     """
-    if dataset.table is None or partition.row_class is None:
-        raise ValueError("render_partition needs the rows in memory and the partition's row -> class map")
+    if partition.row_class is None:
+        raise ValueError("render_partition needs the partition's row -> class map")
     row_class = partition.row_class
     suppressed = row_class < 0
+
+    def labels(name: str) -> np.ndarray:
+        return class_labels(dataset, name, partition.values[name])[np.maximum(row_class, 0)]
+
+    return _assemble(dataset, labels, suppressed, drop_suppressed)
+
+
+def _assemble(dataset: Dataset, quasi_labels: Callable[[str], np.ndarray], suppressed: np.ndarray,
+              drop_suppressed: bool) -> pd.DataFrame:
+    """Identifiers removed, quasi-identifiers labelled (``*`` when suppressed), other columns untouched."""
+    if dataset.table is None:
+        raise ValueError("rendering a release needs the rows in memory; a database table is rendered in SQL")
     columns: dict[str, Any] = {}
     for name in dataset.table.columns:
         spec = dataset.specs[name]
         if spec.role is Role.IDENTIFIER:
             continue
         if spec.role is Role.QUASI:
-            per_class = class_labels(dataset, name, partition.values[name])
-            out = np.full(len(row_class), SUPPRESSED, dtype=object)
-            out[~suppressed] = per_class[row_class[~suppressed]]
+            out = np.asarray(quasi_labels(name), dtype=object).copy()
+            out[suppressed] = SUPPRESSED
             columns[name] = out
         else:
             columns[name] = dataset.table[name].to_numpy()

@@ -87,10 +87,7 @@ class Precision(CellMetric):
 
     def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
         """level / height of the hierarchy (interval share for intervals)."""
-        if isinstance(values, HierarchyNodes):
-            height = dataset.require_hierarchy(attribute).max_level
-            return values.levels.astype(np.float64) / height if height > 0 else np.zeros(len(values.levels))
-        return interval_share(dataset, attribute, values)
+        return level_share(dataset, attribute, values)
 
     def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
         """1 − weighted mean cost."""
@@ -112,11 +109,16 @@ class TotalIL(CellMetric):
 
     def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
         """(max − min)/range, or level / height."""
-        if isinstance(values, HierarchyNodes):
-            height = dataset.require_hierarchy(attribute).max_level
-            return values.levels.astype(np.float64) / height if height > 0 else np.zeros(len(values.levels))
-        return interval_share(dataset, attribute, values)
+        return level_share(dataset, attribute, values)
 
     def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
         """Weighted sum over attributes."""
         return (sums * self.attribute_weights(dataset)).sum(axis=-1)
+
+
+def level_share(dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+    """Per class: the node's level over the hierarchy's height, or an interval's share of the range."""
+    if isinstance(values, HierarchyNodes):
+        height = dataset.require_hierarchy(attribute).max_level
+        return values.levels.astype(np.float64) / height if height > 0 else np.zeros(len(values.levels))
+    return interval_share(dataset, attribute, values)
