@@ -1,7 +1,8 @@
-"""Clustering-based k-anonymization (Byun et al.'s greedy k-member clustering)."""
+"""Local recoding by clustering: Byun et al.'s greedy k-member and Xu et al.'s top-down method."""
 
 from __future__ import annotations
 
 from anonset.cluster.kmember import cluster_information_loss, greedy_k_member, information_loss
+from anonset.cluster.topdown import xu_top_down
 
-__all__ = ["cluster_information_loss", "greedy_k_member", "information_loss"]
+__all__ = ["cluster_information_loss", "greedy_k_member", "information_loss", "xu_top_down"]

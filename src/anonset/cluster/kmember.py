@@ -55,7 +55,7 @@ class _Prepared:
     categorical: tuple[str, ...]
 
 
-def _prepare(dataset: Dataset) -> _Prepared:
+def prepare_attributes(dataset: Dataset) -> _Prepared:
     """Split the quasi-identifiers into numeric values and hierarchy-encoded categorical codes.
 
     A numeric or date quasi-identifier is compared by value unless one of its
@@ -308,7 +308,7 @@ def greedy_k_member(dataset: Dataset, k: int, seed: int = 0) -> np.ndarray:
     """
     if k < 1:
         raise ValueError(f"k must be at least 1; got {k}")
-    prep = _prepare(dataset)
+    prep = prepare_attributes(dataset)
     n = dataset.n_rows
     start = int(np.random.default_rng(seed).integers(n))
     return np.asarray(
@@ -332,7 +332,7 @@ def cluster_information_loss(dataset: Dataset, labels: np.ndarray) -> np.ndarray
     numpy.ndarray
         float64 ``IL(e)`` of cluster ``e`` at index ``e`` (0 for an id with no rows).
     """
-    prep = _prepare(dataset)
+    prep = prepare_attributes(dataset)
     labels = np.asarray(labels, dtype=np.int64)
     if labels.shape != (dataset.n_rows,):
         raise ValueError(f"labels must have one entry per row ({dataset.n_rows}); got shape {labels.shape}")
