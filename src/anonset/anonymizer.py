@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from anonset import __version__
-from anonset.cluster import greedy_k_member, xu_top_down
+from anonset.cluster import greedy_k_member, xu_bottom_up, xu_top_down
 from anonset.dataset import AttributeSpec, Dataset
 from anonset.engine import NumpyEngine, StatsRequest
 from anonset.engine.base import ClassStats, Engine
@@ -67,7 +67,11 @@ METHODS: dict[str, SearchFunction] = {
 }
 
 #: Method name -> local-recoding method: ``(dataset, k, seed, **options) -> row -> class`` (−1 = suppressed).
-PARTITION_METHODS: dict[str, Callable[..., np.ndarray]] = {"k-member": greedy_k_member, "xu-top-down": xu_top_down}
+PARTITION_METHODS: dict[str, Callable[..., np.ndarray]] = {
+    "k-member": greedy_k_member,
+    "xu-top-down": xu_top_down,
+    "xu-bottom-up": xu_bottom_up,
+}
 
 #: Every method name, for validation and messages.
 METHOD_NAMES: tuple[str, ...] = (*METHODS, *PARTITION_METHODS)

@@ -52,7 +52,7 @@ __all__ = ["xu_top_down"]
 _DONORS = 5
 
 
-def _leaf_share_table(dataset: Dataset, categorical: tuple[str, ...], maps: np.ndarray) -> np.ndarray:
+def leaf_share_table(dataset: Dataset, categorical: tuple[str, ...], maps: np.ndarray) -> np.ndarray:
     """``share[a, lv, x]``: leaves under leaf ``x``'s ancestor at level ``lv`` / leaves of the hierarchy.
 
     0 when that ancestor covers one leaf; levels above an attribute's top
@@ -436,7 +436,7 @@ def xu_top_down(dataset: Dataset, k: int, seed: int = 0, rounds: int = 3) -> np.
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1; got {rounds}")
     prep = prepare_attributes(dataset)
-    share = _leaf_share_table(dataset, prep.categorical, prep.maps)
+    share = leaf_share_table(dataset, prep.categorical, prep.maps)
     raw = _topdown_kernel(
         prep.values, prep.num_weight, prep.codes, prep.maps, share, int(k), int(seed) % (2**32), int(rounds),
         _DONORS,

@@ -1,0 +1,195 @@
+"""Tests of Xu et al.'s bottom-up local recoding (anonset.cluster.bottomup)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonset.cluster.bottomup import xu_bottom_up
+from anonset.dataset import Dataset
+from anonset.hierarchy import Hierarchy
+from support import random_table
+
+
+def _dataset(seed: int, n_rows: int, n_quasi: int) -> Dataset:
+    rng = np.random.default_rng(seed)
+    table, hierarchies = random_table(rng, n_rows, n_quasi)
+    attrs: dict = {q: {"role": "quasi", "hierarchy": h} for q, h in hierarchies.items()}
+    attrs["s"] = {"role": "sensitive"}
+    attrs["x"] = {"role": "quasi", "type": "numeric"}
+    return Dataset(table, attrs)
+
+
+def _ncp(ds: Dataset, labels: np.ndarray) -> float:
+    """Table NCP straight from the definition: Σ over classes |G| · Σ over QIs of the class's penalty."""
+    total = 0.0
+    for g in np.unique(labels):
+        members = np.flatnonzero(labels == g)
+        d = 0.0
+        for q in ds.quasi:
+            enc = ds.encoded[q]
+            codes = enc.row_codes()
+            if ds.specs[q].type.value == "numeric":
+                assert enc.numbers is not None
+                v = enc.numbers[codes]
+                span = v.max() - v.min()
+                d += (v[members].max() - v[members].min()) / span if span > 0 else 0.0
+            else:
+                h = ds.require_hierarchy(q)
+                leaves = codes[members]
+                lv = next(
+                    lv for lv in range(h.n_levels) if len(set(h.maps[lv][leaves].tolist())) == 1
+                )
+                anc = h.maps[lv]
+                size = int((anc == anc[leaves[0]]).sum())
+                d += size / h.n_leaves if size > 1 else 0.0
+        total += len(members) * d
+    return total
+
+
+def _check(labels: np.ndarray, n: int, k: int) -> np.ndarray:
+    assert labels.dtype == np.int64
+    assert labels.shape == (n,)
+    sizes = np.bincount(labels)
+    assert labels.min() == 0
+    assert (sizes > 0).all(), "class ids must be 0..c-1 without gaps"
+    # numbered by first row
+    _, first = np.unique(labels, return_index=True)
+    assert (np.diff(first) > 0).all()
+    if n >= k:
+        assert sizes.min() >= k
+    return sizes
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 10])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_partition_valid(k: int, seed: int) -> None:
+    ds = _dataset(seed, 300, 3)
+    labels = xu_bottom_up(ds, k)
+    sizes = _check(labels, 300, k)
+    assert len(sizes) >= 300 // (4 * k)
+
+
+@pytest.mark.parametrize("n", [1, 3, 4])
+def test_small_tables_are_one_class(n: int) -> None:
+    ds = _dataset(4, n, 2)
+    labels = xu_bottom_up(ds, 5)
+    _check(labels, n, 5)
+    assert (labels == 0).all()
+
+
+def test_k1_keeps_distinct_rows_apart() -> None:
+    ds = Dataset(
+        pd.DataFrame({"x": ["1", "2", "2", "7"]}), {"x": {"role": "quasi", "type": "numeric"}}
+    )
+    assert xu_bottom_up(ds, 1).tolist() == [0, 1, 1, 2]
+
+
+def test_deterministic() -> None:
+    ds = _dataset(7, 500, 3)
+    a = xu_bottom_up(ds, 4)
+    assert np.array_equal(a, xu_bottom_up(ds, 4))
+    assert np.array_equal(a, xu_bottom_up(ds, 4, seed=5))  # seed is unused
+
+
+def test_row_order_only_renumbers() -> None:
+    ds = _dataset(3, 200, 3)
+    perm = np.random.default_rng(0).permutation(200)
+    table = ds.table
+    assert table is not None
+    shuffled = Dataset(
+        table.iloc[perm].reset_index(drop=True), {q: ds.specs[q] for q in table.columns}
+    )
+    a = xu_bottom_up(ds, 5)
+    b = xu_bottom_up(shuffled, 5)
+    # same partition up to labels
+    pairs = {(int(x), int(y)) for x, y in zip(a[perm], b, strict=True)}
+    assert len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
+
+
+def test_duplicate_heavy() -> None:
+    # 400 rows over only 3 distinct records
+    table = pd.DataFrame(
+        {"x": ["1"] * 200 + ["2"] * 150 + ["50"] * 50, "c": ["a"] * 350 + ["b"] * 50}
+    )
+    ds = Dataset(table, {"x": {"role": "quasi", "type": "numeric"}, "c": {"role": "quasi"}})
+    labels = xu_bottom_up(ds, 7)
+    _check(labels, 400, 7)
+    # every distinct record is already a class of >= 7: nothing is merged, NCP 0
+    assert len(np.unique(labels)) == 3
+    assert _ncp(ds, labels) == 0.0
+
+
+def test_duplicates_with_a_few_singletons() -> None:
+    table = pd.DataFrame({"x": ["1"] * 30 + ["2"] + ["40"] * 30 + ["41"]})
+    ds = Dataset(table, {"x": {"role": "quasi", "type": "numeric"}})
+    labels = xu_bottom_up(ds, 5)
+    _check(labels, 62, 5)
+    values = np.asarray(table["x"].astype(int))
+    groups = {frozenset(values[labels == g].tolist()) for g in np.unique(labels)}
+    assert groups == {frozenset({1, 2}), frozenset({40, 41})}
+
+
+def test_all_identical() -> None:
+    ds = Dataset(pd.DataFrame({"x": ["3"] * 50}), {"x": {"role": "quasi", "type": "numeric"}})
+    labels = xu_bottom_up(ds, 4)
+    _check(labels, 50, 4)
+
+
+def test_hand_example_numeric() -> None:
+    ds = Dataset(
+        pd.DataFrame({"x": ["1", "11", "2", "12", "3", "10"]}),
+        {"x": {"role": "quasi", "type": "numeric"}},
+    )
+    labels = xu_bottom_up(ds, 3)
+    groups = {
+        frozenset(np.asarray([1, 11, 2, 12, 3, 10])[labels == g].tolist())
+        for g in np.unique(labels)
+    }
+    assert groups == {frozenset({1, 2, 3}), frozenset({10, 11, 12})}
+
+
+def test_hand_example_hierarchy() -> None:
+    h = Hierarchy.from_rows(
+        "c", [["a1", "A", "*"], ["a2", "A", "*"], ["b1", "B", "*"], ["b2", "B", "*"]]
+    )
+    values = ["a1", "b1", "a2", "b2", "a1", "b2", "a2", "b1"]
+    ds = Dataset(pd.DataFrame({"c": values}), {"c": {"role": "quasi", "hierarchy": h}})
+    labels = xu_bottom_up(ds, 4)
+    groups = {frozenset(np.asarray(values)[labels == g].tolist()) for g in np.unique(labels)}
+    assert groups == {frozenset({"a1", "a2"}), frozenset({"b1", "b2"})}
+    assert _ncp(ds, labels) == pytest.approx(8 * 0.5)
+
+
+@pytest.mark.parametrize("k", [3, 8])
+def test_better_than_random_partition(k: int) -> None:
+    ds = _dataset(2, 600, 4)
+    labels = xu_bottom_up(ds, k)
+    _check(labels, 600, k)
+    rng = np.random.default_rng(0)
+    random_labels = np.empty(600, dtype=np.int64)
+    random_labels[rng.permutation(600)] = np.arange(600) // k
+    random_labels = np.minimum(random_labels, 600 // k - 1)
+    assert np.bincount(random_labels).min() >= k
+    assert _ncp(ds, labels) < 0.6 * _ncp(ds, random_labels)
+
+
+def test_rejects_bad_k() -> None:
+    ds = _dataset(0, 20, 2)
+    with pytest.raises(ValueError):
+        xu_bottom_up(ds, 0)
+
+
+def test_xu_bottom_up_release_through_the_anonymizer_is_verified() -> None:
+    from pycanon import anonymity
+
+    from anonset import Anonymizer, KAnonymity, Requirements
+    from anonset.datasets import patient_register_dataset
+
+    ds = patient_register_dataset(1500, seed=9)
+    release = Anonymizer({}, Requirements([KAnonymity(4)]), method="xu-bottom-up").fit_transform(ds)
+    assert release.verified and release.levels is None
+    quasi = list(ds.quasi)
+    assert release.table.groupby(quasi).size().min() >= 4
+    assert anonymity.k_anonymity(release.table, quasi) >= 4
