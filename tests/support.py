@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anonset.dataset import Dataset
 from anonset.engine.sql_backends import redact_url
 from anonset.hierarchy import Hierarchy
 
@@ -106,3 +107,38 @@ def random_table(rng: np.random.Generator, n_rows: int, n_quasi: int, n_sensitiv
     data["s"] = np.array([f"s{v}" for v in rng.integers(0, n_sensitive_values, n_rows)], dtype=object)
     data["x"] = rng.integers(0, 50, n_rows).astype(str).astype(object)
     return pd.DataFrame(data), hierarchies
+
+
+def clustering_dataset(seed: int, n_rows: int, n_quasi: int) -> Dataset:
+    """A random table for the clustering methods: hierarchy quasi-identifiers plus a numeric one, ``x``."""
+    rng = np.random.default_rng(seed)
+    table, hierarchies = random_table(rng, n_rows, n_quasi)
+    attrs: dict = {q: {"role": "quasi", "hierarchy": h} for q, h in hierarchies.items()}
+    attrs["s"] = {"role": "sensitive"}
+    attrs["x"] = {"role": "quasi", "type": "numeric"}
+    return Dataset(table, attrs)
+
+
+def ncp_by_definition(ds: Dataset, labels: np.ndarray) -> float:
+    """Table NCP straight from Xu et al.'s definition (an independent reference for the compiled methods)."""
+    total = 0.0
+    for g in np.unique(labels):
+        members = np.flatnonzero(labels == g)
+        d = 0.0
+        for q in ds.quasi:
+            enc = ds.encoded[q]
+            codes = enc.row_codes()
+            if ds.specs[q].type.value == "numeric":
+                assert enc.numbers is not None
+                v = enc.numbers[codes]
+                span = v.max() - v.min()
+                d += (v[members].max() - v[members].min()) / span if span > 0 else 0.0
+            else:
+                h = ds.require_hierarchy(q)
+                leaves = codes[members]
+                lv = next(lv for lv in range(h.n_levels) if len(set(h.maps[lv][leaves].tolist())) == 1)
+                anc = h.maps[lv]
+                size = int((anc == anc[leaves[0]]).sum())
+                d += size / h.n_leaves if size > 1 else 0.0
+        total += len(members) * d
+    return total

@@ -9,41 +9,8 @@ import pytest
 from anonset.cluster import xu_top_down
 from anonset.dataset import Dataset
 from anonset.hierarchy import Hierarchy
-from support import random_table
-
-
-def _dataset(seed: int, n_rows: int, n_quasi: int) -> Dataset:
-    rng = np.random.default_rng(seed)
-    table, hierarchies = random_table(rng, n_rows, n_quasi)
-    attrs: dict = {q: {"role": "quasi", "hierarchy": h} for q, h in hierarchies.items()}
-    attrs["s"] = {"role": "sensitive"}
-    attrs["x"] = {"role": "quasi", "type": "numeric"}
-    return Dataset(table, attrs)
-
-
-def _ncp(ds: Dataset, labels: np.ndarray) -> float:
-    """Table NCP straight from the definition: Σ over classes |G| · Σ over QIs of the class's penalty."""
-    total = 0.0
-    for g in np.unique(labels):
-        members = np.flatnonzero(labels == g)
-        d = 0.0
-        for q in ds.quasi:
-            enc = ds.encoded[q]
-            codes = enc.row_codes()
-            if ds.specs[q].type.value == "numeric":
-                assert enc.numbers is not None
-                v = enc.numbers[codes]
-                span = v.max() - v.min()
-                d += (v[members].max() - v[members].min()) / span if span > 0 else 0.0
-            else:
-                h = ds.require_hierarchy(q)
-                leaves = codes[members]
-                lv = next(lv for lv in range(h.n_levels) if len(set(h.maps[lv][leaves].tolist())) == 1)
-                anc = h.maps[lv]
-                size = int((anc == anc[leaves[0]]).sum())
-                d += size / h.n_leaves if size > 1 else 0.0
-        total += len(members) * d
-    return total
+from support import clustering_dataset as _dataset
+from support import ncp_by_definition as _ncp
 
 
 def _check(labels: np.ndarray, n: int, k: int) -> np.ndarray:

@@ -40,21 +40,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from anonset.cluster.kmember import prepare_attributes
+from anonset.cluster.kmember import lca_level, prepare_attributes
 from anonset.cluster.topdown import leaf_share_table
 from anonset.dataset import Dataset
 
 __all__ = ["xu_bottom_up"]
-
-
-@numba.njit(cache=True, nogil=True)
-def _meet(maps: np.ndarray, a: int, start: int, ref: int, leaf: int) -> int:  # pragma: no cover
-    """Lowest level >= ``start`` at which leaves ``ref`` and ``leaf`` of attribute ``a`` meet."""
-    lv = start
-    top = maps.shape[1] - 1
-    while lv < top and maps[a, lv, leaf] != maps[a, lv, ref]:
-        lv += 1
-    return lv
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -72,7 +62,7 @@ def _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, ma
         for b in range(p):
             d += (max(hi[g, b], hi[h, b]) - min(lo[g, b], lo[h, b])) * num_w[b]
         for a in range(q):
-            lv = _meet(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
+            lv = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
             d += share[a, lv, ref[g, a]]
         out[i] = (size[g] + size[h]) * d - base_g - size[h] * cost[h]
 
@@ -131,7 +121,7 @@ def _bottomup_kernel(values, codes, counts, num_w, maps, share, k):  # type: ign
                 hi[g, b] = max(hi[g, b], hi[h, b])
                 d += (hi[g, b] - lo[g, b]) * num_w[b]
             for a in range(q):
-                lvl[g, a] = _meet(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
+                lvl[g, a] = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
                 d += share[a, lvl[g, a], ref[g, a]]
             cost[g] = d
             size[g] += size[h]

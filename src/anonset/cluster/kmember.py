@@ -121,7 +121,7 @@ def _lca_table(maps: np.ndarray, leaf_codes: np.ndarray, out: np.ndarray) -> Non
 
 
 @numba.njit(cache=True, nogil=True)
-def _lca_from(maps: np.ndarray, a: int, start: int, ref: int, leaf: int) -> int:  # pragma: no cover
+def lca_level(maps: np.ndarray, a: int, start: int, ref: int, leaf: int) -> int:  # pragma: no cover
     """Lowest level >= ``start`` at which leaves ``ref`` and ``leaf`` of attribute ``a`` meet."""
     lv = start
     top = maps.shape[1] - 1
@@ -258,7 +258,7 @@ def _kmember_kernel(
                 new += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
             for a in range(q):
                 cur += lvl[c, a] * cat_w[a]
-                new += _lca_from(maps, a, lvl[c, a], first[c, a], codes[j, a]) * cat_w[a]
+                new += lca_level(maps, a, lvl[c, a], first[c, a], codes[j, a]) * cat_w[a]
             inc = (size[c] + 1) * new - size[c] * cur
             if inc < best_inc:
                 best_inc = inc
@@ -271,7 +271,7 @@ def _kmember_kernel(
             lo[c, b] = min(lo[c, b], v)
             hi[c, b] = max(hi[c, b], v)
         for a in range(q):
-            lvl[c, a] = _lca_from(maps, a, lvl[c, a], first[c, a], codes[j, a])
+            lvl[c, a] = lca_level(maps, a, lvl[c, a], first[c, a], codes[j, a])
     return labels
 
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from anonset.cluster.kmember import prepare_attributes
+from anonset.cluster.kmember import lca_level, prepare_attributes
 from anonset.dataset import Dataset
 
 __all__ = ["xu_top_down"]
@@ -76,23 +76,13 @@ def leaf_share_table(dataset: Dataset, categorical: tuple[str, ...], maps: np.nd
 
 
 @numba.njit(cache=True, nogil=True)
-def _meet(maps: np.ndarray, a: int, start: int, ref: int, leaf: int) -> int:  # pragma: no cover
-    """Lowest level >= ``start`` at which leaves ``ref`` and ``leaf`` of attribute ``a`` meet."""
-    lv = start
-    top = maps.shape[1] - 1
-    while lv < top and maps[a, lv, leaf] != maps[a, lv, ref]:
-        lv += 1
-    return lv
-
-
-@numba.njit(cache=True, nogil=True)
 def _pair_cost(values, num_w, codes, maps, share, r, x):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Per-record NCP of the two-record group ``{r, x}``."""
     d = 0.0
     for b in range(values.shape[1]):
         d += abs(values[r, b] - values[x, b]) * num_w[b]
     for a in range(codes.shape[1]):
-        d += share[a, _meet(maps, a, 0, codes[r, a], codes[x, a]), codes[r, a]]
+        d += share[a, lca_level(maps, a, 0, codes[r, a], codes[x, a]), codes[r, a]]
     return d
 
 
@@ -115,7 +105,7 @@ def _cost_with(lo, hi, lvl, ref, g, values, codes, num_w, maps, share, x):  # ty
         v = values[x, b]
         d += (max(hi[g, b], v) - min(lo[g, b], v)) * num_w[b]
     for a in range(lvl.shape[1]):
-        d += share[a, _meet(maps, a, lvl[g, a], ref[g, a], codes[x, a]), ref[g, a]]
+        d += share[a, lca_level(maps, a, lvl[g, a], ref[g, a], codes[x, a]), ref[g, a]]
     return d
 
 
@@ -127,7 +117,7 @@ def _add(lo, hi, lvl, ref, g, values, codes, maps, x):  # type: ignore[no-untype
         lo[g, b] = min(lo[g, b], v)
         hi[g, b] = max(hi[g, b], v)
     for a in range(lvl.shape[1]):
-        lvl[g, a] = _meet(maps, a, lvl[g, a], ref[g, a], codes[x, a])
+        lvl[g, a] = lca_level(maps, a, lvl[g, a], ref[g, a], codes[x, a])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -139,6 +129,27 @@ def _reset(lo, hi, lvl, ref, g, values, codes, x):  # type: ignore[no-untyped-de
     for a in range(lvl.shape[1]):
         lvl[g, a] = 0
         ref[g, a] = codes[x, a]
+
+
+@numba.njit(cache=True, nogil=True)
+def _take_cheapest(lo, hi, lvl, ref, target, values, codes, num_w, maps, share, first, nxt, taken, picked,  # type: ignore[no-untyped-def]
+                   need):  # pragma: no cover
+    """Move ``need`` records, one at a time, from the list starting at ``first`` into group ``target``:
+    each time the one whose addition costs least (marked in ``taken``, recorded in ``picked``)."""
+    for i in range(need):
+        bx = -1
+        bd = np.inf
+        x = first
+        while x >= 0:
+            if not taken[x]:
+                d = _cost_with(lo, hi, lvl, ref, target, values, codes, num_w, maps, share, x)
+                if d < bd:
+                    bd = d
+                    bx = x
+            x = nxt[x]
+        taken[bx] = True
+        picked[i] = bx
+        _add(lo, hi, lvl, ref, target, values, codes, maps, bx)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -276,7 +287,7 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
                 for b in range(p):
                     d += (max(hi[g, b], hi[h, b]) - min(lo[g, b], lo[h, b])) * num_w[b]
                 for a in range(q):
-                    lv = _meet(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
+                    lv = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
                     d += share[a, lv, ref[g, a]]
                 inc = (size[g] + size[h]) * d - cur_g - size[h] * _state_cost(lo, hi, lvl, ref, h, num_w, share)
                 if n_cand < n_donors or inc < cand_cost[n_cand - 1]:
@@ -307,20 +318,8 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
                 for a in range(q):
                     lvl[sa, a] = lvl[g, a]
                     ref[sa, a] = ref[g, a]
-                for i in range(need):
-                    bx = -1
-                    bd = np.inf
-                    x = head[h]
-                    while x >= 0:
-                        if not taken[x]:
-                            d = _cost_with(lo, hi, lvl, ref, sa, values, codes, num_w, maps, share, x)
-                            if d < bd:
-                                bd = d
-                                bx = x
-                        x = nxt[x]
-                    taken[bx] = True
-                    picked[i] = bx
-                    _add(lo, hi, lvl, ref, sa, values, codes, maps, bx)
+                _take_cheapest(lo, hi, lvl, ref, sa, values, codes, num_w, maps, share, head[h], nxt, taken, picked,
+                               need)
                 new_g = size[g] + need
                 cost = new_g * _state_cost(lo, hi, lvl, ref, sa, num_w, share) - cur_g
                 # h without the picked members
@@ -343,20 +342,8 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
             if best_donor >= 0 and best_borrow_cost < best_merge_cost:
                 h = best_donor
                 # redo the greedy picks for real
-                for i in range(need):
-                    bx = -1
-                    bd = np.inf
-                    x = head[h]
-                    while x >= 0:
-                        if not taken[x]:
-                            d = _cost_with(lo, hi, lvl, ref, g, values, codes, num_w, maps, share, x)
-                            if d < bd:
-                                bd = d
-                                bx = x
-                        x = nxt[x]
-                    taken[bx] = True
-                    picked[i] = bx
-                    _add(lo, hi, lvl, ref, g, values, codes, maps, bx)
+                _take_cheapest(lo, hi, lvl, ref, g, values, codes, num_w, maps, share, head[h], nxt, taken, picked,
+                               need)
                 # rebuild h's list and state without the picked members
                 x = head[h]
                 head[h] = -1
@@ -386,7 +373,7 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
                     lo[g, b] = min(lo[g, b], lo[h, b])
                     hi[g, b] = max(hi[g, b], hi[h, b])
                 for a in range(q):
-                    lvl[g, a] = _meet(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
+                    lvl[g, a] = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
                 x = head[h]
                 while x >= 0:
                     y = nxt[x]
