@@ -18,7 +18,7 @@ import numpy as np
 from anonset.dataset import AttributeType, Dataset
 from anonset.engine.base import ClassStats
 
-__all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition"]
+__all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition", "partition_of_assignment"]
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,21 @@
+"""The partition family: what every method produces, and the methods that partition the table directly.
+
+:mod:`anonset.partition.classes` holds :class:`Partition` (records → equivalence
+classes, each with its generalized values), which every method produces and
+every metric scores; :mod:`anonset.partition.grouping` the :class:`Grouping`
+that methods partitioning the records directly return (the classes of the
+fitted records and the rule that places new ones).
+"""
+
+from __future__ import annotations
+
+from anonset.partition.classes import (
+    GeneralizedValues,
+    HierarchyNodes,
+    Intervals,
+    Partition,
+    partition_of_assignment,
+)
+from anonset.partition.grouping import Grouping
+
+__all__ = ["GeneralizedValues", "Grouping", "HierarchyNodes", "Intervals", "Partition", "partition_of_assignment"]
