@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 
 from anonset import __version__
-from anonset.cluster import greedy_k_member, xu_bottom_up, xu_top_down
+from anonset.cluster.grouping import k_member, xu_bottom_up_method, xu_top_down_method
 from anonset.dataset import AttributeSpec, Dataset
 from anonset.engine import NumpyEngine, StatsRequest
-from anonset.engine.base import ClassStats, Engine
+from anonset.engine.base import ClassStats, Engine, stats_from_assignment
 from anonset.engine.sql_backends import SqlBackend, TableName, table_parts
 from anonset.engine.sql_engine import SqlEngine
 from anonset.engine.sql_release import verify_table, write_release
@@ -44,9 +44,8 @@ from anonset.errors import ConfigError, DataError, InfeasibleError
 from anonset.metrics import make_metric, reported_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
-from anonset.partition import Partition, partition_of_assignment
+from anonset.partition import Grouping, Partition, grown_partition, partition_of_assignment
 from anonset.privacy.base import Requirements, Verdict
-from anonset.privacy.kanonymity import KAnonymity
 from anonset.release import Release, render_full_domain, render_partition
 from anonset.search.full_domain import SearchResult, exhaustive_search, optimal_search
 from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
@@ -66,11 +65,11 @@ METHODS: dict[str, SearchFunction] = {
     "rv-partitioned": rv_partitioned,
 }
 
-#: Method name -> local-recoding method: ``(dataset, k, seed, **options) -> row -> class`` (−1 = suppressed).
-PARTITION_METHODS: dict[str, Callable[..., np.ndarray]] = {
-    "k-member": greedy_k_member,
-    "xu-top-down": xu_top_down,
-    "xu-bottom-up": xu_bottom_up,
+#: Method name -> partitioning method: ``(dataset, requirements, *, seed, weights, **options) -> Grouping``.
+PARTITION_METHODS: dict[str, Callable[..., Grouping]] = {
+    "k-member": k_member,
+    "xu-top-down": xu_top_down_method,
+    "xu-bottom-up": xu_bottom_up_method,
 }
 
 #: Every method name, for validation and messages.
@@ -82,6 +81,9 @@ METHOD_OPTIONS: dict[str, frozenset[str]] = {
     "rv-global": frozenset({"max_frequency_sets"}),
     "rv-hybrid": frozenset({"max_frequency_sets"}),
     "rv-partitioned": frozenset({"subset_size", "success_limit", "max_frequency_sets"}),
+    "k-member": frozenset({"class_penalty", "target"}),
+    "xu-top-down": frozenset({"rounds"}),
+    "xu-bottom-up": frozenset({"split"}),
 }
 
 #: Methods that optimize research value (their default metric).
@@ -250,20 +252,15 @@ class Anonymizer:
         return self
 
     def _fit_partition(self, dataset: Dataset, metric: Metric, started: float) -> Anonymizer:
-        """Run a local-recoding method: each class gets its own generalized values."""
-        others = [m.describe() for m in self.requirements.models if not isinstance(m, KAnonymity)]
-        if others:
-            raise ConfigError(f"method {self.method!r} enforces k-anonymity only so far; remove {others[0]}"
-                              " or use a full-domain method (optimal, rv-*)")
-        if self.requirements.max_suppression:
-            raise ConfigError(f"method {self.method!r} suppresses no records; set max_suppression to 0")
+        """Run a partitioning method: each class gets its own generalized values."""
         method_started = time.perf_counter()
-        row_class = PARTITION_METHODS[self.method](dataset, self.requirements.k, seed=self.seed,
-                                                   **self.method_options)
-        partition = partition_of_assignment(dataset, row_class)
+        grouping = PARTITION_METHODS[self.method](dataset, self.requirements, seed=self.seed, weights=self.weights,
+                                                  **self.method_options)
+        partition = partition_of_assignment(dataset, grouping.row_class)
         self.dataset_ = dataset
         self.levels_ = None
         self.result_ = None
+        self.grouping_ = grouping
         self.metric_ = metric
         search = {"method_seconds": round(time.perf_counter() - method_started, 4), "classes": partition.n_classes,
                   "largest_class": int(partition.sizes.max()) if partition.n_classes else 0}
@@ -406,9 +403,6 @@ class Anonymizer:
         """
         if not hasattr(self, "levels_"):
             raise ConfigError("this Anonymizer is not fitted yet; call fit() first")
-        if self.levels_ is None:
-            raise ConfigError(f"transform() of new rows is not available for method {self.method!r} yet; refit on"
-                              " the new rows, or use a full-domain method")
         if isinstance(data, Dataset):
             if data.table is None:
                 raise ConfigError(f"{data.source}: transform() is not supported for tables in a database yet;"
@@ -422,6 +416,8 @@ class Anonymizer:
                  for name, s in fitted.specs.items() if name in data.columns}
         dataset = Dataset(data, specs, source=source)
         self.requirements.validate(dataset, new_rows=True)
+        if self.levels_ is None:
+            return self._transform_partition(dataset, started)
         engine = NumpyEngine(dataset, self.requirements.request)
         levels = tuple(self.levels_[q] for q in dataset.quasi)
         row_class, stats = engine.row_classes(levels)
@@ -438,6 +434,24 @@ class Anonymizer:
             return self._release(dataset, levels, partition, started, search={"transform": True}, check=False)
         partition = Partition.from_node(dataset.quasi, stats, verdict.kept, row_class)
         return self._release(dataset, levels, partition, started, search={"transform": True})
+
+    def _transform_partition(self, dataset: Dataset, started: float) -> Release:
+        """Place new records into the fitted classes, grow the classes' values, re-check the requirements."""
+        row_class = self.grouping_.assign(dataset)
+        partition = grown_partition(self.dataset_, self.grouping_.row_class, dataset, row_class)
+        assert partition.row_class is not None
+        stats = stats_from_assignment(dataset, partition.row_class, self.requirements.request)
+        verdict = self.requirements.judge(stats, dataset.n_rows)
+        search = {"transform": True, "classes": partition.n_classes}
+        if verdict.violating.any():
+            message = (f"the learned {self.method} classes applied to {dataset.source} leave"
+                       f" {verdict.suppressed_rows} records in classes violating {self.requirements.describe()}"
+                       " (a partitioning method suppresses nothing)")
+            if self.on_violation == "raise":
+                raise InfeasibleError(message + "; refit on more data or relax the requirements")
+            warnings.warn(message, ReleaseViolation, stacklevel=3)
+            return self._release(dataset, None, partition, started, search=search, check=False)
+        return self._release(dataset, None, partition, started, search=search)
 
     # ------------------------------------------------------------------ release
     def _reported_metrics(self, dataset: Dataset, in_memory: bool = True) -> tuple[list[Metric], dict[str, str]]:

@@ -1,9 +1,17 @@
-"""Local recoding by clustering: Byun et al.'s greedy k-member and Xu et al.'s top-down and bottom-up methods."""
+"""Local recoding by clustering: Byun et al.'s greedy k-member and Xu et al.'s top-down and bottom-up methods.
+
+:mod:`~anonset.cluster.attributes` prepares the quasi-identifiers and the cost
+tables, :mod:`~anonset.cluster.constraints` what the methods enforce while
+forming groups (k, l-diversity, class labels), :mod:`~anonset.cluster.state`
+the per-group state the kernels share.
+"""
 
 from __future__ import annotations
 
 from anonset.cluster.bottomup import xu_bottom_up
+from anonset.cluster.constraints import GroupConstraints, constraints_for
 from anonset.cluster.kmember import cluster_information_loss, greedy_k_member, information_loss
 from anonset.cluster.topdown import xu_top_down
 
-__all__ = ["cluster_information_loss", "greedy_k_member", "information_loss", "xu_bottom_up", "xu_top_down"]
+__all__ = ["GroupConstraints", "cluster_information_loss", "constraints_for", "greedy_k_member", "information_loss",
+           "xu_bottom_up", "xu_top_down"]

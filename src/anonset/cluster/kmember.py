@@ -30,116 +30,51 @@ leftovers); the result depends only on the data, ``k`` and ``seed``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 import numba
 import numpy as np
 
-from anonset.dataset import AttributeType, Dataset
+from anonset.cluster.attributes import height_costs, lca_level, lca_table, prepare_attributes
+from anonset.cluster.constraints import (
+    GroupConstraints,
+    distinct_deficit,
+    diverse,
+    helpful_values,
+    kanonymity_only,
+)
+from anonset.cluster.state import merge_until_diverse
+from anonset.dataset import Dataset
 
-__all__ = ["cluster_information_loss", "greedy_k_member", "information_loss"]
-
-_NUMERIC_TYPES = (AttributeType.NUMERIC, AttributeType.DATE)
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """The quasi-identifiers of a dataset in the form the kernel needs."""
-
-    values: np.ndarray  # (n, p) float64 values of the numeric attributes
-    num_weight: np.ndarray  # (p,) 1 / range (0 for a constant attribute)
-    codes: np.ndarray  # (n, q) int32 leaf codes of the categorical attributes
-    maps: np.ndarray  # (q, levels, leaves) int32 ancestor code per level, padded with the root
-    cat_weight: np.ndarray  # (q,) 1 / max_level (0 for a single-level hierarchy)
-    numeric: tuple[str, ...]
-    categorical: tuple[str, ...]
-
-
-def prepare_attributes(dataset: Dataset) -> _Prepared:
-    """Split the quasi-identifiers into numeric values and hierarchy-encoded categorical codes.
-
-    A numeric or date quasi-identifier is compared by value unless one of its
-    rows has no number (a missing marker); then, like every other
-    quasi-identifier, it is compared through its hierarchy.
-    """
-    n = dataset.n_rows
-    num_cols: list[np.ndarray] = []
-    num_w: list[float] = []
-    cat_cols: list[np.ndarray] = []
-    cat_maps: list[tuple[np.ndarray, ...]] = []
-    cat_w: list[float] = []
-    numeric: list[str] = []
-    categorical: list[str] = []
-    for q in dataset.quasi:
-        enc = dataset.encoded[q]
-        codes = enc.row_codes()
-        if dataset.specs[q].type in _NUMERIC_TYPES and enc.numbers is not None:
-            vals = np.asarray(enc.numbers, dtype=np.float64)[codes]
-            if np.isfinite(vals).all():
-                span = float(vals.max() - vals.min()) if n else 0.0
-                num_cols.append(vals)
-                num_w.append(1.0 / span if span > 0 else 0.0)
-                numeric.append(q)
-                continue
-        h = dataset.require_hierarchy(q)
-        cat_cols.append(np.asarray(codes, dtype=np.int32))
-        cat_maps.append(tuple(np.asarray(m, dtype=np.int32) for m in h.maps))
-        cat_w.append(1.0 / h.max_level if h.max_level > 0 else 0.0)
-        categorical.append(q)
-    n_levels = max((len(m) for m in cat_maps), default=1)
-    n_leaves = max((len(m[0]) for m in cat_maps), default=1)
-    # Levels above an attribute's root repeat the root (code 0 everywhere), so
-    # every leaf pair meets there at the latest.
-    maps = np.zeros((len(cat_maps), n_levels, n_leaves), dtype=np.int32)
-    for a, levels in enumerate(cat_maps):
-        for lvl, m in enumerate(levels):
-            maps[a, lvl, : len(m)] = m
-    return _Prepared(
-        values=np.ascontiguousarray(np.column_stack(num_cols) if num_cols else np.zeros((n, 0))),
-        num_weight=np.asarray(num_w, dtype=np.float64),
-        codes=np.ascontiguousarray(
-            np.column_stack(cat_cols) if cat_cols else np.zeros((n, 0), dtype=np.int32), dtype=np.int32
-        ),
-        maps=maps,
-        cat_weight=np.asarray(cat_w, dtype=np.float64),
-        numeric=tuple(numeric),
-        categorical=tuple(categorical),
-    )
+__all__ = ["cluster_information_loss", "greedy_k_member", "information_loss", "kmember_labels"]
 
 
 @numba.njit(cache=True, nogil=True)
-def _lca_table(maps: np.ndarray, leaf_codes: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
-    """``out[a, x]``: level of the lowest common ancestor of leaf ``x`` and leaf ``leaf_codes[a]``."""
-    top = maps.shape[1] - 1
-    for a in range(maps.shape[0]):
-        ref = leaf_codes[a]
-        for x in range(maps.shape[2]):
-            lv = 0
-            while lv < top and maps[a, lv, x] != maps[a, lv, ref]:
-                lv += 1
-            out[a, x] = lv
+def _majority(lab_hist, c):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Most frequent class label of cluster ``c`` (lowest label on ties)."""
+    best = 0
+    for y in range(1, lab_hist.shape[1]):
+        if lab_hist[c, y] > lab_hist[c, best]:
+            best = y
+    return best
 
 
 @numba.njit(cache=True, nogil=True)
-def lca_level(maps: np.ndarray, a: int, start: int, ref: int, leaf: int) -> int:  # pragma: no cover
-    """Lowest level >= ``start`` at which leaves ``ref`` and ``leaf`` of attribute ``a`` meet."""
-    lv = start
-    top = maps.shape[1] - 1
-    while lv < top and maps[a, lv, leaf] != maps[a, lv, ref]:
-        lv += 1
-    return lv
+def _pool_can_diversify(pool, offsets, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Do the remaining records hold at least ⌈l⌉ distinct values of every l-diverse attribute?"""
+    for a in range(len(lvals)):
+        distinct = 0
+        for v in range(offsets[a], offsets[a + 1]):
+            if pool[v] > 0:
+                distinct += 1
+        if distinct < np.ceil(lvals[a] - 1e-9):
+            return False
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
-def _kmember_kernel(
-    values: np.ndarray,
-    num_w: np.ndarray,
-    codes: np.ndarray,
-    maps: np.ndarray,
-    cat_w: np.ndarray,
-    k: int,
-    start: int,
-) -> np.ndarray:  # pragma: no cover - compiled
+def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets, kinds, lvals, labels,  # type: ignore[no-untyped-def]
+                   n_labels, class_penalty):  # pragma: no cover - compiled
     """Cluster id per row (Fig. 5 of Byun et al.); see :func:`greedy_k_member`.
 
     ``rem_*`` hold the remaining records' rows, values and codes in row
@@ -148,16 +83,32 @@ def _kmember_kernel(
     categorical attribute and ``first[c, a]``, the leaf of its first record.
     While a cluster grows, ``lca[a, x]`` holds the LCA level of leaf ``x``
     with that first leaf; adding leaf ``x`` moves the cluster's level to
-    ``max(lvl, lca[a, x])``.
+    ``max(lvl, lca[a, x])``.  A categorical attribute's cost at level ``lv``
+    is ``cat_cost[a, lv, first leaf]``.
+
+    l-diversity (``kinds`` not empty): a cluster grows past ``k`` until it is
+    diverse; once its free slots no longer exceed the distinct values it
+    lacks (or it has ``k`` records), only records that bring it closer to
+    diversity are candidates.  Clusters stop being started when the remaining
+    records lack the distinct values; leftovers prefer clusters that stay
+    diverse; a cluster that could not be completed is merged at the end
+    (:func:`anonset.cluster.state.merge_until_diverse`).
+
+    ``class_penalty`` > 0 (Byun's classification-aware variant): a candidate
+    whose label differs from the cluster's majority label costs
+    ``class_penalty`` more in IL.
     """
     n = values.shape[0]
     p = values.shape[1]
     q = codes.shape[1]
+    s = sens.shape[1]
+    div = len(kinds) > 0
+    width = max(offsets[len(offsets) - 1], 1)
     n_leaves = maps.shape[2]
-    labels = np.full(n, -1, dtype=np.int64)
+    out = np.full(n, -1, dtype=np.int64)
     if n <= k:
-        labels[:] = 0
-        return labels
+        out[:] = 0
+        return out
     max_clusters = n // k
     lo = np.empty((max_clusters, p))
     hi = np.empty((max_clusters, p))
@@ -165,6 +116,13 @@ def _kmember_kernel(
     first = np.zeros((max_clusters, q), dtype=np.int64)
     lca = np.zeros((q, n_leaves), dtype=np.int32)
     size = np.zeros(max_clusters, dtype=np.int64)
+    hist = np.zeros((max_clusters + 1, width), dtype=np.int64)
+    lab_hist = np.zeros((max_clusters, n_labels), dtype=np.int64)
+    pool = np.zeros(width, dtype=np.int64)
+    mask = np.zeros(width, dtype=np.bool_)
+    for x in range(n):
+        for a in range(s):
+            pool[sens[x, a]] += 1
     rem_rows = np.arange(n)
     rem_vals = values.copy()
     rem_codes = codes.copy()
@@ -173,9 +131,9 @@ def _kmember_kernel(
     r = start
     n_clusters = 0
     r_lca = np.zeros((q, n_leaves), dtype=np.int32)
-    while n_rem >= k:
+    while n_rem >= k and (not div or _pool_can_diversify(pool, offsets, lvals)):
         # the remaining record furthest from r (lowest index on ties)
-        _lca_table(maps, codes[r], r_lca)
+        lca_table(maps, codes[r], r_lca)
         best = -1
         best_d = -1.0
         for t in range(n_rem):
@@ -183,7 +141,7 @@ def _kmember_kernel(
             for b in range(p):
                 d += abs(rem_vals[t, b] - values[r, b]) * num_w[b]
             for a in range(q):
-                d += r_lca[a, rem_codes[t, a]] * cat_w[a]
+                d += cat_cost[a, r_lca[a, rem_codes[t, a]], codes[r, a]]
             if d > best_d:
                 best_d = d
                 best = t
@@ -191,40 +149,78 @@ def _kmember_kernel(
         n_clusters += 1
         r = rem_rows[best]
         free[best] = False
-        labels[r] = c
+        out[r] = c
         size[c] = 1
         for b in range(p):
             lo[c, b] = values[r, b]
             hi[c, b] = values[r, b]
-        _lca_table(maps, codes[r], lca)
+        lca_table(maps, codes[r], lca)
         for a in range(q):
             first[c, a] = codes[r, a]
-        while size[c] < k:
+        for a in range(s):
+            hist[c, sens[r, a]] += 1
+            pool[sens[r, a]] -= 1
+        lab_hist[c, labels[r]] += 1
+        while size[c] < k or (div and not diverse(hist, c, offsets, kinds, lvals)):
+            restrict = False
+            if div and helpful_values(hist, c, offsets, kinds, lvals, mask) > 0:
+                restrict = size[c] >= k or k - size[c] <= distinct_deficit(hist, c, offsets, kinds, lvals)
+            majority = _majority(lab_hist, c)
             # current distortion, computed exactly as a candidate's would be
             cur = 0.0
             for b in range(p):
                 cur += (hi[c, b] - lo[c, b]) * num_w[b]
             for a in range(q):
-                cur += lvl[c, a] * cat_w[a]
+                cur += cat_cost[a, lvl[c, a], first[c, a]]
+            penalty = class_penalty / (size[c] + 1)
             best = -1
             best_d = np.inf
             for t in range(n_rem):
                 if not free[t]:
                     continue
+                if restrict:
+                    helps = False
+                    for a in range(s):
+                        if mask[sens[rem_rows[t], a]]:
+                            helps = True
+                    if not helps:
+                        continue
                 d = 0.0
                 for b in range(p):
                     v = rem_vals[t, b]
                     d += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
                 for a in range(q):
-                    d += max(lvl[c, a], lca[a, rem_codes[t, a]]) * cat_w[a]
+                    d += cat_cost[a, max(lvl[c, a], lca[a, rem_codes[t, a]]), first[c, a]]
+                if class_penalty > 0 and labels[rem_rows[t]] != majority:
+                    d += penalty
                 if d < best_d:
                     best_d = d
                     best = t
                     if d <= cur:  # no record can add less than nothing
                         break
+            if best < 0:
+                if size[c] >= k:
+                    break  # no remaining record helps: completed by merging at the end
+                # too few helpful records left to fill the cluster: fill it with any
+                fallback = -1
+                best_d = np.inf
+                for t in range(n_rem):
+                    if free[t]:
+                        d = 0.0
+                        for b in range(p):
+                            v = rem_vals[t, b]
+                            d += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
+                        for a in range(q):
+                            d += cat_cost[a, max(lvl[c, a], lca[a, rem_codes[t, a]]), first[c, a]]
+                        if d < best_d:
+                            best_d = d
+                            fallback = t
+                best = fallback
+                if best < 0:
+                    break
             free[best] = False
             r = rem_rows[best]
-            labels[r] = c
+            out[r] = c
             size[c] += 1
             for b in range(p):
                 v = values[r, b]
@@ -232,6 +228,10 @@ def _kmember_kernel(
                 hi[c, b] = max(hi[c, b], v)
             for a in range(q):
                 lvl[c, a] = max(lvl[c, a], lca[a, codes[r, a]])
+            for a in range(s):
+                hist[c, sens[r, a]] += 1
+                pool[sens[r, a]] -= 1
+            lab_hist[c, labels[r]] += 1
         # drop the clustered records, keeping row order
         kept = 0
         for t in range(n_rem):
@@ -244,12 +244,26 @@ def _kmember_kernel(
                 free[kept] = True
                 kept += 1
         n_rem = kept
-    # leftovers, in row order: each to the cluster whose IL grows least (lowest id on ties)
+    # leftovers, in row order: each to the cluster whose IL grows least (lowest id on ties),
+    # among the clusters that stay diverse when there are any
+    scratch = max_clusters
     for t in range(n_rem):
         j = rem_rows[t]
         best = -1
         best_inc = np.inf
+        best_ok = False
         for c in range(n_clusters):
+            ok = True
+            if div and diverse(hist, c, offsets, kinds, lvals):
+                for v in range(width):
+                    hist[scratch, v] = hist[c, v]
+                for a in range(s):
+                    hist[scratch, sens[j, a]] += 1
+                ok = diverse(hist, scratch, offsets, kinds, lvals)
+            elif div:
+                ok = False
+            if best_ok and not ok:
+                continue
             cur = 0.0
             new = 0.0
             for b in range(p):
@@ -257,14 +271,15 @@ def _kmember_kernel(
                 cur += (hi[c, b] - lo[c, b]) * num_w[b]
                 new += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
             for a in range(q):
-                cur += lvl[c, a] * cat_w[a]
-                new += lca_level(maps, a, lvl[c, a], first[c, a], codes[j, a]) * cat_w[a]
+                cur += cat_cost[a, lvl[c, a], first[c, a]]
+                new += cat_cost[a, lca_level(maps, a, lvl[c, a], first[c, a], codes[j, a]), first[c, a]]
             inc = (size[c] + 1) * new - size[c] * cur
-            if inc < best_inc:
+            if (ok and not best_ok) or inc < best_inc:
                 best_inc = inc
                 best = c
+                best_ok = ok
         c = best
-        labels[j] = c
+        out[j] = c
         size[c] += 1
         for b in range(p):
             v = values[j, b]
@@ -272,11 +287,31 @@ def _kmember_kernel(
             hi[c, b] = max(hi[c, b], v)
         for a in range(q):
             lvl[c, a] = lca_level(maps, a, lvl[c, a], first[c, a], codes[j, a])
-    return labels
+        for a in range(s):
+            hist[c, sens[j, a]] += 1
+    if div:
+        complete = True
+        for c in range(n_clusters):
+            if not diverse(hist, c, offsets, kinds, lvals):
+                complete = False
+        if not complete:
+            out = merge_until_diverse(out, n_clusters, values, codes, num_w, maps, cat_cost,
+                                      hist[:n_clusters], offsets, kinds, lvals)
+    return out
 
 
-def greedy_k_member(dataset: Dataset, k: int, seed: int = 0) -> np.ndarray:
-    """Partition the records into clusters of ``k`` to ``2k - 1`` records, greedily minimizing IL.
+def as_constraints(constraints: int | GroupConstraints, n: int) -> GroupConstraints:
+    """``constraints`` itself, or plain k-anonymity when it is an int ``k`` (>= 1)."""
+    if isinstance(constraints, GroupConstraints):
+        return constraints
+    if isinstance(constraints, bool) or not isinstance(constraints, (int, np.integer)) or constraints < 1:
+        raise ValueError(f"k must be at least 1; got {constraints!r}")
+    return kanonymity_only(int(constraints), n)
+
+
+def greedy_k_member(dataset: Dataset, constraints: int | GroupConstraints, seed: int = 0, *,
+                    weights: Mapping[str, float] | None = None, class_penalty: float = 0.0) -> np.ndarray:
+    """Partition the records into clusters of at least ``k`` records, greedily minimizing IL.
 
     Parameters
     ----------
@@ -284,40 +319,57 @@ def greedy_k_member(dataset: Dataset, k: int, seed: int = 0) -> np.ndarray:
         An in-memory dataset; its quasi-identifiers are clustered.  Numeric
         and date quasi-identifiers are compared by value (normalized by their
         range in the data), the others through their hierarchy.
-    k : int
-        Minimum cluster size (>= 1).
+    constraints : int or GroupConstraints
+        ``k``, or k with l-diversity and class labels
+        (:func:`anonset.cluster.constraints.constraints_for`).
     seed : int
         Seed of the random first record (``numpy.random.default_rng``).
+    weights : mapping of str to float, optional
+        Attribute weights of the information loss (1 when not given).
+    class_penalty : float
+        Byun's classification-aware variant: the IL added to a candidate whose
+        class label differs from the cluster's majority (0 = the plain
+        method; needs ``constraints`` with labels).
 
     Returns
     -------
     numpy.ndarray
-        int64 cluster id per row, ids ``0 .. c - 1`` in the order the
-        clusters were built.  When ``n <= k`` all rows form cluster 0 (which
-        then has fewer than ``k`` records if ``n < k``).
+        int64 cluster id per row.  With k-anonymity alone, clusters have
+        ``k`` to ``2k - 1`` records, ids ``0 .. c - 1`` in the order the
+        clusters were built.  With l-diversity a cluster grows until it is
+        diverse, and clusters that cannot be completed are merged, so they
+        may be larger (ids are then renumbered by first row).  When
+        ``n <= k`` all rows form cluster 0.
 
     Raises
     ------
     ValueError
-        If ``k < 1``.
-    anonset.errors.DataError
-        If the rows are not in memory.
+        If ``k < 1`` or ``class_penalty < 0``.
     anonset.errors.ConfigError
-        If a non-numeric quasi-identifier has no hierarchy (cannot happen for
-        datasets built normally: they get the flat hierarchy).
+        Bad weights.
     """
-    if k < 1:
-        raise ValueError(f"k must be at least 1; got {k}")
-    prep = prepare_attributes(dataset)
+    cons = as_constraints(constraints, dataset.n_rows)
+    if not class_penalty >= 0:
+        raise ValueError(f"class_penalty must be >= 0; got {class_penalty!r}")
+    prep = prepare_attributes(dataset, weights)
     n = dataset.n_rows
-    start = int(np.random.default_rng(seed).integers(n))
-    return np.asarray(
-        _kmember_kernel(prep.values, prep.num_weight, prep.codes, prep.maps, prep.cat_weight, int(k), start),
-        dtype=np.int64,
-    )
+    start = int(np.random.default_rng(seed).integers(n)) if n else 0
+    out = kmember_labels(prep.values, prep.num_weight, prep.codes, prep.maps, height_costs(prep), cons.k, start,
+                         cons.sens, cons.offsets, cons.kinds, cons.lvals, cons.labels, cons.n_labels,
+                         float(class_penalty))
+    return renumber_by_first_row(out) if cons.diversity else np.asarray(out, dtype=np.int64)
 
 
-def cluster_information_loss(dataset: Dataset, labels: np.ndarray) -> np.ndarray:
+def renumber_by_first_row(raw: np.ndarray) -> np.ndarray:
+    """Class ids ``0 .. c - 1`` numbered by the first row of each class."""
+    _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return np.asarray(rank[np.asarray(inverse).reshape(-1)], dtype=np.int64)
+
+
+def cluster_information_loss(dataset: Dataset, labels: np.ndarray,
+                             weights: Mapping[str, float] | None = None) -> np.ndarray:
     """IL of every cluster of a partition (Definition 5 of Byun et al.).
 
     Parameters
@@ -332,7 +384,7 @@ def cluster_information_loss(dataset: Dataset, labels: np.ndarray) -> np.ndarray
     numpy.ndarray
         float64 ``IL(e)`` of cluster ``e`` at index ``e`` (0 for an id with no rows).
     """
-    prep = prepare_attributes(dataset)
+    prep = prepare_attributes(dataset, weights)
     labels = np.asarray(labels, dtype=np.int64)
     if labels.shape != (dataset.n_rows,):
         raise ValueError(f"labels must have one entry per row ({dataset.n_rows}); got shape {labels.shape}")
@@ -353,11 +405,12 @@ def cluster_information_loss(dataset: Dataset, labels: np.ndarray) -> np.ndarray
             anc = prep.maps[a, lv][leaves]
             same = np.maximum.reduceat(anc, starts) == np.minimum.reduceat(anc, starts)
             level = np.where(same, lv, level)
-        distortion[present] += level * prep.cat_weight[a]
+        if prep.heights[a] > 0:
+            distortion[present] += np.minimum(level, prep.heights[a]) / prep.heights[a] * prep.cat_weight[a]
     return np.asarray(sizes * distortion, dtype=np.float64)
 
 
-def information_loss(dataset: Dataset, labels: np.ndarray) -> float:
+def information_loss(dataset: Dataset, labels: np.ndarray, weights: Mapping[str, float] | None = None) -> float:
     """Total-IL of a partition: the sum of :func:`cluster_information_loss` (Definition 6).
 
     Parameters
@@ -372,4 +425,4 @@ def information_loss(dataset: Dataset, labels: np.ndarray) -> float:
     float
         Total information loss; 0 for a partition into identical-record clusters.
     """
-    return float(cluster_information_loss(dataset, labels).sum())
+    return float(cluster_information_loss(dataset, labels, weights).sum())

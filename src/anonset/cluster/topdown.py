@@ -12,8 +12,10 @@ The cost is the normalized certainty penalty
 where ``|N|`` is a numeric attribute's range in the data, ``Λ_G C`` the lowest
 common ancestor of the group's leaves in ``C``'s hierarchy, ``size`` its number
 of leaves and ``|C|`` the hierarchy's number of leaves; a single leaf costs 0
-(``size = 1 → 0``).  Attributes are split as in :mod:`anonset.cluster.kmember`:
-numeric and date quasi-identifiers by value, the others by hierarchy.
+(``size = 1 → 0``), each term multiplied by the attribute's weight when
+weights are given.  Attributes are split as in
+:mod:`anonset.cluster.attributes`: numeric and date quasi-identifiers by
+value, the others by hierarchy.
 
 One split of a group (heuristic of Section 4.2): ``rounds`` times, take a
 random member ``r``, let ``u`` maximize ``NCP({r, u})`` and ``v`` maximize
@@ -31,6 +33,13 @@ approximation: scoring every group as donor would cost a pass over each).
 A donor gives, one at a time, the member that raises the small group's NCP
 least.
 
+l-diversity: a split is kept only when both halves are l-diverse (otherwise
+the segment stays one group, as in Mondrian), so every group leaving the
+split phase is diverse; small groups are then fixed by merging only, since
+the union of two l-diverse groups is l-diverse (distinct: clearly; entropy:
+the entropy of a mixture is at least the mixture of the entropies) while
+taking records from a donor could break it.
+
 Everything runs in one numba kernel on an index array (the table is never
 copied per group).  Per group the kernel keeps the min and max of each
 numeric attribute and, per categorical attribute, the LCA level and one
@@ -41,10 +50,22 @@ depends only on the data, ``k``, ``seed`` and ``rounds``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numba
 import numpy as np
 
-from anonset.cluster.kmember import lca_level, prepare_attributes
+from anonset.cluster.attributes import lca_level, leaf_share_costs, prepare_attributes
+from anonset.cluster.constraints import GroupConstraints, diverse
+from anonset.cluster.kmember import as_constraints, renumber_by_first_row
+from anonset.cluster.state import (
+    add_record,
+    cost_with,
+    merge_cost,
+    merge_into,
+    reset_group,
+    state_cost,
+)
 from anonset.dataset import Dataset
 
 __all__ = ["xu_top_down"]
@@ -52,87 +73,19 @@ __all__ = ["xu_top_down"]
 _DONORS = 5
 
 
-def leaf_share_table(dataset: Dataset, categorical: tuple[str, ...], maps: np.ndarray) -> np.ndarray:
-    """``share[a, lv, x]``: leaves under leaf ``x``'s ancestor at level ``lv`` / leaves of the hierarchy.
-
-    0 when that ancestor covers one leaf; levels above an attribute's top
-    (padding) count as its root.
-    """
-    q, n_levels, n_leaves = maps.shape
-    share = np.zeros((q, n_levels, n_leaves), dtype=np.float64)
-    for a, name in enumerate(categorical):
-        h = dataset.require_hierarchy(name)
-        total = h.n_leaves
-        for lv in range(n_levels):
-            if lv < len(h.maps):
-                anc = np.asarray(h.maps[lv], dtype=np.int64)
-                counts = np.bincount(anc)[anc]
-            else:
-                counts = np.full(total, total)
-            if lv == n_levels - 1:
-                counts = np.full(total, total)  # the kernel's top level stands for the root
-            share[a, lv, :total] = np.where(counts > 1, counts / total, 0.0)
-    return share
-
-
 @numba.njit(cache=True, nogil=True)
-def _pair_cost(values, num_w, codes, maps, share, r, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _pair_cost(values, num_w, codes, maps, cat_cost, r, x):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Per-record NCP of the two-record group ``{r, x}``."""
     d = 0.0
     for b in range(values.shape[1]):
         d += abs(values[r, b] - values[x, b]) * num_w[b]
     for a in range(codes.shape[1]):
-        d += share[a, lca_level(maps, a, 0, codes[r, a], codes[x, a]), codes[r, a]]
+        d += cat_cost[a, lca_level(maps, a, 0, codes[r, a], codes[x, a]), codes[r, a]]
     return d
 
 
 @numba.njit(cache=True, nogil=True)
-def _state_cost(lo, hi, lvl, ref, g, num_w, share):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """Per-record NCP of group ``g`` from its state."""
-    d = 0.0
-    for b in range(lo.shape[1]):
-        d += (hi[g, b] - lo[g, b]) * num_w[b]
-    for a in range(lvl.shape[1]):
-        d += share[a, lvl[g, a], ref[g, a]]
-    return d
-
-
-@numba.njit(cache=True, nogil=True)
-def _cost_with(lo, hi, lvl, ref, g, values, codes, num_w, maps, share, x):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """Per-record NCP of group ``g`` after adding record ``x``."""
-    d = 0.0
-    for b in range(lo.shape[1]):
-        v = values[x, b]
-        d += (max(hi[g, b], v) - min(lo[g, b], v)) * num_w[b]
-    for a in range(lvl.shape[1]):
-        d += share[a, lca_level(maps, a, lvl[g, a], ref[g, a], codes[x, a]), ref[g, a]]
-    return d
-
-
-@numba.njit(cache=True, nogil=True)
-def _add(lo, hi, lvl, ref, g, values, codes, maps, x):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """Add record ``x`` to group ``g``'s state."""
-    for b in range(lo.shape[1]):
-        v = values[x, b]
-        lo[g, b] = min(lo[g, b], v)
-        hi[g, b] = max(hi[g, b], v)
-    for a in range(lvl.shape[1]):
-        lvl[g, a] = lca_level(maps, a, lvl[g, a], ref[g, a], codes[x, a])
-
-
-@numba.njit(cache=True, nogil=True)
-def _reset(lo, hi, lvl, ref, g, values, codes, x):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """Make group ``g``'s state that of the single record ``x``."""
-    for b in range(lo.shape[1]):
-        lo[g, b] = values[x, b]
-        hi[g, b] = values[x, b]
-    for a in range(lvl.shape[1]):
-        lvl[g, a] = 0
-        ref[g, a] = codes[x, a]
-
-
-@numba.njit(cache=True, nogil=True)
-def _take_cheapest(lo, hi, lvl, ref, target, values, codes, num_w, maps, share, first, nxt, taken, picked,  # type: ignore[no-untyped-def]
+def _take_cheapest(lo, hi, lvl, ref, target, values, codes, num_w, maps, cat_cost, first, nxt, taken, picked,  # type: ignore[no-untyped-def]
                    need):  # pragma: no cover
     """Move ``need`` records, one at a time, from the list starting at ``first`` into group ``target``:
     each time the one whose addition costs least (marked in ``taken``, recorded in ``picked``)."""
@@ -142,21 +95,34 @@ def _take_cheapest(lo, hi, lvl, ref, target, values, codes, num_w, maps, share, 
         x = first
         while x >= 0:
             if not taken[x]:
-                d = _cost_with(lo, hi, lvl, ref, target, values, codes, num_w, maps, share, x)
+                d = cost_with(lo, hi, lvl, ref, target, values, codes, num_w, maps, cat_cost, x)
                 if d < bd:
                     bd = d
                     bx = x
             x = nxt[x]
         taken[bx] = True
         picked[i] = bx
-        _add(lo, hi, lvl, ref, target, values, codes, maps, bx)
+        add_record(lo, hi, lvl, ref, target, values, codes, maps, bx)
 
 
 @numba.njit(cache=True, nogil=True)
-def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _segment_diverse(idx, s, e, sens, hist1, offsets, kinds, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Are the records ``idx[s:e]`` l-diverse (``hist1``: a one-row scratch histogram)?"""
+    hist1[0, :] = 0
+    for t in range(s, e):
+        for a in range(sens.shape[1]):
+            hist1[0, sens[idx[t], a]] += 1
+    return diverse(hist1, 0, offsets, kinds, lvals)
+
+
+@numba.njit(cache=True, nogil=True)
+def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_donors, sens, offsets, kinds,  # type: ignore[no-untyped-def]
+                    lvals):  # pragma: no cover
     n = values.shape[0]
     p = values.shape[1]
     q = codes.shape[1]
+    div = len(kinds) > 0
+    width = max(offsets[len(offsets) - 1], 1)
     labels = np.zeros(n, dtype=np.int64)
     if n < 2 * k:
         return labels
@@ -180,6 +146,7 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
     top = 1
     seg_s = np.empty(n, dtype=np.int64)  # final segments, one per group
     seg_e = np.empty(n, dtype=np.int64)
+    hist2 = np.zeros((1, width), dtype=np.int64)
     while top > 0:
         top -= 1
         s = st_s[top]
@@ -199,14 +166,14 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
             u = r
             du = -1.0
             for t in range(s, e):
-                d = _pair_cost(values, num_w, codes, maps, share, r, idx[t])
+                d = _pair_cost(values, num_w, codes, maps, cat_cost, r, idx[t])
                 if d > du:
                     du = d
                     u = idx[t]
             v = u
             dv = -1.0
             for t in range(s, e):
-                d = _pair_cost(values, num_w, codes, maps, share, u, idx[t])
+                d = _pair_cost(values, num_w, codes, maps, cat_cost, u, idx[t])
                 if d > dv:
                     dv = d
                     v = idx[t]
@@ -224,8 +191,8 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
             idx[j] = tmp
         ga = n
         gb = n + 1
-        _reset(lo, hi, lvl, ref, ga, values, codes, best_u)
-        _reset(lo, hi, lvl, ref, gb, values, codes, best_v)
+        reset_group(lo, hi, lvl, ref, ga, values, codes, best_u)
+        reset_group(lo, hi, lvl, ref, gb, values, codes, best_v)
         na = 1
         nb = 1
         buf[s] = best_u
@@ -234,22 +201,29 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
             x = idx[t]
             if x == best_u or x == best_v:
                 continue
-            inc_a = (na + 1) * _cost_with(lo, hi, lvl, ref, ga, values, codes, num_w, maps, share, x) - na * (
-                _state_cost(lo, hi, lvl, ref, ga, num_w, share)
+            inc_a = (na + 1) * cost_with(lo, hi, lvl, ref, ga, values, codes, num_w, maps, cat_cost, x) - na * (
+                state_cost(lo, hi, lvl, ref, ga, num_w, cat_cost)
             )
-            inc_b = (nb + 1) * _cost_with(lo, hi, lvl, ref, gb, values, codes, num_w, maps, share, x) - nb * (
-                _state_cost(lo, hi, lvl, ref, gb, num_w, share)
+            inc_b = (nb + 1) * cost_with(lo, hi, lvl, ref, gb, values, codes, num_w, maps, cat_cost, x) - nb * (
+                state_cost(lo, hi, lvl, ref, gb, num_w, cat_cost)
             )
             if inc_a < inc_b or (inc_a == inc_b and na <= nb):
-                _add(lo, hi, lvl, ref, ga, values, codes, maps, x)
+                add_record(lo, hi, lvl, ref, ga, values, codes, maps, x)
                 buf[s + na] = x
                 na += 1
             else:
-                _add(lo, hi, lvl, ref, gb, values, codes, maps, x)
+                add_record(lo, hi, lvl, ref, gb, values, codes, maps, x)
                 buf[e - 1 - nb] = x
                 nb += 1
         for t in range(s, e):
             idx[t] = buf[t]
+        if div and not (_segment_diverse(idx, s, s + na, sens, hist2, offsets, kinds, lvals)
+                        and _segment_diverse(idx, s + na, e, sens, hist2, offsets, kinds, lvals)):
+            # a half would not be l-diverse: the segment stays one group
+            seg_s[n_groups] = s
+            seg_e[n_groups] = e
+            n_groups += 1
+            continue
         st_s[top] = s
         st_e[top] = s + na
         st_s[top + 1] = s + na
@@ -259,10 +233,10 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
     for g in range(n_groups):
         s = seg_s[g]
         e = seg_e[g]
-        _reset(lo, hi, lvl, ref, g, values, codes, idx[s])
+        reset_group(lo, hi, lvl, ref, g, values, codes, idx[s])
         for t in range(s, e):
             x = idx[t]
-            _add(lo, hi, lvl, ref, g, values, codes, maps, x)
+            add_record(lo, hi, lvl, ref, g, values, codes, maps, x)
             labels[x] = g
             nxt[x] = head[g]
             head[g] = x
@@ -277,19 +251,14 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
     sb = n + 1
     for g in range(n_groups):
         while alive[g] and size[g] < k:
-            cur_g = size[g] * _state_cost(lo, hi, lvl, ref, g, num_w, share)
+            cur_g = size[g] * state_cost(lo, hi, lvl, ref, g, num_w, cat_cost)
             # cheapest merges (the n_donors best, sorted)
             n_cand = 0
             for h in range(n_groups):
                 if h == g or not alive[h]:
                     continue
-                d = 0.0
-                for b in range(p):
-                    d += (max(hi[g, b], hi[h, b]) - min(lo[g, b], lo[h, b])) * num_w[b]
-                for a in range(q):
-                    lv = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
-                    d += share[a, lv, ref[g, a]]
-                inc = (size[g] + size[h]) * d - cur_g - size[h] * _state_cost(lo, hi, lvl, ref, h, num_w, share)
+                d = merge_cost(lo, hi, lvl, ref, g, h, num_w, maps, cat_cost)
+                inc = (size[g] + size[h]) * d - cur_g - size[h] * state_cost(lo, hi, lvl, ref, h, num_w, cat_cost)
                 if n_cand < n_donors or inc < cand_cost[n_cand - 1]:
                     j = n_cand if n_cand < n_donors else n_donors - 1
                     while j > 0 and cand_cost[j - 1] > inc:
@@ -302,15 +271,16 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
                         n_cand += 1
             best_merge = cand[0]
             best_merge_cost = cand_cost[0]
-            # borrowing from one of the candidates that keeps at least k
+            # borrowing from one of the candidates that keeps at least k (not under l-diversity:
+            # merging keeps l-diverse groups diverse, taking records away need not)
             need = k - size[g]
             best_donor = -1
             best_borrow_cost = np.inf
-            for c in range(n_cand):
+            for c in range(0 if div else n_cand):
                 h = cand[c]
                 if size[h] - need < k:
                     continue
-                cur_h = size[h] * _state_cost(lo, hi, lvl, ref, h, num_w, share)
+                cur_h = size[h] * state_cost(lo, hi, lvl, ref, h, num_w, cat_cost)
                 # copy g's state to scratch sa, take `need` members of h greedily
                 for b in range(p):
                     lo[sa, b] = lo[g, b]
@@ -318,22 +288,22 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
                 for a in range(q):
                     lvl[sa, a] = lvl[g, a]
                     ref[sa, a] = ref[g, a]
-                _take_cheapest(lo, hi, lvl, ref, sa, values, codes, num_w, maps, share, head[h], nxt, taken, picked,
+                _take_cheapest(lo, hi, lvl, ref, sa, values, codes, num_w, maps, cat_cost, head[h], nxt, taken, picked,
                                need)
                 new_g = size[g] + need
-                cost = new_g * _state_cost(lo, hi, lvl, ref, sa, num_w, share) - cur_g
+                cost = new_g * state_cost(lo, hi, lvl, ref, sa, num_w, cat_cost) - cur_g
                 # h without the picked members
                 first = True
                 x = head[h]
                 while x >= 0:
                     if not taken[x]:
                         if first:
-                            _reset(lo, hi, lvl, ref, sb, values, codes, x)
+                            reset_group(lo, hi, lvl, ref, sb, values, codes, x)
                             first = False
                         else:
-                            _add(lo, hi, lvl, ref, sb, values, codes, maps, x)
+                            add_record(lo, hi, lvl, ref, sb, values, codes, maps, x)
                     x = nxt[x]
-                cost += (size[h] - need) * _state_cost(lo, hi, lvl, ref, sb, num_w, share) - cur_h
+                cost += (size[h] - need) * state_cost(lo, hi, lvl, ref, sb, num_w, cat_cost) - cur_h
                 for i in range(need):
                     taken[picked[i]] = False
                 if cost < best_borrow_cost:
@@ -342,7 +312,7 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
             if best_donor >= 0 and best_borrow_cost < best_merge_cost:
                 h = best_donor
                 # redo the greedy picks for real
-                _take_cheapest(lo, hi, lvl, ref, g, values, codes, num_w, maps, share, head[h], nxt, taken, picked,
+                _take_cheapest(lo, hi, lvl, ref, g, values, codes, num_w, maps, cat_cost, head[h], nxt, taken, picked,
                                need)
                 # rebuild h's list and state without the picked members
                 x = head[h]
@@ -354,10 +324,10 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
                         nxt[x] = head[h]
                         head[h] = x
                         if first:
-                            _reset(lo, hi, lvl, ref, h, values, codes, x)
+                            reset_group(lo, hi, lvl, ref, h, values, codes, x)
                             first = False
                         else:
-                            _add(lo, hi, lvl, ref, h, values, codes, maps, x)
+                            add_record(lo, hi, lvl, ref, h, values, codes, maps, x)
                     x = y
                 for i in range(need):
                     x = picked[i]
@@ -369,11 +339,7 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
                 size[g] += need
             else:
                 h = best_merge
-                for b in range(p):
-                    lo[g, b] = min(lo[g, b], lo[h, b])
-                    hi[g, b] = max(hi[g, b], hi[h, b])
-                for a in range(q):
-                    lvl[g, a] = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
+                merge_into(lo, hi, lvl, ref, g, h, maps)
                 x = head[h]
                 while x >= 0:
                     y = nxt[x]
@@ -388,7 +354,8 @@ def _topdown_kernel(values, num_w, codes, maps, share, k, seed, rounds, n_donors
     return labels
 
 
-def xu_top_down(dataset: Dataset, k: int, seed: int = 0, rounds: int = 3) -> np.ndarray:
+def xu_top_down(dataset: Dataset, constraints: int | GroupConstraints, seed: int = 0, rounds: int = 3, *,
+                weights: Mapping[str, float] | None = None) -> np.ndarray:
     """Partition the records by Xu et al.'s top-down heuristic, minimizing NCP.
 
     Parameters
@@ -396,13 +363,16 @@ def xu_top_down(dataset: Dataset, k: int, seed: int = 0, rounds: int = 3) -> np.
     dataset : Dataset
         An in-memory dataset; its quasi-identifiers are clustered (numeric and
         date ones by value over their range, the others by hierarchy).
-    k : int
-        Minimum class size (>= 1).
+    constraints : int or GroupConstraints
+        ``k``, or k with l-diversity
+        (:func:`anonset.cluster.constraints.constraints_for`).
     seed : int
         Seed of the random choices (first records of the far-pair search,
         order in which records join the seeds).
     rounds : int
         Rounds of the far-pair search per split (>= 1).
+    weights : mapping of str to float, optional
+        Attribute weights of the NCP (Xu's weighted certainty penalty).
 
     Returns
     -------
@@ -415,21 +385,15 @@ def xu_top_down(dataset: Dataset, k: int, seed: int = 0, rounds: int = 3) -> np.
     ------
     ValueError
         If ``k < 1`` or ``rounds < 1``.
-    anonset.errors.DataError
-        If the rows are not in memory.
+    anonset.errors.ConfigError
+        Bad weights.
     """
-    if k < 1:
-        raise ValueError(f"k must be at least 1; got {k}")
+    cons = as_constraints(constraints, dataset.n_rows)
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1; got {rounds}")
-    prep = prepare_attributes(dataset)
-    share = leaf_share_table(dataset, prep.categorical, prep.maps)
+    prep = prepare_attributes(dataset, weights)
     raw = _topdown_kernel(
-        prep.values, prep.num_weight, prep.codes, prep.maps, share, int(k), int(seed) % (2**32), int(rounds),
-        _DONORS,
+        prep.values, prep.num_weight, prep.codes, prep.maps, leaf_share_costs(prep, dataset), cons.k,
+        int(seed) % (2**32), int(rounds), _DONORS, cons.sens, cons.offsets, cons.kinds, cons.lvals,
     )
-    # renumber by first occurrence in row order
-    _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    return np.asarray(rank[inverse], dtype=np.int64)
+    return renumber_by_first_row(raw)

@@ -14,8 +14,10 @@ from anonset.partition.classes import (
     HierarchyNodes,
     Intervals,
     Partition,
+    grown_partition,
     partition_of_assignment,
 )
 from anonset.partition.grouping import Grouping
 
-__all__ = ["GeneralizedValues", "Grouping", "HierarchyNodes", "Intervals", "Partition", "partition_of_assignment"]
+__all__ = ["GeneralizedValues", "Grouping", "HierarchyNodes", "Intervals", "Partition", "grown_partition",
+           "partition_of_assignment"]

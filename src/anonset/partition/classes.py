@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from anonset.dataset import AttributeType, Dataset
+from anonset.dataset import AttributeSpec, AttributeType, Dataset
 from anonset.engine.base import ClassStats
 
-__all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition", "partition_of_assignment"]
+__all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition", "grown_partition", "partition_of_assignment"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,4 +141,43 @@ def partition_of_assignment(dataset: Dataset, row_class: np.ndarray) -> Partitio
             lca_code[uniform] = low[uniform]
             found |= uniform
         values[q] = HierarchyNodes(lca_level, lca_code)
+    return Partition(values=values, sizes=sizes, n_suppressed=int((row_class < 0).sum()), row_class=row_class)
+
+
+def grown_partition(fitted: Dataset, fitted_class: np.ndarray, new: Dataset, new_class: np.ndarray) -> Partition:
+    """The partition of new records placed into fitted classes, each class grown by the records it took.
+
+    A class's generalized value for the new records covers its fitted records
+    and the new records it took (the interval of both, the lowest common
+    ancestor of both).  Only classes that took a new record are in the
+    result, renumbered ``0 .. c - 1`` in class-id order; ``row_class``
+    refers to the new records (−1 stays suppressed).
+
+    Parameters
+    ----------
+    fitted : Dataset
+        The records the classes were formed on (in memory).
+    fitted_class : numpy.ndarray
+        (n,) class of each fitted record.
+    new : Dataset
+        The new records, with the fitted quasi-identifiers and hierarchies.
+    new_class : numpy.ndarray
+        (m,) class of each new record, −1 when suppressed.
+    """
+    if fitted.table is None or new.table is None:
+        raise ValueError("grown_partition needs both datasets in memory")
+    quasi = list(fitted.quasi)
+    both = pd.concat([fitted.table[quasi], new.table[quasi]], ignore_index=True)
+    specs = {q: AttributeSpec(role=s.role, type=s.type, hierarchy=fitted.hierarchy(q) or s.hierarchy,
+                              missing=s.missing, missing_policy=s.missing_policy, order=s.order)
+             for q, s in fitted.specs.items() if q in fitted.quasi}
+    combined = Dataset(both, specs, source=new.source)
+    new_class = np.asarray(new_class, dtype=np.int64)
+    whole = partition_of_assignment(combined, np.concatenate([np.asarray(fitted_class, dtype=np.int64), new_class]))
+    taken = np.unique(new_class[new_class >= 0])
+    renumber = np.full(whole.n_classes, -1, dtype=np.int64)
+    renumber[taken] = np.arange(len(taken))
+    row_class = np.where(new_class >= 0, renumber[np.maximum(new_class, 0)], -1)
+    sizes = np.bincount(row_class[row_class >= 0], minlength=len(taken)).astype(np.int64)
+    values = {q: v.take(taken) for q, v in whole.values.items()}
     return Partition(values=values, sizes=sizes, n_suppressed=int((row_class < 0).sum()), row_class=row_class)
