@@ -34,7 +34,7 @@ import pandas as pd
 
 from anonset import __version__
 from anonset.cluster.grouping import k_member, xu_bottom_up_method, xu_top_down_method
-from anonset.dataset import AttributeSpec, Dataset
+from anonset.dataset import AttributeSpec, Dataset, Role
 from anonset.engine import NumpyEngine, StatsRequest
 from anonset.engine.base import ClassStats, Engine, stats_from_assignment
 from anonset.engine.sql_backends import SqlBackend, TableName, table_parts
@@ -233,6 +233,7 @@ class Anonymizer:
             raise ConfigError("output_table is where a table that lives in a database is released; this dataset"
                               " is in memory and its release is Release.table (write it with"
                               " anonset.io.tables.write_table)")
+        _warn_single_class_targets(dataset)
         if self.method in PARTITION_METHODS:
             return self._fit_partition(dataset, metric, started)
         if engine is None:
@@ -565,6 +566,18 @@ def _same_relation(backend: SqlBackend, a: tuple[str, ...], b: tuple[str, ...]) 
 def _regclass_name(parts: tuple[str, ...]) -> str:
     """A table name as ``to_regclass`` reads it: every part double-quoted."""
     return ".".join('"' + p.replace('"', '""') + '"' for p in parts)
+
+
+def _warn_single_class_targets(dataset: Dataset) -> None:
+    """Warn about a target column with one class only: CM is 0 whatever the release, and no method can use it."""
+    assert dataset.table is not None
+    for name, spec in dataset.specs.items():
+        if spec.role is Role.TARGET and name in dataset.table.columns:
+            values = dataset.table[name].astype(str).unique()
+            if len(values) == 1:
+                warnings.warn(f"{dataset.source}, column {name!r}: the target has one class only ({values[0]!r});"
+                              " the classification metric (cm) is 0 for every release and class_penalty has no"
+                              " effect", UserWarning, stacklevel=3)
 
 
 def _engine_name(engine: Engine) -> str:

@@ -149,9 +149,11 @@ def constraints_for(dataset: Dataset, requirements: Requirements, method: str,
             raise ConfigError(f"{dataset.source}: class_penalty needs the class label column with role target;"
                               f" {target!r} is not one" + (f" (targets: {', '.join(roles)})" if roles else
                                                            " (no column has role target)"))
-        enc = dataset.encoded[target]
-        labels = np.asarray(enc.row_codes(), dtype=np.int64)
-        n_labels = max(int(enc.n_categories), 1)
+        if dataset.table is None:
+            raise ConfigError(f"{dataset.source}: class_penalty needs the records in memory")
+        _, inverse = np.unique(dataset.table[target].astype(str).to_numpy(), return_inverse=True)
+        labels = np.asarray(inverse, dtype=np.int64).reshape(-1)
+        n_labels = max(int(labels.max()) + 1 if n else 1, 1)
     sens = np.column_stack(columns) if columns else np.zeros((n, 0), dtype=np.int64)
     return GroupConstraints(
         k=int(k), sens=np.ascontiguousarray(sens, dtype=np.int64), offsets=np.asarray(offsets, dtype=np.int64),
