@@ -213,8 +213,8 @@ def test_k_member_release_through_the_anonymizer_is_verified() -> None:
     from pycanon import anonymity
 
     from anonset import Anonymizer, ConfigError, KAnonymity, Requirements
-    from anonset.privacy.ldiversity import l_diversity
     from anonset.datasets import patient_register_dataset
+    from anonset.privacy.ldiversity import l_diversity
 
     ds = patient_register_dataset(1500, seed=4)
     model = Anonymizer({}, Requirements([KAnonymity(5)]), method="k-member", seed=1).fit(ds)

@@ -60,12 +60,8 @@ __all__ = ["xu_bottom_up"]
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, out, hist, offsets,  # type: ignore[no-untyped-def]
-                 kinds, lvals, need_union_ok, union_ok):  # pragma: no cover
-    """``out[i]``: NCP increase of merging group ``g`` with ``live[i]`` (inf if dead or ``g`` itself).
-
-    With ``need_union_ok``, ``union_ok[i]`` says whether the union would be l-diverse.
-    """
+def _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``out[i]``: NCP increase of merging group ``g`` with ``live[i]`` (inf if dead or ``g`` itself)."""
     p = lo.shape[1]
     q = lvl.shape[1]
     base_g = size[g] * cost[g]
@@ -81,8 +77,6 @@ def _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, ma
             lv = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
             d += share[a, lv, ref[g, a]]
         out[i] = (size[g] + size[h]) * d - base_g - size[h] * cost[h]
-        if need_union_ok:
-            union_ok[i] = union_diverse(hist, g, h, offsets, kinds, lvals)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -109,7 +103,6 @@ def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets
     live = np.arange(m)
     n_live = m
     out = np.empty(m)
-    union_ok = np.zeros(m, dtype=np.bool_)
     is_open = np.zeros(m, dtype=np.bool_)
     while n_live > 1:
         # compact the live list, keeping group order
@@ -133,13 +126,12 @@ def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets
             if size[g] >= k and not (div and not diverse(hist, g, offsets, kinds, lvals)):
                 continue
             need_union_ok = div and size[g] >= k
-            _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, out, hist,
-                         offsets, kinds, lvals, need_union_ok, union_ok)
+            _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, out)
             best = -1
             best_inc = np.inf
             best_ok = False
             for t in range(n_live):
-                ok = need_union_ok and union_ok[t] and out[t] < np.inf
+                ok = need_union_ok and out[t] < np.inf and union_diverse(hist, g, live[t], offsets, kinds, lvals)
                 if best_ok and not ok:
                     continue
                 if (ok and not best_ok) or out[t] < best_inc:
