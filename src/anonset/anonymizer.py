@@ -1,10 +1,11 @@
 """``Anonymizer``: learn a recoding on one table, apply it to new rows (scikit-learn style).
 
-``fit`` runs a method (an exact full-domain search for now) and keeps the
-learned recoding (``levels_``) and the release of the fitted table
-(``release_``); ``transform`` applies the same recoding to new records and
-re-checks every privacy model on the new release — the guarantee does not
-carry over by itself.  Every release is verified by :mod:`anonset.verify`
+``fit`` runs a method and keeps the learned recoding — the full-domain node
+(``levels_``) of a search, or the classes and placement rule (``grouping_``,
+a :class:`~anonset.partition.grouping.Grouping`) of a partitioning method —
+and the release of the fitted table (``release_``); ``transform`` applies the
+same recoding to new records and re-checks every privacy model on the new
+release — the guarantee does not carry over by itself.  Every release is verified by :mod:`anonset.verify`
 before it is returned.
 
 Two release paths:
@@ -44,7 +45,13 @@ from anonset.errors import ConfigError, DataError, InfeasibleError
 from anonset.metrics import make_metric, reported_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
-from anonset.partition import Grouping, Partition, grown_partition, partition_of_assignment
+from anonset.partition import (
+    Grouping,
+    Partition,
+    grown_partition,
+    mondrian,
+    partition_of_assignment,
+)
 from anonset.privacy.base import Requirements, Verdict
 from anonset.release import Release, render_full_domain, render_partition
 from anonset.search.full_domain import SearchResult, exhaustive_search, optimal_search
@@ -70,6 +77,7 @@ PARTITION_METHODS: dict[str, Callable[..., Grouping]] = {
     "k-member": k_member,
     "xu-top-down": xu_top_down_method,
     "xu-bottom-up": xu_bottom_up_method,
+    "mondrian": mondrian,
 }
 
 #: Every method name, for validation and messages.
@@ -84,6 +92,7 @@ METHOD_OPTIONS: dict[str, frozenset[str]] = {
     "k-member": frozenset({"class_penalty", "target"}),
     "xu-top-down": frozenset({"rounds"}),
     "xu-bottom-up": frozenset({"split"}),
+    "mondrian": frozenset({"strict", "criterion"}),
 }
 
 #: Methods that optimize research value (their default metric).
@@ -108,14 +117,17 @@ class Anonymizer:
     requirements : Requirements
         Privacy models and suppression budget.
     method : str
-        Search method: ``optimal``, ``exhaustive``, or a research-value search
-        (``rv-global``, ``rv-local``, ``rv-hybrid``, ``rv-partitioned``).
+        A full-domain search (``optimal``, ``exhaustive``, or a research-value
+        search ``rv-global``, ``rv-local``, ``rv-hybrid``, ``rv-partitioned``)
+        or a partitioning method (local recoding ``k-member``,
+        ``xu-top-down``, ``xu-bottom-up``; multidimensional ``mondrian``).
     metric : str or Metric, optional
         Utility metric the search optimizes (a name from :data:`anonset.metrics.METRICS`
         or an instance such as a configured ResearchValue); default ``loss``, or
         research value for the rv-* methods.
     weights : mapping of str to float, optional
-        Attribute weights for the metric.
+        Attribute weights for the metric, and for the partitioning methods'
+        own costs (Xu's weighted NCP; Mondrian's normalized ranges).
     drop_suppressed : bool
         Drop suppressed records instead of writing ``*`` in their quasi-identifiers.
     on_violation : {"raise", "warn"}
@@ -128,7 +140,10 @@ class Anonymizer:
         optional assumption — faster, but it can miss the optimum), and
         ``subset_size`` / ``success_limit`` (rv-partitioned), ``max_frequency_sets``
         (rv-global, rv-hybrid, rv-partitioned: stop there and release the best
-        string found, reported as not proven optimal).
+        string found, reported as not proven optimal); ``class_penalty`` and
+        ``target`` (k-member: Byun's classification-aware variant),
+        ``rounds`` (xu-top-down), ``split`` (xu-bottom-up), ``strict`` and
+        ``criterion`` (mondrian).
     pick : int
         Which entry of a research-value search's success list to release (0 = the best).
     output_table : str or tuple of str, optional
@@ -444,10 +459,11 @@ class Anonymizer:
         stats = stats_from_assignment(dataset, partition.row_class, self.requirements.request)
         verdict = self.requirements.judge(stats, dataset.n_rows)
         search = {"transform": True, "classes": partition.n_classes}
-        if verdict.violating.any():
+        if verdict.violating.any() or partition.n_suppressed > verdict.budget_rows:
             message = (f"the learned {self.method} classes applied to {dataset.source} leave"
                        f" {verdict.suppressed_rows} records in classes violating {self.requirements.describe()}"
-                       " (a partitioning method suppresses nothing)")
+                       + (f" and {partition.n_suppressed} records that fit no class" if partition.n_suppressed
+                          else "") + " (a partitioning method suppresses nothing)")
             if self.on_violation == "raise":
                 raise InfeasibleError(message + "; refit on more data or relax the requirements")
             warnings.warn(message, ReleaseViolation, stacklevel=3)

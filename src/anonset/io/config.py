@@ -48,9 +48,6 @@ TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "resea
 ENGINES = ("numpy", "duckdb", "postgresql")
 #: The view :meth:`RunConfig.connect` exposes an input file as (``engine: duckdb``).
 DUCKDB_VIEW = "data"
-METHOD_KEYS = {"name", "metric", "weights", "assume_practical_monotonicity", "subset_size", "success_limit",
-               "max_frequency_sets"}
-OPTION_KEYS = ("assume_practical_monotonicity", "subset_size", "success_limit", "max_frequency_sets")
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
 PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression"}
 
@@ -234,8 +231,11 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         method = {"name": method}
     if not isinstance(method, Mapping):
         raise ConfigError(f"{where}: `method` must be a mapping such as {{name: optimal, metric: loss}}")
-    _unknown(where, "method.", method, METHOD_KEYS)
-    options = {key: method[key] for key in OPTION_KEYS if key in method}
+    from anonset.anonymizer import METHOD_OPTIONS
+
+    option_keys = sorted(set().union(*METHOD_OPTIONS.values()))
+    _unknown(where, "method.", method, {"name", "metric", "weights", *option_keys})
+    options = {key: method[key] for key in option_keys if key in method}
     if not isinstance(options.get("assume_practical_monotonicity", False), bool):
         raise ConfigError(f"{where}: method.assume_practical_monotonicity must be true or false")
     for key in ("subset_size", "success_limit", "max_frequency_sets"):

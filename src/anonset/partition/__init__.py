@@ -18,6 +18,9 @@ from anonset.partition.classes import (
     partition_of_assignment,
 )
 from anonset.partition.grouping import Grouping
+from anonset.partition.mondrian import MondrianTree, RegionBoxes, TreeNodes, mondrian
+from anonset.partition.mondrian_split import MedianCriterion, SplitCriterion
 
-__all__ = ["GeneralizedValues", "Grouping", "HierarchyNodes", "Intervals", "Partition", "grown_partition",
+__all__ = ["GeneralizedValues", "Grouping", "HierarchyNodes", "Intervals", "MedianCriterion", "MondrianTree",
+           "Partition", "RegionBoxes", "SplitCriterion", "TreeNodes", "grown_partition", "mondrian",
            "partition_of_assignment"]

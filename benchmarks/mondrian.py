@@ -1,0 +1,155 @@
+"""Median Mondrian: time, peak memory, classes and GCP on Adult and on a million synthetic records.
+
+Adult as in ``benchmarks/local_recoding.py`` (``adult.data``, 30,162 complete records; quasi-identifiers
+age, workclass, education-num, marital-status, occupation, race, sex, native-country; age and
+education-num numeric, the rest through their taxonomies), k in 5, 10, 25, 50, 100, strict and
+relaxed.  Then, at k = 10, ``adult-codes``: the same records with every categorical quasi-identifier
+replaced by its integer code in order of first appearance and split as a number, which is how the
+peer implementation below treats them (no hierarchy; its NCP of a category range is the share of
+codes it spans), so only those rows compare with the peers' figures.  Then the synthetic patient
+register with 1,000,000 records and eight quasi-identifiers (its six plus ``length_of_stay``,
+numeric, and ``diagnosis`` with its hierarchy), k = 10, strict and relaxed; and, for the generic
+path (any privacy model; a Python loop over regions), 100,000 records of the register with its six
+quasi-identifiers, k = 10 and entropy 3-diversity on ``diagnosis``.
+
+Per run: seconds of :func:`anonset.partition.mondrian` alone, its peak memory above the resident
+size before the call (the process's high-water mark, reset through ``/proc/self/clear_refs``; on
+systems without it, the peak traced by ``tracemalloc``, which misses the compiled kernel's arrays),
+the classes, the smallest class, GCP (NCP as a share of its maximum, ×100 = "NCP %"), and whether
+anonset's independent re-check of the rendered release passes.  It prints; nothing is asserted.
+
+    .venv/bin/python benchmarks/mondrian.py [--k 5,10,25,50,100] [--rows 1000000] [--skip-adult]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from anonset import EntropyLDiversity, KAnonymity, Requirements
+from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.datasets import adult_morton, patient_register_dataset
+from anonset.datasets.reference import read_adult_raw
+from anonset.datasets.synthetic import patient_register, patient_register_attributes
+from anonset.metrics import GCP
+from anonset.partition import MondrianTree, mondrian, partition_of_assignment
+from anonset.privacy.base import PrivacyModel
+from anonset.release import render_partition
+from anonset.verify import verify_release
+
+ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
+
+# Peers measured on this machine (issue #4), Adult, k = 10, NCP %: Qiyuan Gong's public implementations,
+# which split categorical attributes as ranges of integer codes (compare with the adult-codes rows).
+PEERS = {"strict Mondrian": "11.24% in 0.19 s", "relaxed Mondrian": "15.85%"}
+
+
+def _status(field: str) -> int | None:
+    """A ``/proc/self/status`` field in bytes (None where there is no procfs)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def measure(run: Callable[[], MondrianTree]) -> tuple[MondrianTree, float, float, str]:
+    """Run once: the tree, seconds, peak MB above the resident size before, and how the peak was taken."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)  # hand freed heap back, so new allocations raise the RSS
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # reset the high-water mark to the current resident size
+        before = _status("VmRSS")
+    except OSError:
+        before = None
+    if before is not None:
+        started = time.perf_counter()
+        tree = run()
+        seconds = time.perf_counter() - started
+        peak = (_status("VmHWM") or before) - before
+        return tree, seconds, peak / 2**20, "rss"
+    tracemalloc.start()
+    started = time.perf_counter()
+    tree = run()
+    seconds = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return tree, seconds, peak / 2**20, "traced"
+
+
+def report(label: str, ds: Dataset, models: list[PrivacyModel], strict: bool, check: bool = True) -> None:
+    """One line of figures for Mondrian on ``ds``."""
+    requirements = Requirements(models)
+    tree, seconds, peak, how = measure(lambda: mondrian(ds, requirements, strict=strict))
+    partition = partition_of_assignment(ds, tree.row_class)
+    gcp = GCP().score(partition, ds)
+    verified = "-"
+    if check:
+        verified = str(verify_release(render_partition(ds, partition), ds, requirements, ds.n_rows).ok)
+    print(f"{label:12} {requirements.k:>4} {'strict' if strict else 'relaxed':8} {seconds:8.2f} {peak:8.1f} {how:6}"
+          f" {tree.n_classes:>8} {int(partition.sizes.min()):>5} {100 * gcp:7.2f} {verified}")
+
+
+def adult_codes() -> Dataset:
+    """Adult with every categorical quasi-identifier as its integer code in order of first appearance."""
+    table = read_adult_raw(ADULT / "adult.data")
+    quasi = ("age", "workclass", "education-num", "marital-status", "occupation", "race", "sex", "native-country")
+    for q in quasi[1:]:
+        if q != "education-num":
+            table[q] = pd.factorize(table[q])[0].astype(str)
+    return Dataset(table, {q: {"role": "quasi", "type": "numeric"} for q in quasi}, source="adult, codes")
+
+
+def synthetic(n_rows: int) -> Dataset:
+    """The patient register with eight quasi-identifiers (``length_of_stay`` and ``diagnosis`` added)."""
+    table = patient_register(n_rows, seed=0)
+    attrs = patient_register_attributes(table)
+    attrs["length_of_stay"] = AttributeSpec(role=Role.QUASI, type=AttributeType.NUMERIC)
+    attrs["diagnosis"] = AttributeSpec(role=Role.QUASI, hierarchy=attrs["diagnosis"].hierarchy)
+    return Dataset(table, attrs, source=f"patient_register({n_rows}) with 8 quasi-identifiers")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--k", default="5,10,25,50,100")
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--skip-adult", action="store_true")
+    args = parser.parse_args()
+    print(f"{'data':12} {'k':>4} {'variant':8} {'seconds':>8} {'peak MB':>8} {'(peak)':6} {'classes':>8}"
+          f" {'min':>5} {'GCP %':>7} verified")
+    mondrian(synthetic(1000), Requirements([KAnonymity(10)]))  # load the compiled kernel outside the timings
+    if not args.skip_adult:
+        adult = adult_morton(ADULT)
+        for k in (int(v) for v in args.k.split(",")):
+            for strict in (True, False):
+                report("adult", adult, [KAnonymity(k)], strict)
+        codes = adult_codes()
+        for strict in (True, False):
+            report("adult-codes", codes, [KAnonymity(10)], strict)
+    started = time.perf_counter()
+    ds = synthetic(args.rows)
+    built = time.perf_counter() - started
+    for strict in (True, False):
+        report(f"synth {args.rows // 1000}k", ds, [KAnonymity(10)], strict, check=False)
+    codes_mb = sum(ds.encoded[q].row_codes().nbytes for q in ds.quasi) / 2**20
+    print(f"  {ds.n_rows:,} records, quasi-identifiers {', '.join(ds.quasi)}; dataset built in {built:.1f} s"
+          f" ({codes_mb:.0f} MB of quasi-identifier codes)")
+    generic = patient_register_dataset(100_000, seed=0)
+    for strict in (True, False):
+        report("synth generic", generic, [KAnonymity(10), EntropyLDiversity("diagnosis", 3)], strict)
+    print("peers on Adult at k = 10, categories as codes (NCP %, measured on this machine; issue #4):")
+    for name, figure in PEERS.items():
+        print(f"  {name}: {figure}")
+
+
+if __name__ == "__main__":
+    main()
