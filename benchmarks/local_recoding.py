@@ -1,65 +1,186 @@
-"""Local recoding on Adult: time, peak memory and utility of each clustering method, for several k.
+"""Local recoding on Adult: Byun et al.'s Figures 6–8, Xu et al.'s claims, the peers, and the 1M-row top-down run.
 
 Adult configured as Byun et al. and Xu et al. did (``adult.data``, 30,162 complete records; quasi-
 identifiers age, workclass, education-num, marital-status, occupation, race, sex, native-country; age
-and education-num numeric, the rest with the taxonomies in ``taxonomies/``).  For each method and k
-the script prints the run time, the peak traced memory, GCP (NCP as a share of its maximum, ×100 =
-the "NCP %" of published figures), Total-IL, discernibility and the class sizes; every release is
-verified by anonset's independent re-check.  It prints; nothing is asserted.
+and education-num numeric, the rest with the taxonomies in ``taxonomies/``; ``income`` — the salary
+class — is the class label for CM).  Every release goes through the Anonymizer, so every one is
+verified by anonset's independent re-check (the ``ok`` column).  It prints; nothing is asserted.
 
-    .venv/bin/python benchmarks/local_recoding.py [--k 5,10,25,50,100] [--methods k-member,xu-top-down]
+Sections (``--sections``, default all but ``million``):
+
+- ``byun``: Figures 6–8 — Total-IL, discernibility (DM) and CM of k-member, classification-aware
+  k-member (``class_penalty``) and median Mondrian (strict), k in ``--k``.
+- ``xu``: NCP (GCP × 100 = "NCP %") of xu-bottom-up and xu-top-down against median Mondrian, k in ``--k``.
+- ``weights``: NCP per attribute at k = 10 for both Xu methods, without weights and with weight 10 on age.
+- ``peers``: GCP and time at k = 10 of every method beside the peer figures measured on this machine.
+- ``million``: xu-top-down on 250,000, 500,000 and 1,000,000 synthetic records (the patient
+  register's six quasi-identifiers), k = 10, each in a fresh process: time and the process's peak
+  resident memory (linear in n).
+
+    .venv/bin/python benchmarks/local_recoding.py [--k 5,10,25,50,100] [--sections byun,xu,weights,peers]
+    .venv/bin/python benchmarks/local_recoding.py --sections million
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
+import subprocess
+import sys
 import time
-import tracemalloc
 from pathlib import Path
+from typing import Any
 
 from anonset import Anonymizer, KAnonymity, Requirements
+from anonset.dataset import AttributeSpec, Dataset, Role
 from anonset.datasets import adult_morton
+from anonset.metrics import NCP
+from anonset.release import Release
 
 ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
+CLASS_PENALTY = 1.0
 
 # Peers measured on this machine (issue #4), k = 10, NCP %: Qiyuan Gong's public implementations.
 PEERS = {
-    "strict Mondrian": "11.24% in 0.19 s",
-    "relaxed Mondrian": "15.85%",
-    "Top-Down Greedy (Xu)": "13.35% in 33.6 s",
-    "kNN clustering": "11.95% in 847 s",
-    "k-member": "21.50% on the first 5,000 records in 136 s (full table projects to about 80 minutes)",
+    "strict Mondrian": ("11.24%", "0.19 s"),
+    "relaxed Mondrian": ("15.85%", "–"),
+    "Top-Down Greedy (Xu)": ("13.35%", "33.6 s"),
+    "kNN clustering": ("11.95%", "847 s"),
+    "k-member": ("21.50% (first 5,000 records)", "136 s (full table: about 80 minutes)"),
 }
+
+
+def adult_with_label() -> Dataset:
+    """Adult as Byun et al. configured it, with the salary class as the target (CM's class label)."""
+    ds = adult_morton(ADULT)
+    specs: dict[str, Any] = dict(ds.specs)
+    specs["income"] = AttributeSpec(role=Role.TARGET)
+    assert ds.table is not None
+    return Dataset(ds.table, specs, source=ds.source)
+
+
+def run(ds: Dataset, method: str, k: int, **kwargs: Any) -> tuple[Release, float]:
+    """Fit one method; the release and the seconds the whole fit took (method, rendering, scoring, re-check)."""
+    started = time.perf_counter()
+    release = Anonymizer({}, Requirements([KAnonymity(k)]), method=method, **kwargs).fit(ds).release_
+    return release, time.perf_counter() - started
+
+
+def byun(ds: Dataset, ks: list[int]) -> None:
+    print(f"\n## Byun et al., Figures 6-8 (class_penalty = {CLASS_PENALTY:g} for the classification-aware variant)")
+    print(f"{'k':>4} {'method':22} {'Total-IL':>10} {'DM':>12} {'CM':>7} {'seconds':>8} {'classes':>8} ok")
+    variants: list[tuple[str, str, dict[str, Any]]] = [
+        ("k-member", "k-member", {}),
+        ("k-member, class-aware", "k-member", {"method_options": {"class_penalty": CLASS_PENALTY}}),
+        ("median Mondrian", "mondrian", {}),
+    ]
+    for k in ks:
+        for label, method, kwargs in variants:
+            release, seconds = run(ds, method, k, **kwargs)
+            m = release.metrics
+            print(f"{k:>4} {label:22} {m['total_il']:10.1f} {m['discernibility']:12.0f} {m['cm']:7.4f}"
+                  f" {seconds:8.2f} {release.n_classes:>8} {release.verified}")
+
+
+def xu(ds: Dataset, ks: list[int]) -> None:
+    print("\n## Xu et al.: NCP % (GCP x 100)")
+    methods = ("xu-bottom-up", "xu-top-down", "mondrian")
+    print(f"{'k':>4} " + " ".join(f"{m:>16}" for m in methods) + "  sizes (bottom-up, top-down)")
+    for k in ks:
+        cells = []
+        sizes = []
+        for method in methods:
+            release, seconds = run(ds, method, k)
+            cells.append(f"{100 * release.metrics['gcp']:6.2f} ({seconds:5.2f} s)")
+            if method != "mondrian":
+                s = release.partition.sizes
+                sizes.append(f"{s.min()}-{s.max()}")
+            assert release.verified
+        print(f"{k:>4} " + " ".join(f"{c:>16}" for c in cells) + "  " + ", ".join(sizes))
+
+
+def per_attribute_ncp(release: Release, ds: Dataset) -> dict[str, float]:
+    """Each quasi-identifier's share of NCP: its per-record certainty penalty averaged over the records (×100)."""
+    ncp = NCP()
+    part = release.partition
+    return {q: 100 * float((ncp.class_costs(ds, q, part.values[q]) * part.sizes).sum()) / ds.n_rows
+            for q in ds.quasi}
+
+
+def weights(ds: Dataset) -> None:
+    print("\n## Xu et al.: NCP per attribute (%, k = 10), without weights and with weight 10 on age")
+    for method in ("xu-bottom-up", "xu-top-down"):
+        plain, _ = run(ds, method, 10)
+        heavy, _ = run(ds, method, 10, weights={"age": 10.0})
+        a = per_attribute_ncp(plain, ds)
+        b = per_attribute_ncp(heavy, ds)
+        print(f"{method}:")
+        print(f"  {'attribute':16} {'no weights':>10} {'age x10':>10}")
+        for q in ds.quasi:
+            print(f"  {q:16} {a[q]:10.2f} {b[q]:10.2f}")
+        print(f"  {'unweighted GCP':16} {100 * plain.metrics['gcp']:10.2f} {100 * heavy.metrics['gcp']:10.2f}")
+
+
+def peers(ds: Dataset) -> None:
+    print("\n## k = 10 beside the peers (GCP x 100 = NCP %; time of the whole fit)")
+    for label, method, kwargs in (("xu-top-down", "xu-top-down", {}), ("xu-bottom-up", "xu-bottom-up", {}),
+                                  ("k-member", "k-member", {}), ("mondrian (strict)", "mondrian", {}),
+                                  ("mondrian (relaxed)", "mondrian", {"method_options": {"strict": False}})):
+        release, seconds = run(ds, method, 10, **kwargs)
+        print(f"  anonset {label:20} {100 * release.metrics['gcp']:6.2f}%  {seconds:6.2f} s  verified"
+              f" {release.verified}")
+    for name, (ncp, seconds_text) in PEERS.items():
+        print(f"  peer {name:23} {ncp}  {seconds_text}")
+
+
+def million_run(n: int) -> None:
+    """One size, in this process: time and peak resident memory of xu-top-down at k = 10."""
+    from anonset.datasets import patient_register_dataset
+
+    ds = patient_register_dataset(n, seed=1)
+    run(patient_register_dataset(20_000, seed=2), "xu-top-down", 10)  # numba compile outside the measurement
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    release, seconds = run(ds, "xu-top-down", 10)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    s = release.partition.sizes
+    print(f"  n = {n:>9,}: {seconds:7.1f} s, peak RSS {after / 1024:7.0f} MB ({before / 1024:.0f} MB before the fit),"
+          f" GCP {100 * release.metrics['gcp']:.2f}%, {release.n_classes:,} classes of {s.min()}-{s.max()},"
+          f" verified {release.verified}", flush=True)
+
+
+def million() -> None:
+    print("\n## xu-top-down on synthetic records (patient register, six quasi-identifiers), k = 10;"
+          " each size in a fresh process", flush=True)
+    for n in (250_000, 500_000, 1_000_000):
+        subprocess.run([sys.executable, __file__, "--rows", str(n)], check=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", default="5,10,25,50,100")
-    parser.add_argument("--methods", default="k-member,xu-top-down")
+    parser.add_argument("--sections", default="byun,xu,weights,peers")
+    parser.add_argument("--rows", type=int, help="run xu-top-down on this many synthetic rows only (used by million)")
     args = parser.parse_args()
-    ds = adult_morton(ADULT)
-    methods = args.methods.split(",")
-    print(f"Adult: {ds.n_rows:,} records, quasi-identifiers {', '.join(ds.quasi)}")
-    for method in methods:  # compile (numba, cached on disk) outside the timings
-        Anonymizer({}, Requirements([KAnonymity(10)]), method=method).fit(ds)
-    print(f"{'method':14} {'k':>4} {'seconds':>8} {'peak MB':>8} {'GCP %':>7} {'Total-IL':>10} {'DM':>12}"
-          f" {'classes':>8} {'sizes':>9} verified")
-    for k in (int(v) for v in args.k.split(",")):
-        for method in methods:
-            tracemalloc.start()
-            started = time.perf_counter()
-            release = Anonymizer({}, Requirements([KAnonymity(k)]), method=method).fit(ds).release_
-            seconds = time.perf_counter() - started
-            peak = tracemalloc.get_traced_memory()[1] / 2**20
-            tracemalloc.stop()
-            m = release.metrics
-            sizes = release.partition.sizes
-            print(f"{method:14} {k:>4} {seconds:8.2f} {peak:8.1f} {100 * m['gcp']:7.2f} {m['total_il']:10.1f}"
-                  f" {m['discernibility']:12.0f} {release.n_classes:>8} {sizes.min():>4}-{sizes.max():<4}"
-                  f" {release.verified}")
-    print("peers at k = 10 (NCP %, measured on this machine; issue #4):")
-    for name, figure in PEERS.items():
-        print(f"  {name}: {figure}")
+    if args.rows:
+        million_run(args.rows)
+        return
+    ks = [int(v) for v in args.k.split(",")]
+    sections = args.sections.split(",")
+    if sections != ["million"]:
+        ds = adult_with_label()
+        print(f"Adult: {ds.n_rows:,} records, quasi-identifiers {', '.join(ds.quasi)}; class label income")
+        for method in ("k-member", "xu-top-down", "xu-bottom-up", "mondrian"):  # numba compile outside timings
+            run(ds, method, 10)
+    if "byun" in sections:
+        byun(ds, ks)
+    if "xu" in sections:
+        xu(ds, ks)
+    if "weights" in sections:
+        weights(ds)
+    if "peers" in sections:
+        peers(ds)
+    if "million" in sections:
+        million()
 
 
 if __name__ == "__main__":

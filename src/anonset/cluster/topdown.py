@@ -71,6 +71,7 @@ from anonset.dataset import Dataset
 __all__ = ["xu_top_down"]
 
 _DONORS = 5
+_WINDOW = 64
 
 
 @numba.njit(cache=True, nogil=True)
@@ -117,7 +118,7 @@ def _segment_diverse(idx, s, e, sens, hist1, offsets, kinds, lvals):  # type: ig
 
 @numba.njit(cache=True, nogil=True)
 def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_donors, sens, offsets, kinds,  # type: ignore[no-untyped-def]
-                    lvals):  # pragma: no cover
+                    lvals, window):  # pragma: no cover
     n = values.shape[0]
     p = values.shape[1]
     q = codes.shape[1]
@@ -252,9 +253,9 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
     for g in range(n_groups):
         while alive[g] and size[g] < k:
             cur_g = size[g] * state_cost(lo, hi, lvl, ref, g, num_w, cat_cost)
-            # cheapest merges (the n_donors best, sorted)
+            # cheapest merges (the n_donors best, sorted) among the groups made near g
             n_cand = 0
-            for h in range(n_groups):
+            for h in range(max(0, g - window), min(n_groups, g + window + 1)):
                 if h == g or not alive[h]:
                     continue
                 d = merge_cost(lo, hi, lvl, ref, g, h, num_w, maps, cat_cost)
@@ -355,7 +356,7 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
 
 
 def xu_top_down(dataset: Dataset, constraints: int | GroupConstraints, seed: int = 0, rounds: int = 3, *,
-                weights: Mapping[str, float] | None = None) -> np.ndarray:
+                weights: Mapping[str, float] | None = None, window: int | None = _WINDOW) -> np.ndarray:
     """Partition the records by Xu et al.'s top-down heuristic, minimizing NCP.
 
     Parameters
@@ -373,6 +374,11 @@ def xu_top_down(dataset: Dataset, constraints: int | GroupConstraints, seed: int
         Rounds of the far-pair search per split (>= 1).
     weights : mapping of str to float, optional
         Attribute weights of the NCP (Xu's weighted certainty penalty).
+    window : int or None
+        A small group's merge partners and donors are sought among the groups
+        the splits made within ``window`` positions of it (neighbours in the
+        split tree, hence close in the quasi-identifier space); None: among
+        all groups (quadratic in the number of groups).
 
     Returns
     -------
@@ -392,8 +398,10 @@ def xu_top_down(dataset: Dataset, constraints: int | GroupConstraints, seed: int
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1; got {rounds}")
     prep = prepare_attributes(dataset, weights)
+    n = dataset.n_rows
     raw = _topdown_kernel(
         prep.values, prep.num_weight, prep.codes, prep.maps, leaf_share_costs(prep, dataset), cons.k,
         int(seed) % (2**32), int(rounds), _DONORS, cons.sens, cons.offsets, cons.kinds, cons.lvals,
+        n if window is None else int(window),
     )
     return renumber_by_first_row(raw)
