@@ -45,6 +45,8 @@ from anonset.errors import ConfigError, DataError, InfeasibleError
 from anonset.metrics import make_metric, reported_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
+from anonset.pareto import ParetoResult, pareto_ea, pareto_exhaustive
+from anonset.pareto.objectives import budget_rows, suppression_threshold
 from anonset.partition import (
     Grouping,
     Partition,
@@ -52,7 +54,9 @@ from anonset.partition import (
     mondrian,
     partition_of_assignment,
 )
-from anonset.privacy.base import Requirements, Verdict
+from anonset.privacy.base import PrivacyModel, Requirements, Verdict
+from anonset.privacy.kanonymity import KAnonymity
+from anonset.privacy.ldiversity import DistinctLDiversity
 from anonset.release import Release, render_full_domain, render_partition
 from anonset.search.full_domain import SearchResult, exhaustive_search, optimal_search
 from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
@@ -80,8 +84,14 @@ PARTITION_METHODS: dict[str, Callable[..., Grouping]] = {
     "mondrian": mondrian,
 }
 
+#: Method name -> trade-off search (Dewri et al.): ``(dataset, engine, objectives, *, eta, ...) -> ParetoResult``.
+PARETO_METHODS: dict[str, Callable[..., ParetoResult]] = {
+    "pareto-exhaustive": pareto_exhaustive,
+    "pareto-ea": pareto_ea,
+}
+
 #: Every method name, for validation and messages.
-METHOD_NAMES: tuple[str, ...] = (*METHODS, *PARTITION_METHODS)
+METHOD_NAMES: tuple[str, ...] = (*METHODS, *PARTITION_METHODS, *PARETO_METHODS)
 
 #: Options each method accepts (``method_options``).
 METHOD_OPTIONS: dict[str, frozenset[str]] = {
@@ -93,6 +103,9 @@ METHOD_OPTIONS: dict[str, frozenset[str]] = {
     "xu-top-down": frozenset({"rounds"}),
     "xu-bottom-up": frozenset({"split"}),
     "mondrian": frozenset({"strict", "criterion"}),
+    "pareto-exhaustive": frozenset({"objectives", "epsilon", "sensitive", "target"}),
+    "pareto-ea": frozenset({"objectives", "epsilon", "sensitive", "target", "population", "iterations", "p_cross",
+                            "p_mut"}),
 }
 
 #: Methods that optimize research value (their default metric).
@@ -243,6 +256,9 @@ class Anonymizer:
         if engine is not None:
             self._check_engine(engine, dataset)
         if not dataset.in_memory:
+            if self.method not in METHODS:
+                raise ConfigError(f"{dataset.source}: method {self.method!r} needs the records in memory; use engine:"
+                                  f" numpy (or a full-domain method: {', '.join(METHODS)})")
             return self._fit_in_database(dataset, engine, metric, started)
         if self.output_table is not None:
             raise ConfigError("output_table is where a table that lives in a database is released; this dataset"
@@ -251,6 +267,8 @@ class Anonymizer:
         _warn_single_class_targets(dataset)
         if self.method in PARTITION_METHODS:
             return self._fit_partition(dataset, metric, started)
+        if self.method in PARETO_METHODS:
+            return self._fit_pareto(dataset, engine, metric, started)
         if engine is None:
             engine = NumpyEngine(dataset, self.requirements.request)
         result = METHODS[self.method](dataset, engine, self.requirements, metric, **self.method_options)
@@ -281,6 +299,56 @@ class Anonymizer:
         search = {"method_seconds": round(time.perf_counter() - method_started, 4), "classes": partition.n_classes,
                   "largest_class": int(partition.sizes.max()) if partition.n_classes else 0}
         self.release_ = self._release(dataset, None, partition, started, search=search)
+        return self
+
+    def _fit_pareto(self, dataset: Dataset, engine: Engine | None, metric: Metric, started: float) -> Anonymizer:
+        """Find the front of minimal property based generalizations and release member ``pick`` of it.
+
+        The suppression budget η is ``requirements.max_suppression``; privacy
+        is measured by the objectives, so the requirements may hold no model
+        but the trivial 1-anonymity.  The released member is re-verified
+        against the privacy it claims: k-anonymity with its ``k`` (the η
+        rule's) and, when ``l`` is an objective, distinct l-diversity with its ``l``.
+        """
+        if any(not (isinstance(m, KAnonymity) and m.k == 1) for m in self.requirements.models):
+            raise ConfigError(f"method {self.method!r} measures privacy through its objectives (k, l, s_k, s_l);"
+                              " give no privacy model, only the suppression budget η (max_suppression)")
+        options = dict(self.method_options)
+        objectives = options.pop("objectives", ("k", "glm"))
+        if isinstance(objectives, str) or not isinstance(objectives, (list, tuple)):
+            raise ConfigError(f"objectives must be a list of names such as [k, glm]; got {objectives!r}")
+        if self.method == "pareto-ea":
+            options["seed"] = self.seed
+        eta = self.requirements.max_suppression
+        result = PARETO_METHODS[self.method](dataset, engine, list(objectives), eta=eta, **options)
+        if self.pick >= len(result.front):
+            raise ConfigError(f"--pick {self.pick}: the front has {len(result.front)} members (0 to"
+                              f" {len(result.front) - 1})")
+        member = result.front[self.pick]
+        levels = member.levels
+        if engine is None:
+            engine = NumpyEngine(dataset, self.requirements.request)
+        row_class, stats = engine.row_classes(levels)
+        k = suppression_threshold(stats.sizes, budget_rows(eta, dataset.n_rows))
+        partition = Partition.from_node(dataset.quasi, stats, stats.sizes >= k, row_class)
+        claimed: list[PrivacyModel] = [KAnonymity(int(k))]
+        if "l" in member.objectives:
+            sensitive = options.get("sensitive") or dataset.sensitive[0]
+            claimed.append(DistinctLDiversity(sensitive, member.objectives["l"]))
+        self.release_requirements_ = Requirements(claimed, eta)
+        self.dataset_ = dataset
+        self.levels_ = dict(zip(dataset.quasi, levels))
+        self.result_ = None
+        self.front_ = result
+        self.metric_ = metric
+        search = {"nodes_evaluated": result.nodes_evaluated, "lattice_size": result.lattice_size,
+                  "search_seconds": round(result.seconds, 4), "objectives": list(result.objectives),
+                  "eta": eta, "epsilon": None if result.epsilon is None else list(result.epsilon),
+                  "picked": self.pick, "front": [
+                      {"levels": dict(zip(dataset.quasi, m.levels)), "objectives": dict(m.objectives),
+                       "suppressed_rows": m.suppressed_rows} for m in result.front]}
+        self.release_ = self._release(dataset, levels, partition, started, search=search,
+                                      requirements=self.release_requirements_)
         return self
 
     def _search_facts(self, result: SearchResult, engine: Engine, metric: Metric) -> dict[str, Any]:
@@ -434,22 +502,26 @@ class Anonymizer:
         self.requirements.validate(dataset, new_rows=True)
         if self.levels_ is None:
             return self._transform_partition(dataset, started)
-        engine = NumpyEngine(dataset, self.requirements.request)
+        # a front member is re-checked against the privacy it claims (its k and l under η)
+        requirements = self.release_requirements_ if self.method in PARETO_METHODS else self.requirements
+        engine = NumpyEngine(dataset, requirements.request)
         levels = tuple(self.levels_[q] for q in dataset.quasi)
         row_class, stats = engine.row_classes(levels)
-        verdict = self.requirements.judge(stats, dataset.n_rows)
+        verdict = requirements.judge(stats, dataset.n_rows)
         if not verdict.feasible:
             message = (f"the learned recoding {self.levels_} applied to {source} leaves {verdict.suppressed_rows}"
-                       f" records in classes violating {self.requirements.describe()}; the budget allows"
+                       f" records in classes violating {requirements.describe()}; the budget allows"
                        f" {verdict.budget_rows}")
             if self.on_violation == "raise":
                 raise InfeasibleError(message + "; refit on more data or relax the requirements")
             warnings.warn(message, ReleaseViolation, stacklevel=2)
             kept = np.ones(stats.n_classes, dtype=np.bool_)
             partition = Partition.from_node(dataset.quasi, stats, kept, row_class)
-            return self._release(dataset, levels, partition, started, search={"transform": True}, check=False)
+            return self._release(dataset, levels, partition, started, search={"transform": True}, check=False,
+                                 requirements=requirements)
         partition = Partition.from_node(dataset.quasi, stats, verdict.kept, row_class)
-        return self._release(dataset, levels, partition, started, search={"transform": True})
+        return self._release(dataset, levels, partition, started, search={"transform": True},
+                             requirements=requirements)
 
     def _transform_partition(self, dataset: Dataset, started: float) -> Release:
         """Place new records into the fitted classes, grow the classes' values, re-check the requirements."""
@@ -494,8 +566,12 @@ class Anonymizer:
 
     def _release(self, dataset: Dataset, levels: tuple[int, ...] | None, partition: Partition, started: float,
                  search: dict[str, Any], check: bool = True, engine: str = "numpy",
-                 rows_fetched: int | None = None) -> Release:
-        """Render, score and re-check a release (full-domain node, or any partition when ``levels`` is None)."""
+                 rows_fetched: int | None = None, requirements: Requirements | None = None) -> Release:
+        """Render, score and re-check a release (full-domain node, or any partition when ``levels`` is None).
+
+        ``requirements``: what the release is re-checked against (default the configured ones).
+        """
+        requirements = requirements or self.requirements
         assert partition.row_class is not None
         suppressed = partition.row_class < 0
         if levels is None:
@@ -506,7 +582,7 @@ class Anonymizer:
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
         verified = False
         if check:
-            report = verify_release(table, dataset, self.requirements, dataset.n_rows)
+            report = verify_release(table, dataset, requirements, dataset.n_rows)
             if not report.ok:
                 raise RuntimeError("independent verification of the release failed (this is a bug in anonset): "
                                    + "; ".join(report.problems))
@@ -515,7 +591,7 @@ class Anonymizer:
             table=table, partition=partition, method=self.method,
             levels=None if levels is None else dict(zip(dataset.quasi, levels)),
             metrics=metrics, suppressed_rows=int(suppressed.sum()), verified=verified,
-            requirements=self.requirements.describe(), search=search,
+            requirements=requirements.describe(), search=search,
             seconds=time.perf_counter() - started,
             provenance=self._provenance(dataset), engine=engine, rows_fetched=rows_fetched,
         )

@@ -70,7 +70,8 @@ def main() -> None:
 @click.option("--summary", "summary_path", type=click.Path(path_type=Path), help="Write a JSON summary here.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
 @click.option("--pick", type=int, default=0, show_default=True,
-              help="Release entry N of a research-value search's success list (0 = the best).")
+              help="Release entry N of a research-value search's success list (0 = the best), or member N of a"
+                   " pareto method's front (as printed, sorted by the first objective).")
 @_user_errors
 def anonymize(config: Path, output: Path | None, summary_path: Path | None, quiet: bool, pick: int) -> None:
     """Anonymize the table a YAML CONFIG describes (see docs/config.md)."""
@@ -102,6 +103,9 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     if "success_list" in search:
         summary["success_list"] = search.pop("success_list")
         summary["frequency_sets"] = search.get("frequency_sets")
+    if "front" in search:
+        summary["front"] = search.pop("front")
+        summary["nodes_evaluated"] = search.get("nodes_evaluated")
     if summary_path is not None:
         text = json.dumps(summary, indent=2) + "\n"
 
@@ -113,6 +117,8 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         _print_summary(summary)
         if "success_list" in summary:
             _print_success_list(summary["success_list"], pick)
+        if "front" in summary:
+            _print_front(summary, pick)
 
 
 def _anonymizer(cfg: RunConfig, pick: int, output_table: TableName | None = None) -> Anonymizer:
@@ -241,6 +247,25 @@ def _print_success_list(entries: list[dict[str, Any]], picked: int, shown: int =
         mark = " (released)" if i == picked else ""
         levels = ", ".join(f"{q}={v}" for q, v in entry["levels"].items())
         table.add_row(f"{i}{mark}", levels, f"{entry['research_value']:.6g}", str(entry["roots"]))
+    console.print(table)
+
+
+def _print_front(summary: dict[str, Any], picked: int) -> None:
+    """The front as a table, in the order --pick counts (sorted by the first objective)."""
+    front = summary["front"]
+    search = summary["search"]
+    table = Table(title=f"front: {len(front)} members, {search['nodes_evaluated']:,} of {search['lattice_size']:,}"
+                        " nodes evaluated (--pick N releases another)")
+    table.add_column("#", justify="right")
+    table.add_column("levels")
+    for name in search["objectives"]:
+        table.add_column(name, justify="right")
+    table.add_column("suppressed", justify="right")
+    for i, member in enumerate(front):
+        mark = " (released)" if i == picked else ""
+        levels = ", ".join(f"{q}={v}" for q, v in member["levels"].items())
+        values = [f"{member['objectives'][name]:.6g}" for name in search["objectives"]]
+        table.add_row(f"{i}{mark}", levels, *values, f"{member['suppressed_rows']:,}")
     console.print(table)
 
 

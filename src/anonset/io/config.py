@@ -225,7 +225,6 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
             raise ConfigError(f"{where}: attributes.{name} must be a mapping such as {{role: quasi}}")
         _unknown(where, f"attributes.{name}.", entry, ATTRIBUTE_KEYS)
         attrs[str(name)] = dict(entry)
-    requirements = requirements_from_config(raw.get("privacy"), where)
     method = raw.get("method", {"name": "optimal"})
     if isinstance(method, str):
         method = {"name": method}
@@ -258,12 +257,16 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"{where}: seed must be an integer; got {seed!r}")
-    from anonset.anonymizer import METHOD_NAMES, RESEARCH_VALUE_METHODS
+    from anonset.anonymizer import METHOD_NAMES, PARETO_METHODS, RESEARCH_VALUE_METHODS
     from anonset.metrics import METRICS
 
     name = str(method.get("name", "optimal"))
     if name not in METHOD_NAMES:
         raise ConfigError(f"{where}: unknown method {name!r}; use one of {' | '.join(METHOD_NAMES)}")
+    if name in PARETO_METHODS:
+        requirements = _pareto_requirements(raw.get("privacy"), where, name)
+    else:
+        requirements = requirements_from_config(raw.get("privacy"), where)
     metric = str(method.get("metric", "research_value" if name in RESEARCH_VALUE_METHODS else "loss"))
     if metric not in METRICS:
         raise ConfigError(f"{where}: unknown metric {metric!r}; use one of {' | '.join(METRICS)}")
@@ -398,6 +401,21 @@ def _requirements(privacy: Any, where: str) -> Requirements:
         models.append(SquaredErrorDiversity(_need(entry, where, "squared_error_diversity", "attribute"),
                                             _need(entry, where, "squared_error_diversity", "error")))
     return Requirements(models, privacy.get("max_suppression", 0.0))
+
+
+def _pareto_requirements(privacy: Any, where: str, method: str) -> Requirements:
+    """The requirements of a trade-off search: only the suppression budget η (``max_suppression``)."""
+    privacy = privacy or {}
+    if not isinstance(privacy, Mapping):
+        raise ConfigError(f"{where}: `privacy` must be a mapping such as {{max_suppression: 0.01}}")
+    others = sorted(key for key in privacy if key != "max_suppression")
+    if others:
+        raise ConfigError(f"{where}: method {method} measures privacy through its objectives (k, l, s_k, s_l);"
+                          f" remove privacy.{others[0]} and keep only privacy.max_suppression (the budget η)")
+    try:
+        return Requirements([KAnonymity(1)], privacy.get("max_suppression", 0.0))
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
 
 
 def research_value_from_config(section: Any, where: str = "config") -> ResearchValue:
