@@ -27,9 +27,13 @@ NCP grows less (ties: the smaller group, then ``u``'s).  Groups of at least
 Fix-up: each group with fewer than ``k`` records (in the order the groups were
 made) either absorbs the group whose merge raises the total NCP least, or
 takes the missing records from a group that keeps at least ``k`` records,
-whichever costs less; this repeats until the group has ``k`` records.  Donors
-are sought among the ``_DONORS`` groups with the cheapest merge (an
-approximation: scoring every group as donor would cost a pass over each).
+whichever costs less; this repeats until the group has ``k`` records.  Merge
+partners are sought among the groups the splits made within ``window`` (64)
+positions of the small group — its neighbours in the split tree, hence close
+in the quasi-identifier space — and donors among the ``_DONORS`` of them with
+the cheapest merge (approximations: scanning every group for every small
+group is quadratic in the number of groups, 219 s instead of 19 s on a
+million records, for an NCP 0.3% lower on Adult).
 A donor gives, one at a time, the member that raises the small group's NCP
 least.
 
