@@ -235,3 +235,19 @@ def test_a_target_with_one_class_warns() -> None:
     with pytest.warns(UserWarning, match="one class only"):
         release = Anonymizer(attrs, Requirements([KAnonymity(4)]), method="k-member").fit(table).release_
     assert release.metrics["cm"] == 0.0
+
+
+def test_a_value_the_hierarchy_does_not_cover_is_a_one_line_error(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from anonset.cli import main
+
+    (tmp_path / "t.csv").write_text("x,c\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(20)) + "5,z\n")
+    (tmp_path / "c.csv").write_text("a;*\nb;*\n")
+    (tmp_path / "k.yaml").write_text("input: t.csv\nattributes:\n  x: {role: quasi, type: numeric}\n"
+                                     "  c: {role: quasi, hierarchy: c.csv}\nprivacy: {k: 3}\n"
+                                     "method: {name: xu-bottom-up}\noutput: {path: out.csv}\n")
+    result = CliRunner().invoke(main, ["anonymize", str(tmp_path / "k.yaml")])
+    assert result.exit_code == 2
+    assert "column 'c'" in result.output and "'z'" in result.output and "not in hierarchy" in result.output
+    assert not (tmp_path / "out.csv").exists()
