@@ -54,6 +54,7 @@ import numpy as np
 from anonset.cluster.attributes import lca_level, leaf_share_costs, prepare_attributes
 from anonset.cluster.constraints import GroupConstraints, diverse, union_diverse
 from anonset.cluster.kmember import as_constraints, kmember_labels, renumber_by_first_row
+from anonset.cluster.state import resolve_roots
 from anonset.dataset import Dataset
 
 __all__ = ["xu_bottom_up"]
@@ -153,12 +154,7 @@ def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets
                 hist[g, v] += hist[h, v]
             alive[h] = False
             parent[h] = g
-    # resolve merge chains to the surviving group
-    for g in range(m):
-        r = g
-        while parent[r] != r:
-            r = parent[r]
-        parent[g] = r
+    resolve_roots(parent)
     return parent
 
 

@@ -73,6 +73,45 @@ def _pool_can_diversify(pool, offsets, lvals):  # type: ignore[no-untyped-def]  
 
 
 @numba.njit(cache=True, nogil=True)
+def _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, lvl, lca, first, num_w, cat_cost, cur,  # type: ignore[no-untyped-def]
+                 restrict, mask, sens, labels, majority, penalty):  # pragma: no cover
+    """The free remaining record whose addition to cluster ``c`` costs least (−1 when there is none).
+
+    With ``restrict`` only records with a value marked in ``mask`` are
+    candidates; a record whose label is not ``majority`` costs ``penalty``
+    more.  Ties go to the lowest index; a record that adds nothing ends the scan.
+    """
+    p = rem_vals.shape[1]
+    q = rem_codes.shape[1]
+    best = -1
+    best_d = np.inf
+    for t in range(n_rem):
+        if not free[t]:
+            continue
+        if restrict:
+            helps = False
+            for a in range(sens.shape[1]):
+                if mask[sens[rem_rows[t], a]]:
+                    helps = True
+            if not helps:
+                continue
+        d = 0.0
+        for b in range(p):
+            v = rem_vals[t, b]
+            d += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
+        for a in range(q):
+            d += cat_cost[a, max(lvl[c, a], lca[a, rem_codes[t, a]]), first[c, a]]
+        if penalty > 0 and labels[rem_rows[t]] != majority:
+            d += penalty
+        if d < best_d:
+            best_d = d
+            best = t
+            if d <= cur:  # no record can add less than nothing
+                break
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
 def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets, kinds, lvals, labels,  # type: ignore[no-untyped-def]
                    n_labels, class_penalty):  # pragma: no cover - compiled
     """Cluster id per row (Fig. 5 of Byun et al.); see :func:`greedy_k_member`.
@@ -172,52 +211,15 @@ def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets
                 cur += (hi[c, b] - lo[c, b]) * num_w[b]
             for a in range(q):
                 cur += cat_cost[a, lvl[c, a], first[c, a]]
-            penalty = class_penalty / (size[c] + 1)
-            best = -1
-            best_d = np.inf
-            for t in range(n_rem):
-                if not free[t]:
-                    continue
-                if restrict:
-                    helps = False
-                    for a in range(s):
-                        if mask[sens[rem_rows[t], a]]:
-                            helps = True
-                    if not helps:
-                        continue
-                d = 0.0
-                for b in range(p):
-                    v = rem_vals[t, b]
-                    d += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
-                for a in range(q):
-                    d += cat_cost[a, max(lvl[c, a], lca[a, rem_codes[t, a]]), first[c, a]]
-                if class_penalty > 0 and labels[rem_rows[t]] != majority:
-                    d += penalty
-                if d < best_d:
-                    best_d = d
-                    best = t
-                    if d <= cur:  # no record can add less than nothing
-                        break
-            if best < 0:
-                if size[c] >= k:
-                    break  # no remaining record helps: completed by merging at the end
+            penalty = class_penalty / (size[c] + 1) if class_penalty > 0 else 0.0
+            best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, lvl, lca, first, num_w,
+                                cat_cost, cur, restrict, mask, sens, labels, majority, penalty)
+            if best < 0 and restrict and size[c] < k:
                 # too few helpful records left to fill the cluster: fill it with any
-                fallback = -1
-                best_d = np.inf
-                for t in range(n_rem):
-                    if free[t]:
-                        d = 0.0
-                        for b in range(p):
-                            v = rem_vals[t, b]
-                            d += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
-                        for a in range(q):
-                            d += cat_cost[a, max(lvl[c, a], lca[a, rem_codes[t, a]]), first[c, a]]
-                        if d < best_d:
-                            best_d = d
-                            fallback = t
-                best = fallback
-                if best < 0:
-                    break
+                best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, lvl, lca, first, num_w,
+                                    cat_cost, cur, False, mask, sens, labels, majority, penalty)
+            if best < 0:
+                break  # no remaining record helps: the cluster is completed by merging at the end
             free[best] = False
             r = rem_rows[best]
             out[r] = c

@@ -17,7 +17,7 @@ from anonset.cluster.attributes import lca_level
 from anonset.cluster.constraints import diverse, union_diverse
 
 __all__ = ["add_record", "cost_with", "merge_cost", "merge_into", "merge_until_diverse", "reset_group",
-           "state_cost", "states_of"]
+           "resolve_roots", "state_cost", "states_of"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -147,12 +147,18 @@ def merge_until_diverse(labels, n_groups, values, codes, num_w, maps, cat_cost, 
             size[g] += size[best]
             alive[best] = False
             parent[best] = g
-    for g in range(n_groups):
-        r = g
-        while parent[r] != r:
-            r = parent[r]
-        parent[g] = r
+    resolve_roots(parent)
     out = np.empty_like(labels)
     for x in range(labels.shape[0]):
         out[x] = parent[labels[x]]
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def resolve_roots(parent):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Point every merged group at the group that finally absorbed it (``parent`` in place; roots point at themselves)."""
+    for g in range(parent.shape[0]):
+        r = g
+        while parent[r] != r:
+            r = parent[r]
+        parent[g] = r
