@@ -107,18 +107,23 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         summary["front"] = search.pop("front")
         summary["nodes_evaluated"] = search.get("nodes_evaluated")
     if summary_path is not None:
-        text = json.dumps(summary, indent=2) + "\n"
-
-        def _write_summary(tmp: Path) -> None:
-            tmp.write_text(text, encoding="utf-8")
-
-        atomic_write(summary_path, _write_summary)
+        _write_json(summary_path, summary)
     if not quiet:
         _print_summary(summary)
         if "success_list" in summary:
             _print_success_list(summary["success_list"], pick)
         if "front" in summary:
             _print_front(summary, pick)
+
+
+def _write_json(path: Path, summary: dict[str, Any]) -> None:
+    """Write a summary as JSON (a temporary file renamed into place)."""
+    text = json.dumps(summary, indent=2) + "\n"
+
+    def _write(tmp: Path) -> None:
+        tmp.write_text(text, encoding="utf-8")
+
+    atomic_write(path, _write)
 
 
 def _anonymizer(cfg: RunConfig, pick: int, output_table: TableName | None = None) -> Anonymizer:
@@ -159,6 +164,46 @@ def _anonymize_in_database(cfg: RunConfig, pick: int, target: Path | None) -> Re
     finally:
         backend.close()
     return release
+
+
+@main.command()
+@click.argument("config", type=click.Path(path_type=Path))
+@click.option("--summary", "summary_path", type=click.Path(path_type=Path), help="Write a JSON summary here.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+@_user_errors
+def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
+    """Train/test evaluation of CONFIG's method (see docs/workload_aware.md): the recoding is learned on
+    training records only and applied to test records; models trained on the recoded records are scored
+    against the same models on the original ones.  Nothing is released."""
+    from anonset.evaluation import evaluate as run_evaluation
+    from anonset.io.config import load_config
+
+    cfg = load_config(config)
+    if cfg.engine != "numpy":
+        raise ConfigError(f"{cfg.path}: evaluation runs in memory; set engine: numpy")
+    options = dict(cfg.evaluation)
+    if "folds" not in options and "test_fraction" not in options:
+        options["folds"] = 10
+    result = run_evaluation(cfg.load_dataset(), requirements=cfg.requirements, method=cfg.method,
+                            method_options=cfg.method_options, weights=cfg.weights, seed=cfg.seed, **options)
+    summary = result.summary()
+    if summary_path is not None:
+        if summary_path.is_dir():
+            raise DataError(f"{summary_path}: is a directory; give the path of a file to write")
+        _write_json(summary_path, summary)
+    if quiet:
+        return
+    table = Table(title=f"{summary['method']}: {summary['score'].replace('_', ' ')} over {summary['splits']}"
+                        f" split(s), label {summary['target']}")
+    table.add_column("model")
+    table.add_column("anonymized", justify="right")
+    table.add_column("original", justify="right")
+    for name, scores in summary["models"].items():
+        table.add_row(name, f"{scores['anonymized']:.4f}", f"{scores['original']:.4f}")
+    console.print(table)
+    for key in ("classes", "average_class_size", "conditional_entropy", "test_unplaced"):
+        if key in summary:
+            console.print(f"{key.replace('_', ' ')}: {summary[key]:.4g}")
 
 
 @main.command()

@@ -43,7 +43,8 @@ from anonset.privacy.ldiversity import l_diversity
 
 __all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
 
-TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine"}
+TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation"}
+EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction"}
 #: Values of the top-level ``engine`` key.
 ENGINES = ("numpy", "duckdb", "postgresql")
 #: The view :meth:`RunConfig.connect` exposes an input file as (``engine: duckdb``).
@@ -98,6 +99,7 @@ class RunConfig:
     sql: SqlInput | None = None
     output_table: TableName | None = None
     output_replace: bool = False
+    evaluation: dict[str, Any] = field(default_factory=dict)
 
     @property
     def source_table(self) -> TableName:
@@ -279,6 +281,13 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     elif raw.get("research_value") is not None:
         raise ConfigError(f"{where}: a research_value section is used only by the rv-* methods or"
                           " metric: research_value; remove it or change the method")
+    evaluation = raw.get("evaluation") or {}
+    if not isinstance(evaluation, Mapping):
+        raise ConfigError(f"{where}: `evaluation` must be a mapping such as {{target: income, folds: 10}}")
+    _unknown(where, "evaluation.", evaluation, EVALUATION_KEYS)
+    models = evaluation.get("models")
+    if models is not None and (isinstance(models, str) or not isinstance(models, list)):
+        raise ConfigError(f"{where}: evaluation.models must be a list such as [decision_tree, naive_bayes]")
     return RunConfig(
         path=path, input_path=_resolve(base, inp["path"]) if sql is None else None, delimiter=inp.get("delimiter"),
         input_format=inp.get("format"), attributes=attrs, requirements=requirements, method=name, metric=metric,
@@ -287,6 +296,7 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         output_delimiter=out.get("delimiter"), drop_suppressed=suppressed == "drop", seed=seed,
         method_options=options, metric_object=metric_object, raw=dict(raw),
         engine=engine, sql=sql, output_table=output_table, output_replace=output_replace,
+        evaluation=dict(evaluation),
     )
 
 
