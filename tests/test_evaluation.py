@@ -140,3 +140,28 @@ def test_cli_evaluate(tmp_path: Path) -> None:
     config.write_text(config.read_text().replace("folds: 3", "folds: 3, test_fraction: 0.2"))
     result = CliRunner().invoke(main, ["evaluate", str(config)])
     assert result.exit_code == 2 and "either folds" in result.output
+
+
+def test_workload_aware_mondrian_through_the_config(tmp_path: Path) -> None:
+    """InfoGain and Selection Mondrian from the config; the evaluation reports the predicates' imprecision."""
+    data, _ = _threshold_data(400, 8)
+    data.to_csv(tmp_path / "d.csv", index=False)
+    config = tmp_path / "w.yaml"
+    config.write_text("input: d.csv\nattributes:\n  x: {role: quasi, type: numeric}\n  z: {role: quasi}\n"
+                      "  label: {role: target}\nprivacy: {k: 20}\n"
+                      "method: {name: mondrian, criterion: infogain}\n"
+                      "evaluation: {models: [decision_tree], folds: 2, predicates: [{x: [50, 99]}]}\n")
+    result = CliRunner().invoke(main, ["evaluate", str(config), "--summary", str(tmp_path / "s.json")])
+    assert result.exit_code == 0, result.output
+    infogain = json.loads((tmp_path / "s.json").read_text())
+    # InfoGain cuts at the label's threshold x = 50, so the predicate x >= 50 is answered exactly
+    assert infogain["imprecision"] == 0.0
+    assert infogain["models"]["decision_tree"]["anonymized"] > 0.97
+    config.write_text(config.read_text().replace("criterion: infogain", "criterion: median"))
+    result = CliRunner().invoke(main, ["evaluate", str(config), "--summary", str(tmp_path / "m.json")])
+    assert result.exit_code == 0, result.output
+    median = json.loads((tmp_path / "m.json").read_text())
+    assert median["conditional_entropy"] >= infogain["conditional_entropy"]
+    config.write_text(config.read_text().replace("criterion: median", "criterion: lsd"))
+    result = CliRunner().invoke(main, ["evaluate", str(config)])
+    assert result.exit_code == 2 and "label" in result.output

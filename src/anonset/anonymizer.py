@@ -102,7 +102,7 @@ METHOD_OPTIONS: dict[str, frozenset[str]] = {
     "k-member": frozenset({"class_penalty", "target"}),
     "xu-top-down": frozenset({"rounds"}),
     "xu-bottom-up": frozenset({"split"}),
-    "mondrian": frozenset({"strict", "criterion"}),
+    "mondrian": frozenset({"strict", "criterion", "targets", "selections"}),
     "pareto-exhaustive": frozenset({"objectives", "epsilon", "sensitive", "target"}),
     "pareto-ea": frozenset({"objectives", "epsilon", "sensitive", "target", "population", "iterations", "p_cross",
                             "p_mut"}),
@@ -155,8 +155,9 @@ class Anonymizer:
         (rv-global, rv-hybrid, rv-partitioned: stop there and release the best
         string found, reported as not proven optimal); ``class_penalty`` and
         ``target`` (k-member: Byun's classification-aware variant),
-        ``rounds`` (xu-top-down), ``split`` (xu-bottom-up), ``strict`` and
-        ``criterion`` (mondrian).
+        ``rounds`` (xu-top-down), ``split`` (xu-bottom-up), ``strict``,
+        ``criterion`` (median, infogain, lsd, selection), ``targets`` and
+        ``selections`` (mondrian).
     pick : int
         Which entry of a research-value search's success list to release (0 = the best).
     output_table : str or tuple of str, optional

@@ -9,6 +9,15 @@ combined into a :class:`~anonset.dataset.Dataset`
 tests and benchmarks can use it anywhere and at any size.
 """
 
+from anonset.datasets.agrawal import (
+    AgrawalConstants,
+    agrawal,
+    agrawal_attributes,
+    agrawal_dataset,
+    agrawal_label,
+    draw_constants,
+    function2_predicates,
+)
 from anonset.datasets.reference import adult_morton, read_adult_raw
 from anonset.datasets.synthetic import (
     patient_register,
@@ -18,7 +27,14 @@ from anonset.datasets.synthetic import (
 from anonset.datasets.wide import wide_survey, wide_survey_dataset
 
 __all__ = [
+    "AgrawalConstants",
     "adult_morton",
+    "agrawal",
+    "agrawal_attributes",
+    "agrawal_dataset",
+    "agrawal_label",
+    "draw_constants",
+    "function2_predicates",
     "patient_register",
     "patient_register_attributes",
     "patient_register_dataset",

@@ -40,6 +40,8 @@ from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role
 from anonset.errors import ConfigError
 from anonset.evaluation.features import level_features, original_features, partition_features
 from anonset.evaluation.models import CLASSIFIERS, REGRESSORS, make_model
+from anonset.partition.mondrian_criteria import Predicate
+from anonset.partition.mondrian_selection import imprecision
 from anonset.privacy.base import Requirements
 
 __all__ = ["EvaluationResult", "evaluate", "split_rows"]
@@ -174,7 +176,8 @@ def evaluate(data: pd.DataFrame | Dataset, attributes: Mapping[str, Any] | None 
              requirements: Requirements, method: str = "mondrian", method_options: Mapping[str, Any] | None = None,
              weights: Mapping[str, float] | None = None, target: str | None = None, task: str | None = None,
              models: Sequence[str] | None = None, folds: int | None = None, test_fraction: float | None = None,
-             test: pd.DataFrame | None = None, seed: int = 0) -> EvaluationResult:
+             test: pd.DataFrame | None = None, predicates: Sequence[Predicate] | None = None,
+             seed: int = 0) -> EvaluationResult:
     """Run the train/test protocol (see the module docstring) for one anonymization method.
 
     Parameters
@@ -199,6 +202,11 @@ def evaluate(data: pd.DataFrame | Dataset, attributes: Mapping[str, Any] | None 
         unless ``test`` is given).
     test : pandas.DataFrame, optional
         Separate test records (the paper's synthetic protocol).
+    predicates : sequence of mapping, optional
+        Selection predicates (as Selection Mondrian's ``selections``) whose
+        summed imprecision over each training partition is reported (classes
+        taken as their records' bounding boxes, which is what a partitioning
+        method releases; a full-domain node releases wider boxes).
     seed : int
         Seed of the split, the method and the models.
 
@@ -262,5 +270,7 @@ def evaluate(data: pd.DataFrame | Dataset, attributes: Mapping[str, Any] | None 
             "conditional_entropy": (_conditional_entropy(y_train, partition.row_class)
                                     if task == "classification" else None),
             "test_unplaced": unplaced,
+            "imprecision": (float(imprecision(train, partition.row_class, list(predicates)).sum())
+                            if predicates else None),
         })
     return result

@@ -44,7 +44,7 @@ from anonset.privacy.ldiversity import l_diversity
 __all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
 
 TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation"}
-EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction"}
+EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predicates"}
 #: Values of the top-level ``engine`` key.
 ENGINES = ("numpy", "duckdb", "postgresql")
 #: The view :meth:`RunConfig.connect` exposes an input file as (``engine: duckdb``).

@@ -1,4 +1,4 @@
-"""Mondrian multidimensional partitioning (LeFevre, DeWitt and Ramakrishnan), median criterion.
+"""Mondrian multidimensional partitioning (LeFevre, DeWitt and Ramakrishnan): median and workload-aware criteria.
 
 Greedy recursive partitioning of the quasi-identifier space (Figure 3 of
 LeFevre et al., "Workload-aware anonymization", KDD 2006): a region is split
@@ -15,10 +15,14 @@ region with no allowable split becomes an equivalence class.
 - Which split to try is the job of a :class:`~anonset.partition.mondrian_split.SplitCriterion`;
   ``median`` (:class:`~anonset.partition.mondrian_split.MedianCriterion`)
   tries the attributes in decreasing order of weighted normalized range and
-  cuts a numeric one at its median.
+  cuts a numeric one at its median; the workload-aware ``infogain``, ``lsd``
+  and ``selection`` (:mod:`anonset.partition.mondrian_criteria`) choose the
+  split by the class entropy or squared error of target columns, or by the
+  imprecision of selection predicates.
 - ``strict`` (default): records with the same value of the split attribute
   always go to the same side.  Relaxed: the median's records may be divided
-  so the two sides hold ``m // 2`` and ``m − m // 2`` records.
+  so the two sides hold ``m // 2`` and ``m − m // 2`` records (the other
+  criteria may then cut anywhere in the sorted order).
 - Nothing is suppressed: ``max_suppression`` must be 0, and the whole table
   must satisfy the models (else :class:`~anonset.errors.InfeasibleError`).
 
@@ -40,7 +44,7 @@ than put in a class whose cell does not contain it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +52,7 @@ import numpy as np
 from anonset.dataset import Dataset
 from anonset.engine.base import ClassStats, numeric_values
 from anonset.errors import ConfigError, InfeasibleError
+from anonset.partition.mondrian_criteria import Predicate
 from anonset.partition.mondrian_kernel import grow_k_anonymous
 from anonset.partition.mondrian_split import (
     AttributeSpace,
@@ -57,18 +62,32 @@ from anonset.partition.mondrian_split import (
     describe_region,
 )
 from anonset.partition.mondrian_tree import MondrianTree, RegionBoxes, TreeNodes
+from anonset.partition.mondrian_workload import (
+    Workload,
+    infogain_criterion,
+    lsd_criterion,
+    median_criterion,
+    selection_criterion,
+)
 from anonset.privacy.base import Requirements
 from anonset.privacy.kanonymity import KAnonymity
 
 __all__ = ["CRITERIA", "MondrianTree", "RegionBoxes", "TreeNodes", "mondrian"]
 
-#: Split criteria by name: each makes a :class:`~anonset.partition.mondrian_split.SplitCriterion`.
-CRITERIA: dict[str, Callable[[], SplitCriterion]] = {"median": MedianCriterion}
+#: Split criteria by name: each makes a :class:`~anonset.partition.mondrian_split.SplitCriterion` for a
+#: :class:`~anonset.partition.mondrian_criteria.Workload` (and checks the targets and selections it was given).
+CRITERIA: dict[str, Callable[[Workload], SplitCriterion]] = {
+    "median": median_criterion,
+    "infogain": infogain_criterion,
+    "lsd": lsd_criterion,
+    "selection": selection_criterion,
+}
 
 
 def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
              weights: Mapping[str, float] | None = None, strict: bool = True,
-             criterion: str | SplitCriterion = "median") -> MondrianTree:
+             criterion: str | SplitCriterion = "median", targets: str | Sequence[str] | None = None,
+             selections: Sequence[Predicate] | None = None) -> MondrianTree:
     """Partition the records by Mondrian: greedy recursive splits of the quasi-identifier space.
 
     Parameters
@@ -78,8 +97,8 @@ def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
     requirements : Requirements
         Privacy models every class must satisfy; ``max_suppression`` must be 0.
     seed : int
-        Accepted for the signature shared by the partitioning methods; the
-        median criterion is deterministic and does not use it.
+        Accepted for the signature shared by the partitioning methods; every
+        criterion is deterministic and none uses it.
     weights : mapping of str to float, optional
         Per quasi-identifier factor on its normalized range (default 1); an
         attribute of weight 0 is never split.
@@ -87,7 +106,17 @@ def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
         Strict Mondrian (records with equal values never divided by a
         numeric split) or relaxed (the median's records divided to balance the sides).
     criterion : str or SplitCriterion
-        ``"median"`` (see :data:`CRITERIA`) or a criterion object.
+        ``"median"``, ``"infogain"``, ``"lsd"``, ``"selection"`` (see
+        :data:`CRITERIA`) or a criterion object.
+    targets : str or sequence of str, optional
+        Target columns of ``infogain`` (categorical), ``lsd`` (declared
+        numeric) and ``selection``; default the columns with role ``target``.
+        A target is neither a quasi-identifier nor sensitive.
+    selections : sequence of mapping, optional
+        Predicates of ``selection`` (at least one), each mapping
+        quasi-identifiers to a closed range ``[lo, hi]`` (numeric, date) or
+        labels of values or hierarchy nodes (categorical), e.g.
+        ``[{"age": [20, 39], "sex": ["M"]}]``.
 
     Returns
     -------
@@ -97,8 +126,12 @@ def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
     Raises
     ------
     ConfigError
-        ``max_suppression`` is not 0, an unknown criterion, bad weights, or
-        bad model parameters (``validate`` of each model but k-anonymity).
+        ``max_suppression`` is not 0, an unknown criterion, bad weights, bad
+        model parameters (``validate`` of each model but k-anonymity), or bad
+        targets or selections (unknown column, a target of the wrong kind or
+        with one class, a predicate on a non-quasi-identifier or with an empty
+        range, no predicate for ``selection``, targets or selections the
+        criterion does not use).
     InfeasibleError
         The whole table does not satisfy a model (for instance k larger than the table).
     anonset.errors.DataError
@@ -107,11 +140,16 @@ def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
     if requirements.max_suppression:
         raise ConfigError(f"mondrian suppresses no records; set max_suppression to 0"
                           f" (got {requirements.max_suppression:g})")
-    split = _criterion(criterion)
     for model in requirements.models:
         if not isinstance(model, KAnonymity):
             model.validate(dataset)
     space = attribute_space(dataset, weights)
+    named = (targets,) if isinstance(targets, str) else None if targets is None else tuple(targets)
+    if isinstance(selections, Mapping):
+        raise ConfigError("mondrian: selections must be a non-empty list of predicates such as"
+                          " [{age: [20, 39], sex: [M]}]; got a single mapping")
+    predicates = None if selections is None else tuple(selections)
+    split = _criterion(criterion, Workload(dataset, space, named, predicates, requirements.k))
     judge = _ChildJudge(dataset, requirements)
     n = dataset.n_rows
     whole = judge.stats(np.arange(n), np.zeros(n, dtype=np.int64), 1)
@@ -126,12 +164,15 @@ def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
     return _assemble(dataset, space, grown, strict, split.name)
 
 
-def _criterion(criterion: str | SplitCriterion) -> SplitCriterion:
+def _criterion(criterion: str | SplitCriterion, work: Workload) -> SplitCriterion:
     if not isinstance(criterion, str):
+        if work.targets is not None or work.selections is not None:
+            raise ConfigError("mondrian: targets and selections go with a criterion name; a criterion object"
+                              " carries its own")
         return criterion
     if criterion not in CRITERIA:
         raise ConfigError(f"unknown Mondrian criterion {criterion!r}; use {' | '.join(CRITERIA)}")
-    return CRITERIA[criterion]()
+    return CRITERIA[criterion](work)
 
 
 class _ChildJudge:

@@ -3,8 +3,9 @@
 Mondrian (:mod:`anonset.partition.mondrian`) grows its tree greedily: for a
 region it asks a :class:`SplitCriterion` for candidate splits in order of
 preference and applies the first one whose child regions all satisfy the
-privacy models.  The criterion is the pluggable piece (median now; InfoGain,
-LSD and selection criteria later), the rest of the algorithm is shared.
+privacy models.  The criterion is the pluggable piece (median here; InfoGain,
+LSD and selection in :mod:`anonset.partition.mondrian_criteria`), the rest of
+the algorithm is shared.
 
 :class:`AttributeSpace` holds the quasi-identifiers the way splits see them:
 numeric and date ones (with a number on every row) by value, every other one
