@@ -119,9 +119,12 @@ class ReleaseViolation(UserWarning):
 class Anonymizer:
     """Find a recoding that satisfies the privacy requirements with the best utility.
 
-    After ``fit``: ``levels_`` (the full-domain node, or None for a local-recoding
-    method), ``result_`` (the search's result, None for local recoding),
-    ``dataset_``, ``metric_`` and ``release_``.
+    After ``fit``: ``levels_`` (the full-domain node — for a trade-off search
+    the released member's — or None for a partitioning method), ``result_``
+    (a full-domain search's result, else None), ``grouping_`` (a partitioning
+    method's classes and placement rule), ``front_`` (a trade-off search's
+    :class:`~anonset.pareto.ParetoResult`), ``dataset_``, ``metric_`` and
+    ``release_``.
 
     Parameters
     ----------
