@@ -256,6 +256,8 @@ def test_k_member_from_the_cli(tmp_path) -> None:
     assert result.exit_code == 0, result.output + result.stderr
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["verified"] is True and summary["min_class_size"] >= 4 and summary["levels"] is None
+    assert summary["search"]["ranges_may_overlap"] is True
+    assert "may overlap" in result.output
 
 
 def test_total_il_metric_equals_byuns_information_loss() -> None:

@@ -300,8 +300,11 @@ class Anonymizer:
         self.result_ = None
         self.grouping_ = grouping
         self.metric_ = metric
+        # local recoding's classes may overlap; strict Mondrian's regions never share a value
+        overlap = self.method != "mondrian" or not self.method_options.get("strict", True)
         search = {"method_seconds": round(time.perf_counter() - method_started, 4), "classes": partition.n_classes,
-                  "largest_class": int(partition.sizes.max()) if partition.n_classes else 0}
+                  "largest_class": int(partition.sizes.max()) if partition.n_classes else 0,
+                  "ranges_may_overlap": overlap}
         self.release_ = self._release(dataset, None, partition, started, search=search)
         return self
 

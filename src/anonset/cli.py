@@ -329,6 +329,9 @@ def _print_summary(summary: dict[str, Any]) -> None:
     search = summary.get("search") or {}
     if "nodes_checked" in search:
         table.add_row("nodes checked", f"{search['nodes_checked']:,} of {search['lattice_size']:,}")
+    if "ranges_may_overlap" in search:
+        table.add_row("class values", "each class generalized on its own; ranges of different classes "
+                      + ("may overlap" if search["ranges_may_overlap"] else "do not overlap"))
     for name, value in summary["metrics"].items():
         table.add_row(name, "n/a" if value is None else f"{value:.6g}")
     for name, reason in (summary.get("metrics_omitted") or {}).items():
