@@ -176,11 +176,10 @@ def _split_large(labels: np.ndarray, distinct: np.ndarray, values: np.ndarray, c
     order = np.lexsort((distinct, labels))
     ends = np.cumsum(sizes)
     next_id = len(sizes)
-    no_labels = np.zeros(0, dtype=np.int64)
     for g in big:
         rows = order[ends[g] - sizes[g]: ends[g]]
         pieces = kmember_labels(values[rows], num_w, codes[rows], maps, share, k, 0, cons.sens[rows], cons.offsets,
-                                cons.kinds, cons.lvals, np.resize(no_labels, len(rows)), 1, 0.0)
+                                cons.kinds, cons.lvals, np.zeros(len(rows), dtype=np.int64), 1, 0.0)
         # piece 0 keeps the group's id, the others get new ids
         n_pieces = int(pieces.max()) + 1
         ids = np.concatenate([[g], np.arange(next_id, next_id + n_pieces - 1)])
