@@ -73,13 +73,15 @@ def _pool_can_diversify(pool, offsets, lvals):  # type: ignore[no-untyped-def]  
 
 
 @numba.njit(cache=True, nogil=True)
-def _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, lvl, lca, first, num_w, cat_cost, cur,  # type: ignore[no-untyped-def]
+def _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, num_w, step_cost, cur,  # type: ignore[no-untyped-def]
                  restrict, mask, sens, labels, majority, penalty):  # pragma: no cover
     """The free remaining record whose addition to cluster ``c`` costs least (−1 when there is none).
 
-    With ``restrict`` only records with a value marked in ``mask`` are
-    candidates; a record whose label is not ``majority`` costs ``penalty``
-    more.  Ties go to the lowest index; a record that adds nothing ends the scan.
+    ``step_cost[a, x]`` is attribute ``a``'s cost for the cluster once it
+    holds leaf ``x``.  With ``restrict`` only records with a value marked in
+    ``mask`` are candidates; a record whose label is not ``majority`` costs
+    ``penalty`` more.  Ties go to the lowest index; a record that adds nothing
+    ends the scan.
     """
     p = rem_vals.shape[1]
     q = rem_codes.shape[1]
@@ -100,7 +102,7 @@ def _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, lvl, lca
             v = rem_vals[t, b]
             d += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
         for a in range(q):
-            d += cat_cost[a, max(lvl[c, a], lca[a, rem_codes[t, a]]), first[c, a]]
+            d += step_cost[a, rem_codes[t, a]]
         if penalty > 0 and labels[rem_rows[t]] != majority:
             d += penalty
         if d < best_d:
@@ -170,9 +172,13 @@ def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets
     r = start
     n_clusters = 0
     r_lca = np.zeros((q, n_leaves), dtype=np.int32)
+    step_cost = np.zeros((q, n_leaves))  # per attribute and leaf: the cost the scan in progress reads
     while n_rem >= k and (not div or _pool_can_diversify(pool, offsets, lvals)):
         # the remaining record furthest from r (lowest index on ties)
         lca_table(maps, codes[r], r_lca)
+        for a in range(q):
+            for x in range(n_leaves):
+                step_cost[a, x] = cat_cost[a, r_lca[a, x], codes[r, a]]
         best = -1
         best_d = -1.0
         for t in range(n_rem):
@@ -180,7 +186,7 @@ def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets
             for b in range(p):
                 d += abs(rem_vals[t, b] - values[r, b]) * num_w[b]
             for a in range(q):
-                d += cat_cost[a, r_lca[a, rem_codes[t, a]], codes[r, a]]
+                d += step_cost[a, rem_codes[t, a]]
             if d > best_d:
                 best_d = d
                 best = t
@@ -212,12 +218,15 @@ def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets
             for a in range(q):
                 cur += cat_cost[a, lvl[c, a], first[c, a]]
             penalty = class_penalty / (size[c] + 1) if class_penalty > 0 else 0.0
-            best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, lvl, lca, first, num_w,
-                                cat_cost, cur, restrict, mask, sens, labels, majority, penalty)
+            for a in range(q):
+                for x in range(n_leaves):
+                    step_cost[a, x] = cat_cost[a, max(lvl[c, a], lca[a, x]), first[c, a]]
+            best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, num_w, step_cost, cur,
+                                restrict, mask, sens, labels, majority, penalty)
             if best < 0 and restrict and size[c] < k:
                 # too few helpful records left to fill the cluster: fill it with any
-                best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, lvl, lca, first, num_w,
-                                    cat_cost, cur, False, mask, sens, labels, majority, penalty)
+                best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, num_w, step_cost, cur,
+                                    False, mask, sens, labels, majority, penalty)
             if best < 0:
                 break  # no remaining record helps: the cluster is completed by merging at the end
             free[best] = False
