@@ -201,7 +201,7 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
     for name, scores in summary["models"].items():
         table.add_row(name, f"{scores['anonymized']:.4f}", f"{scores['original']:.4f}")
     console.print(table)
-    for key in ("classes", "average_class_size", "conditional_entropy", "test_unplaced"):
+    for key in ("classes", "average_class_size", "conditional_entropy", "imprecision", "test_unplaced"):
         if key in summary:
             console.print(f"{key.replace('_', ' ')}: {summary[key]:.4g}")
 
