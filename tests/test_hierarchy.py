@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +21,7 @@ from anonset.hierarchy import (
     read_hierarchy,
     write_hierarchy,
 )
-
-ADULT = Path(__file__).parents[1] / ".." / "shared" / "data" / "adult"
+from support import require_adult
 
 
 def ancestors(h: Hierarchy, leaf: str) -> list[str]:
@@ -158,7 +156,7 @@ def test_read_missing_file(tmp_path):
 
 
 def test_read_adult_age():
-    h = read_hierarchy(ADULT / "hierarchies" / "age.csv")
+    h = read_hierarchy(require_adult() / "hierarchies" / "age.csv")
     assert h.name == "age"
     assert h.n_levels == 5
     assert [h.size(j) for j in range(5)] == [100, 20, 10, 5, 1]
@@ -169,7 +167,7 @@ def test_read_adult_age():
 
 @pytest.mark.parametrize("attr", ["education", "workclass", "native-country", "sex", "race"])
 def test_read_adult_others(attr):
-    h = read_hierarchy(ADULT / "hierarchies" / f"{attr}.csv")
+    h = read_hierarchy(require_adult() / "hierarchies" / f"{attr}.csv")
     check_tree(h)
     assert str(h.labels[-1][0]) == "*"
 
