@@ -397,8 +397,9 @@ def test_random_tables_are_verified(seed: int, n_rows: int, n_quasi: int, k: int
     rng = np.random.default_rng(seed)
     base = clustering_dataset(seed, n_rows, n_quasi)
     assert base.table is not None
-    table = base.table.assign(t=rng.choice(["a", "b", "c"], n_rows), u=rng.choice(["a", "b"], n_rows),
-                              r=rng.normal(size=n_rows).round(3).astype(str))
+    t, u = rng.choice(["a", "b", "c"], n_rows), rng.choice(["a", "b"], n_rows)
+    t[:2] = u[:2] = ["a", "b"]  # every target has two classes (a single class is refused, as tested below)
+    table = base.table.assign(t=t, u=u, r=rng.normal(size=n_rows).round(3).astype(str))
     specs = dict(base.specs)
     specs.update(t={"role": "target"}, u={"role": "target"}, r={"role": "target", "type": "numeric"})
     ds = Dataset(table, specs)

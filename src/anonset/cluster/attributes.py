@@ -52,7 +52,6 @@ class PreparedAttributes:
     maps: np.ndarray  # (q, levels, leaves) int32 ancestor code per level, padded with the root
     cat_weight: np.ndarray  # (q,) attribute weight of each categorical attribute
     heights: np.ndarray  # (q,) int64 hierarchy height (max_level) of each categorical attribute
-    leaf_counts: tuple[int, ...]  # leaves of each categorical attribute's hierarchy
     numeric: tuple[str, ...]
     categorical: tuple[str, ...]
 
@@ -101,7 +100,6 @@ def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = N
     cat_maps: list[tuple[np.ndarray, ...]] = []
     cat_w: list[float] = []
     heights: list[int] = []
-    leaves: list[int] = []
     numeric: list[str] = []
     categorical: list[str] = []
     for q in dataset.quasi:
@@ -120,7 +118,6 @@ def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = N
         cat_maps.append(tuple(np.asarray(m, dtype=np.int32) for m in h.maps))
         cat_w.append(w[q])
         heights.append(int(h.max_level))
-        leaves.append(int(h.n_leaves))
         categorical.append(q)
     n_levels = max((len(m) for m in cat_maps), default=1)
     n_leaves = max((len(m[0]) for m in cat_maps), default=1)
@@ -139,7 +136,6 @@ def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = N
         maps=maps,
         cat_weight=np.asarray(cat_w, dtype=np.float64),
         heights=np.asarray(heights, dtype=np.int64),
-        leaf_counts=tuple(leaves),
         numeric=tuple(numeric),
         categorical=tuple(categorical),
     )

@@ -13,7 +13,6 @@ helpers below are numba functions the kernels call on such histograms.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numba
@@ -73,10 +72,6 @@ class GroupConstraints:
     def width(self) -> int:
         """Columns of a group's sensitive-value histogram (at least 1, so arrays are never empty)."""
         return max(int(self.offsets[-1]), 1)
-
-    def min_distinct(self) -> int:
-        """Distinct values a group needs in every l-diverse attribute (entropy l needs ⌈l⌉ too)."""
-        return int(max((math.ceil(l - _EPS) for l in self.lvals), default=1))
 
     def histograms(self, row_class: np.ndarray, n_groups: int) -> np.ndarray:
         """(n_groups, width) int64 sensitive-value histogram of each group of an assignment."""
