@@ -28,7 +28,7 @@ import pandas as pd
 from anonset.errors import ConfigError, DataError, HierarchyError
 from anonset.hierarchy import Hierarchy
 
-__all__ = ["AttributeSpec", "AttributeType", "Dataset", "EncodedColumn", "Role"]
+__all__ = ["BY_VALUE_TYPES", "AttributeSpec", "AttributeType", "Dataset", "EncodedColumn", "Role", "row_values"]
 
 DEFAULT_MISSING = ("",)
 
@@ -328,6 +328,12 @@ class Dataset:
             rank[order] = np.arange(len(order))
             return self._column(name, rank, inverse, unique_counts, uniques[order], numbers[order])
         if h is None:
+            if spec.order:
+                listed = set(map(str, spec.order)) | set(spec.missing)
+                unlisted = [str(v) for v in uniques if str(v) not in listed]
+                if unlisted:
+                    raise ConfigError(f"{self.source}, column {name!r}: value {unlisted[0]!r} is not in the declared"
+                                      " `order`; list every value")
             values = list(spec.order) if spec.order else sorted(str(v) for v in uniques)
             h = Hierarchy.flat(name, values)
         numeric = spec.type is AttributeType.NUMERIC
@@ -343,6 +349,8 @@ class Dataset:
             leaf_numbers = _leaf_numbers(h, spec.missing)
         elif spec.type is AttributeType.DATE:
             leaf_numbers = _date_numbers(h.labels[0], spec.missing)
+        elif spec.type is AttributeType.ORDINAL:
+            leaf_numbers = _leaf_ranks(self.source, name, h, spec.order, spec.missing, leaf_of_unique)
         return self._column(name, leaf_of_unique, inverse, unique_counts, h.labels[0], leaf_numbers)
 
     def _encode_plain(self, name: str) -> EncodedColumn:
@@ -458,6 +466,51 @@ def _date_numbers(labels: np.ndarray, missing: Sequence[str]) -> np.ndarray:
     parsed = pd.to_datetime(text, errors="coerce", format="mixed")
     days = (parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
     return days.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _leaf_ranks(source: str, name: str, h: Hierarchy, order: Sequence[str] | None, missing: Sequence[str],
+                present: np.ndarray) -> np.ndarray:
+    """Rank of each leaf of an ordinal attribute: its position in ``order``, else in the hierarchy's leaf order.
+
+    Missing markers (and, with an ``order``, leaves absent from the data that
+    it does not list) get NaN; a value of the data that the ``order`` does not
+    list is an error.
+    """
+    labels = [str(v) for v in h.labels[0]]
+    out = np.full(h.n_leaves, np.nan)
+    if order:
+        pos = {str(v): i for i, v in enumerate(order)}
+        for code in np.unique(present):
+            if labels[code] not in pos and labels[code] not in missing:
+                raise ConfigError(f"{source}, column {name!r}: value {labels[code]!r} is not in the declared"
+                                  " `order`; list every value")
+        for code, label in enumerate(labels):
+            if label in pos and label not in missing:
+                out[code] = pos[label]
+        return out
+    kept = [code for code, label in enumerate(labels) if label not in missing]
+    out[kept] = np.arange(len(kept))
+    return out
+
+
+#: Types whose quasi-identifiers the partitioning methods compare by value and release as a range.
+BY_VALUE_TYPES = (AttributeType.NUMERIC, AttributeType.DATE, AttributeType.ORDINAL)
+
+
+def row_values(dataset: Dataset, name: str) -> np.ndarray | None:
+    """Per-record value of a quasi-identifier compared by value, or None when it is not.
+
+    A numeric attribute's number, a date's days since 1970-01-01, an ordinal
+    attribute's rank in its order — for attributes of :data:`BY_VALUE_TYPES`
+    with such a value on every record; None for other types and when a
+    record has none (a missing marker), since such an attribute is then
+    compared through its hierarchy.
+    """
+    enc = dataset.encoded[name]
+    if dataset.specs[name].type not in BY_VALUE_TYPES or enc.numbers is None:
+        return None
+    values = np.asarray(enc.numbers, dtype=np.float64)[enc.row_codes()]
+    return values if np.isfinite(values).all() else None
 
 
 def _leaf_numbers(h: Hierarchy, missing: Sequence[str]) -> np.ndarray:

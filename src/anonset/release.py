@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import Dataset, Role
+from anonset.dataset import AttributeType, Dataset, Role
 from anonset.errors import DataError
 from anonset.partition import GeneralizedValues, Intervals, Partition
 
@@ -266,8 +266,16 @@ def _assemble(dataset: Dataset, quasi_labels: Callable[[str], np.ndarray], suppr
 
 
 def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
-    """The released label of each class's generalized value (object array of str)."""
+    """The released label of each class's generalized value (object array of str).
+
+    An interval reads ``lo-hi`` (numbers), ``lo..hi`` (dates, as written in
+    the data; ordinal values, from the first to the last category of the
+    range in the attribute's order), or the single value when ``lo == hi``.
+    """
     if isinstance(values, Intervals):
+        kind = dataset.specs[attribute].type
+        if kind in (AttributeType.DATE, AttributeType.ORDINAL):
+            return _value_range_labels(dataset, attribute, values)
         integral = bool(np.all(np.mod(values.lo, 1) == 0) and np.all(np.mod(values.hi, 1) == 0))
         return np.array([_interval_label(lo, hi, integral) for lo, hi in zip(values.lo, values.hi)], dtype=object)
     h = dataset.require_hierarchy(attribute)
@@ -276,6 +284,21 @@ def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) ->
         mask = values.levels == level
         out[mask] = h.labels[int(level)][values.codes[mask]]
     return out
+
+
+def _value_range_labels(dataset: Dataset, attribute: str, values: Intervals) -> np.ndarray:
+    """``first..last`` labels of date or ordinal ranges: the leaves whose value is each end of the range."""
+    col = dataset.encoded[attribute]
+    assert col.numbers is not None
+    leaves = dataset.require_hierarchy(attribute).labels[0]
+    numbers = np.asarray(col.numbers[: len(leaves)], dtype=np.float64)
+    valid = np.flatnonzero(np.isfinite(numbers))
+    by_value = valid[np.argsort(numbers[valid], kind="stable")]
+    ordered = numbers[by_value]
+    text = np.asarray([str(v) for v in leaves], dtype=object)
+    first = text[by_value[np.searchsorted(ordered, values.lo)]]
+    last = text[by_value[np.searchsorted(ordered, values.hi)]]
+    return np.where(values.lo == values.hi, first, first + ".." + last).astype(object)
 
 
 def _interval_label(lo: float, hi: float, integral: bool) -> str:

@@ -34,12 +34,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from anonset.dataset import AttributeType, Dataset
+from anonset.dataset import Dataset, row_values
 from anonset.errors import ConfigError
 
 __all__ = ["PreparedAttributes", "height_costs", "lca_level", "leaf_share_costs", "prepare_attributes"]
-
-_NUMERIC_TYPES = (AttributeType.NUMERIC, AttributeType.DATE)
 
 
 @dataclass(frozen=True)
@@ -103,16 +101,14 @@ def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = N
     numeric: list[str] = []
     categorical: list[str] = []
     for q in dataset.quasi:
-        enc = dataset.encoded[q]
-        codes = enc.row_codes()
-        if dataset.specs[q].type in _NUMERIC_TYPES and enc.numbers is not None:
-            vals = np.asarray(enc.numbers, dtype=np.float64)[codes]
-            if np.isfinite(vals).all():
-                span = float(vals.max() - vals.min()) if n else 0.0
-                num_cols.append(vals)
-                num_w.append(w[q] / span if span > 0 else 0.0)
-                numeric.append(q)
-                continue
+        codes = dataset.encoded[q].row_codes()
+        vals = row_values(dataset, q)
+        if vals is not None:
+            span = float(vals.max() - vals.min()) if n else 0.0
+            num_cols.append(vals)
+            num_w.append(w[q] / span if span > 0 else 0.0)
+            numeric.append(q)
+            continue
         h = dataset.require_hierarchy(q)
         cat_cols.append(np.asarray(codes, dtype=np.int32))
         cat_maps.append(tuple(np.asarray(m, dtype=np.int32) for m in h.maps))

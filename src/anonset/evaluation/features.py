@@ -4,7 +4,8 @@ LeFevre et al. map a d-dimensional box to 2·d numbers, the lower and upper
 bound per attribute, so that models run unmodified on anonymized data.  Every
 quasi-identifier gets a *coordinate* per leaf:
 
-- a numeric (or date) attribute: the leaf's number;
+- an attribute compared by value (:func:`anonset.dataset.row_values`:
+  numeric, date, ordinal): the leaf's number, date or rank;
 - any other: the leaf's position in a depth-first order of its hierarchy
   (leaves sorted by their ancestors from the root down), so the leaves under
   any node occupy one contiguous run of positions.
@@ -21,12 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonset.dataset import AttributeType, Dataset
+from anonset.dataset import Dataset, row_values
 from anonset.partition import HierarchyNodes, Intervals, Partition
 
 __all__ = ["feature_names", "level_features", "original_features", "partition_features"]
-
-_NUMERIC_TYPES = (AttributeType.NUMERIC, AttributeType.DATE)
 
 
 def feature_names(dataset: Dataset) -> list[str]:
@@ -37,10 +36,9 @@ def feature_names(dataset: Dataset) -> list[str]:
 def _leaf_coordinates(dataset: Dataset, name: str) -> np.ndarray:
     """Coordinate of each leaf code of a quasi-identifier (its number, or its depth-first position)."""
     enc = dataset.encoded[name]
-    if dataset.specs[name].type in _NUMERIC_TYPES and enc.numbers is not None:
-        numbers = np.asarray(enc.numbers, dtype=np.float64)
-        if np.isfinite(numbers).all():
-            return numbers
+    if row_values(dataset, name) is not None:
+        assert enc.numbers is not None
+        return np.asarray(enc.numbers, dtype=np.float64)  # NaN only for leaves no record holds
     h = dataset.require_hierarchy(name)
     path = np.column_stack([np.asarray(h.maps[lv], dtype=np.int64) for lv in range(h.max_level, -1, -1)])
     order = np.lexsort(path.T[::-1])
@@ -56,8 +54,8 @@ def _node_bounds(dataset: Dataset, name: str, coords: np.ndarray, level: int) ->
     n_nodes = int(nodes.max()) + 1 if len(nodes) else 0
     lo = np.full(n_nodes, np.inf)
     hi = np.full(n_nodes, -np.inf)
-    np.minimum.at(lo, nodes, coords[: len(nodes)])
-    np.maximum.at(hi, nodes, coords[: len(nodes)])
+    np.fmin.at(lo, nodes, coords[: len(nodes)])
+    np.fmax.at(hi, nodes, coords[: len(nodes)])
     return lo, hi
 
 
@@ -100,8 +98,8 @@ def partition_features(dataset: Dataset, partition: Partition, row_class: np.nda
                 node_lo, node_hi = _node_bounds(dataset, q, coords, int(level))
                 lo[at] = node_lo[values.codes[at]]
                 hi[at] = node_hi[values.codes[at]]
-        out[:, 2 * j] = np.where(inside, lo[np.maximum(row_class, 0)] if len(lo) else 0.0, coords.min())
-        out[:, 2 * j + 1] = np.where(inside, hi[np.maximum(row_class, 0)] if len(hi) else 0.0, coords.max())
+        out[:, 2 * j] = np.where(inside, lo[np.maximum(row_class, 0)] if len(lo) else 0.0, np.nanmin(coords))
+        out[:, 2 * j + 1] = np.where(inside, hi[np.maximum(row_class, 0)] if len(hi) else 0.0, np.nanmax(coords))
     return out
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import AttributeSpec, AttributeType, Dataset
+from anonset.dataset import AttributeSpec, Dataset, row_values
 from anonset.engine.base import ClassStats
 
 __all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition", "grown_partition", "partition_of_assignment"]
@@ -105,9 +105,11 @@ class Partition:
 def partition_of_assignment(dataset: Dataset, row_class: np.ndarray) -> Partition:
     """The partition of any row -> class assignment (−1 = suppressed), as local-recoding methods produce.
 
-    Each class's generalized value is, for a numeric quasi-identifier, the
-    interval ``[min, max]`` of its values, and for any other, the lowest
-    common ancestor of its values in the attribute's hierarchy (the lowest
+    Each class's generalized value is, for a quasi-identifier compared by
+    value (numeric, date, ordinal: :func:`anonset.dataset.row_values`), the
+    interval ``[min, max]`` of its values (ranks for an ordinal one), and for
+    any other, the lowest common ancestor of its values in the attribute's
+    hierarchy (the lowest
     level at which they all share one node).  Computed with one sort of the
     rows by class and segment reductions, no per-class Python loop.
     """
@@ -123,8 +125,9 @@ def partition_of_assignment(dataset: Dataset, row_class: np.ndarray) -> Partitio
     for q in dataset.quasi:
         col = dataset.encoded[q]
         codes = col.row_codes()[order]
-        if dataset.specs[q].type is AttributeType.NUMERIC and col.numbers is not None:
-            numbers = col.numbers[codes]
+        by_value = row_values(dataset, q)
+        if by_value is not None:
+            numbers = by_value[order]
             values[q] = Intervals(np.minimum.reduceat(numbers, starts) if n_classes else np.zeros(0),
                                   np.maximum.reduceat(numbers, starts) if n_classes else np.zeros(0))
             continue

@@ -6,10 +6,11 @@ while some split is *allowable*, that is while every child region satisfies
 every privacy model of the :class:`~anonset.privacy.base.Requirements`; a
 region with no allowable split becomes an equivalence class.
 
-- Numeric and date quasi-identifiers with a number on every row are split at a
-  threshold: left ``value <= t``, right ``value > t``.  Every other
-  quasi-identifier (categorical, ordinal, numeric with missing values) is
-  split along its hierarchy: a region holds a node (the lowest common ancestor
+- Numeric, date and ordinal quasi-identifiers with a number, date or rank (in
+  the attribute's order) on every row are split at a threshold: left
+  ``value <= t``, right ``value > t``; a class releases the range of its
+  values.  Every other quasi-identifier (categorical, or one with a missing
+  marker) is split along its hierarchy: a region holds a node (the lowest common ancestor
   of its records' leaves) and splitting it gives one child region per child
   node that holds records.
 - Which split to try is the job of a :class:`~anonset.partition.mondrian_split.SplitCriterion`;

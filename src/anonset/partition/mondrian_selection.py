@@ -160,6 +160,24 @@ def _bounds(value: Any, kind: AttributeType, where: str) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+def _rank_bounds(dataset: Dataset, name: str, value: Any, where: str) -> tuple[float, float]:
+    """The rank range of an ordinal predicate: labels (leaves or nodes) whose values are one run of the order."""
+    labels = [value] if isinstance(value, (str, int, float)) else list(value)
+    if not labels:
+        raise ConfigError(f"{where}: no values; give at least one value or hierarchy node")
+    h = dataset.require_hierarchy(name)
+    numbers = dataset.encoded[name].numbers
+    assert numbers is not None
+    ranks = np.asarray(numbers[: h.n_leaves], dtype=np.float64)[_labels_under(h, labels, where)]
+    ranks = np.unique(ranks[np.isfinite(ranks)])
+    if len(ranks) == 0:
+        raise ConfigError(f"{where}: the values named have no place in the attribute's order")
+    if ranks[-1] - ranks[0] + 1 != len(ranks):
+        raise ConfigError(f"{where}: the values named are not one run of the attribute's order; an ordinal"
+                          " attribute is selected by a range of consecutive values")
+    return float(ranks[0]), float(ranks[-1])
+
+
 def compile_selections(dataset: Dataset, space: AttributeSpace, predicates: Sequence[Predicate]) -> Selections:
     """Selection predicates in array form (see :data:`Predicate`).
 
@@ -173,7 +191,8 @@ def compile_selections(dataset: Dataset, space: AttributeSpace, predicates: Sequ
         At least one; each constrains at least one quasi-identifier.  A
         numeric or date attribute takes a closed range ``[lo, hi]``; a
         categorical or ordinal one a label or a list of labels, each a leaf or
-        a hierarchy node (standing for the leaves under it).
+        a hierarchy node (standing for the leaves under it); an ordinal one's
+        labels must cover one run of consecutive values of its order.
 
     Raises
     ------
@@ -202,6 +221,9 @@ def compile_selections(dataset: Dataset, space: AttributeSpace, predicates: Sequ
             j = space.quasi.index(name)
             c = int(space.column[j])
             kind = dataset.specs[name].type
+            if space.numeric[j] and kind is AttributeType.ORDINAL:
+                lo[i, c], hi[i, c] = _rank_bounds(dataset, name, value, where)
+                continue
             if space.numeric[j]:
                 lo[i, c], hi[i, c] = _bounds(value, kind, where)
                 continue

@@ -8,7 +8,8 @@ LSD and selection in :mod:`anonset.partition.mondrian_criteria`), the rest of
 the algorithm is shared.
 
 :class:`AttributeSpace` holds the quasi-identifiers the way splits see them:
-numeric and date ones (with a number on every row) by value, every other one
+numeric, date and ordinal ones (with a number, date or rank on every row,
+:func:`anonset.dataset.row_values`) by value, every other one
 through its hierarchy, leaf codes mapped to ancestors level by level.
 
 :class:`MedianCriterion` is LeFevre et al.'s Median Mondrian: attributes in
@@ -24,7 +25,7 @@ from typing import Protocol
 
 import numpy as np
 
-from anonset.dataset import AttributeType, Dataset
+from anonset.dataset import Dataset, row_values
 from anonset.errors import ConfigError
 
 __all__ = [
@@ -36,9 +37,6 @@ __all__ = [
     "attribute_space",
     "describe_region",
 ]
-
-_NUMERIC_TYPES = (AttributeType.NUMERIC, AttributeType.DATE)
-
 
 @dataclass(frozen=True, eq=False)
 class AttributeSpace:
@@ -88,14 +86,6 @@ class AttributeSpace:
         return int(self.values.shape[1] if len(self.values) else self.codes.shape[1])
 
 
-def _split_by_value(dataset: Dataset, name: str) -> bool:
-    """True when quasi-identifier ``name`` is split by value: numeric or date with a number on every row."""
-    enc = dataset.encoded[name]
-    if dataset.specs[name].type not in _NUMERIC_TYPES or enc.numbers is None:
-        return False
-    return bool(np.isfinite(np.asarray(enc.numbers, dtype=np.float64)[enc.row_codes()]).all())
-
-
 def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None) -> AttributeSpace:
     """The quasi-identifiers of ``dataset`` in the form Mondrian splits them.
 
@@ -114,7 +104,7 @@ def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None
     """
     quasi = dataset.quasi
     weight = _weights(quasi, weights)
-    numeric = np.array([_split_by_value(dataset, q) for q in quasi], dtype=np.bool_)
+    numeric = np.array([row_values(dataset, q) is not None for q in quasi], dtype=np.bool_)
     column = np.zeros(len(quasi), dtype=np.int64)
     values: list[np.ndarray] = []
     codes: list[np.ndarray] = []
@@ -123,8 +113,9 @@ def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None
         enc = dataset.encoded[q]
         if numeric[j]:
             column[j] = len(values)
-            assert enc.numbers is not None
-            values.append(np.asarray(enc.numbers, dtype=np.float64)[enc.row_codes()])
+            by_value = row_values(dataset, q)
+            assert by_value is not None
+            values.append(by_value)
         else:
             column[j] = len(codes)
             codes.append(np.asarray(enc.row_codes(), dtype=np.int32))
