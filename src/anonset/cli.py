@@ -1,4 +1,4 @@
-"""The ``anonset`` command: anonymize from a YAML config, check a release, run the demo.
+"""The ``anonset`` command: anonymize from a YAML config, evaluate a method's recoding, check a release, run the demo.
 
 Exit codes: 0 success; 1 the release is infeasible or (``check``) violates the
 requirements; 2 bad input (one line on stderr, no traceback, nothing written).
@@ -181,6 +181,8 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
     cfg = load_config(config)
     if cfg.engine != "numpy":
         raise ConfigError(f"{cfg.path}: evaluation runs in memory; set engine: numpy")
+    if summary_path is not None and summary_path.is_dir():  # refuse before any work is done
+        raise DataError(f"{summary_path}: is a directory; give the path of a file to write")
     options = dict(cfg.evaluation)
     if "folds" not in options and "test_fraction" not in options:
         options["folds"] = 10
@@ -188,8 +190,6 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
                             method_options=cfg.method_options, weights=cfg.weights, seed=cfg.seed, **options)
     summary = result.summary()
     if summary_path is not None:
-        if summary_path.is_dir():
-            raise DataError(f"{summary_path}: is a directory; give the path of a file to write")
         _write_json(summary_path, summary)
     if quiet:
         return
