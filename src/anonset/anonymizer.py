@@ -502,9 +502,7 @@ class Anonymizer:
             data = data.table
         started = time.perf_counter()
         fitted = self.dataset_
-        specs = {name: AttributeSpec(role=s.role, type=s.type, hierarchy=fitted.hierarchy(name) or s.hierarchy,
-                                     missing=s.missing, missing_policy=s.missing_policy, order=s.order)
-                 for name, s in fitted.specs.items() if name in data.columns}
+        specs = {name: s for name, s in fitted.resolved_specs().items() if name in data.columns}
         dataset = Dataset(data, specs, source=source)
         self.requirements.validate(dataset, new_rows=True)
         if self.levels_ is None:

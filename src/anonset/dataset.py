@@ -18,7 +18,7 @@ that cut intervals (full-domain search needs a hierarchy and says so).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -95,8 +95,8 @@ class EncodedColumn:
     """A column dictionary-encoded into int32 codes.
 
     ``categories[c]`` is the label of code ``c``; ``numbers[c]`` its numeric
-    value for numeric and date columns (days since 1970-01-01 for dates), NaN
-    for a missing marker.  For a quasi-identifier with a hierarchy the codes
+    value for numeric and date columns (days since 1970-01-01 for dates) and
+    its rank in the order for ordinal quasi-identifiers, NaN for a missing marker.  For a quasi-identifier with a hierarchy the codes
     are the hierarchy's leaf codes.
     """
 
@@ -224,6 +224,15 @@ class Dataset:
     def hierarchy(self, name: str) -> Hierarchy | None:
         """The (possibly extended) hierarchy of a quasi-identifier, or ``None``."""
         return self._hierarchies.get(name)
+
+    def resolved_specs(self) -> dict[str, AttributeSpec]:
+        """The attribute specs with the hierarchies this dataset built (flat, from a builder, extended).
+
+        Another table encoded with them gets the same leaf codes, which is what
+        applying a recoding learned here to new records needs.
+        """
+        return {name: replace(spec, hierarchy=self.hierarchy(name) or spec.hierarchy)
+                for name, spec in self.specs.items()}
 
     def require_hierarchy(self, name: str) -> Hierarchy:
         """The hierarchy of ``name``; a ConfigError when it has none."""

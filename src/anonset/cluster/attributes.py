@@ -1,6 +1,7 @@
 """The quasi-identifiers in the form the clustering kernels read, and the per-attribute cost tables.
 
-Numeric and date quasi-identifiers are compared by value, normalized by their
+Numeric, date and ordinal quasi-identifiers are compared by value (an ordinal
+one by its rank, :func:`anonset.dataset.row_values`), normalized by their
 range in the data; every other quasi-identifier by its hierarchy, through the
 level of the lowest common ancestor (LCA) of a group's leaves.  A group's
 per-record cost is
@@ -74,9 +75,9 @@ def _check_weights(dataset: Dataset, weights: Mapping[str, float] | None) -> dic
 def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = None) -> PreparedAttributes:
     """Split the quasi-identifiers into numeric values and hierarchy-encoded categorical codes.
 
-    A numeric or date quasi-identifier is compared by value unless one of its
-    rows has no number (a missing marker); then, like every other
-    quasi-identifier, it is compared through its hierarchy.
+    A numeric, date or ordinal quasi-identifier is compared by value (its
+    number, day or rank) unless one of its rows has none (a missing marker);
+    then, like every other quasi-identifier, it is compared through its hierarchy.
 
     Parameters
     ----------

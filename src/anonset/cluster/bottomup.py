@@ -9,7 +9,7 @@ normalized certainty penalty of :mod:`anonset.cluster.topdown`
     NCP(G) = |G| \\cdot \\Big(\\sum_{N} w_N \\frac{\\max_G N - \\min_G N}{|N|}
              + \\sum_{C} w_C \\frac{size(\\Lambda_G C)}{|C|}\\Big)
 
-(a single leaf costs 0: ``size = 1 → 0``), with numeric and date
+(a single leaf costs 0: ``size = 1 → 0``), with numeric, date and ordinal
 quasi-identifiers compared by value and the others through their hierarchy,
 as :func:`anonset.cluster.attributes.prepare_attributes` splits them.
 
@@ -195,8 +195,8 @@ def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: in
     Parameters
     ----------
     dataset : Dataset
-        An in-memory dataset; its quasi-identifiers are clustered (numeric and
-        date ones by value over their range, the others by hierarchy).
+        An in-memory dataset; its quasi-identifiers are clustered (numeric, date
+        and ordinal ones by value over their range, the others by hierarchy).
     constraints : int or GroupConstraints
         ``k``, or k with l-diversity
         (:func:`anonset.cluster.constraints.constraints_for`).

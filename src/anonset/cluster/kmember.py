@@ -8,8 +8,8 @@ The table is partitioned into clusters of at least ``k`` and at most
     IL(e) = |e| \\cdot \\Big(\\sum_{N} \\frac{\\max_e N - \\min_e N}{|N|}
             + \\sum_{C} \\frac{H(\\Lambda(\\cup_e C))}{H(T_C)}\\Big)
 
-stays small.  Numeric quasi-identifiers (type ``numeric`` or ``date``) are
-compared by value, ``|N|`` being the attribute's range in the data;
+stays small.  Quasi-identifiers compared by value (numeric, date, ordinal:
+:func:`anonset.dataset.row_values`) use ``|N|``, the attribute's range in the data;
 categorical ones (every other quasi-identifier) by their hierarchy: the height
 of the lowest common ancestor of a set of leaves is the lowest level at which
 they all map to one code, and the hierarchy's height is its ``max_level``.
@@ -327,8 +327,8 @@ def greedy_k_member(dataset: Dataset, constraints: int | GroupConstraints, seed:
     Parameters
     ----------
     dataset : Dataset
-        An in-memory dataset; its quasi-identifiers are clustered.  Numeric
-        and date quasi-identifiers are compared by value (normalized by their
+        An in-memory dataset; its quasi-identifiers are clustered.  Numeric,
+        date and ordinal quasi-identifiers are compared by value (normalized by their
         range in the data), the others through their hierarchy.
     constraints : int or GroupConstraints
         ``k``, or k with l-diversity and class labels

@@ -14,8 +14,8 @@ common ancestor of the group's leaves in ``C``'s hierarchy, ``size`` its number
 of leaves and ``|C|`` the hierarchy's number of leaves; a single leaf costs 0
 (``size = 1 → 0``), each term multiplied by the attribute's weight when
 weights are given.  Attributes are split as in
-:mod:`anonset.cluster.attributes`: numeric and date quasi-identifiers by
-value, the others by hierarchy.
+:mod:`anonset.cluster.attributes`: numeric, date and ordinal
+quasi-identifiers by value, the others by hierarchy.
 
 One split of a group (heuristic of Section 4.2): ``rounds`` times, take a
 random member ``r``, let ``u`` maximize ``NCP({r, u})`` and ``v`` maximize
@@ -366,8 +366,8 @@ def xu_top_down(dataset: Dataset, constraints: int | GroupConstraints, seed: int
     Parameters
     ----------
     dataset : Dataset
-        An in-memory dataset; its quasi-identifiers are clustered (numeric and
-        date ones by value over their range, the others by hierarchy).
+        An in-memory dataset; its quasi-identifiers are clustered (numeric, date
+        and ordinal ones by value over their range, the others by hierarchy).
     constraints : int or GroupConstraints
         ``k``, or k with l-diversity
         (:func:`anonset.cluster.constraints.constraints_for`).

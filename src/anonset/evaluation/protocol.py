@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from anonset.anonymizer import Anonymizer
-from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.dataset import AttributeType, Dataset, Role
 from anonset.errors import ConfigError
 from anonset.evaluation.features import level_features, original_features, partition_features
 from anonset.evaluation.models import CLASSIFIERS, REGRESSORS, make_model
@@ -116,10 +116,7 @@ def split_rows(n: int, *, folds: int | None = None, test_fraction: float | None 
 def _subset(dataset: Dataset, rows: np.ndarray, source: str) -> Dataset:
     """The records ``rows`` as a dataset with the full dataset's attributes and hierarchies."""
     assert dataset.table is not None
-    specs = {name: AttributeSpec(role=s.role, type=s.type, hierarchy=dataset.hierarchy(name) or s.hierarchy,
-                                 missing=s.missing, missing_policy=s.missing_policy, order=s.order)
-             for name, s in dataset.specs.items()}
-    return Dataset(dataset.table.iloc[rows].reset_index(drop=True), specs, source=source)
+    return Dataset(dataset.table.iloc[rows].reset_index(drop=True), dataset.resolved_specs(), source=source)
 
 
 def _target_and_task(dataset: Dataset, target: str | None, task: str | None) -> tuple[str, str]:

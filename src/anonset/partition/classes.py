@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import AttributeSpec, Dataset, row_values
+from anonset.dataset import Dataset, row_values
 from anonset.engine.base import ClassStats
 
 __all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition", "grown_partition", "partition_of_assignment"]
@@ -171,9 +171,7 @@ def grown_partition(fitted: Dataset, fitted_class: np.ndarray, new: Dataset, new
         raise ValueError("grown_partition needs both datasets in memory")
     quasi = list(fitted.quasi)
     both = pd.concat([fitted.table[quasi], new.table[quasi]], ignore_index=True)
-    specs = {q: AttributeSpec(role=s.role, type=s.type, hierarchy=fitted.hierarchy(q) or s.hierarchy,
-                              missing=s.missing, missing_policy=s.missing_policy, order=s.order)
-             for q, s in fitted.specs.items() if q in fitted.quasi}
+    specs = {q: s for q, s in fitted.resolved_specs().items() if q in fitted.quasi}
     combined = Dataset(both, specs, source=new.source)
     new_class = np.asarray(new_class, dtype=np.int64)
     whole = partition_of_assignment(combined, np.concatenate([np.asarray(fitted_class, dtype=np.int64), new_class]))
