@@ -40,6 +40,9 @@ ADULT = ROOT.parent / "shared" / "data" / "adult"
 sys.path.insert(0, str(ROOT / "tests"))
 from support import random_table
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _report import header, load
+
 
 def _adult() -> Dataset:
     table = read_table(ADULT / "adult.csv", ";")
@@ -66,7 +69,8 @@ def adult_rows() -> None:
         "e1 entropy l=3": EntropyLDiversity("occupation", 3),
         "e2 t=0.2": TCloseness("occupation", 0.2),
     }
-    print("config          exact: ms  checks  levels              | assumed: ms  checks  levels              same")
+    print("config          exact: ms  checks  levels              | assumed: ms  checks  levels              same"
+          "  load")
     for name, model in configs.items():
         req = Requirements([KAnonymity(5), model], 0.01)
         req.validate(ds)
@@ -75,7 +79,7 @@ def adult_rows() -> None:
         levels_e = ",".join(map(str, exact.levels))
         levels_a = ",".join(map(str, assumed.levels))
         print(f"{name:15} {t_exact * 1000:9.0f}  {exact.checks:6}  {levels_e:18}  | {t_assumed * 1000:11.0f}"
-              f"  {assumed.checks:6}  {levels_a:18}  {'yes' if exact.levels == assumed.levels else 'NO'}")
+              f"  {assumed.checks:6}  {levels_a:18}  {'yes' if exact.levels == assumed.levels else 'NO ':4}  {load()}")
 
 
 def random_rows(n: int) -> None:
@@ -117,6 +121,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--random", type=int, default=400, help="random tables to try")
     args = parser.parse_args()
+    header("benchmarks/practical_monotonicity.py")
+    print("times: median of 3 runs after a warm-up, each with a fresh engine\n")
     adult_rows()
     random_rows(args.random)
 
