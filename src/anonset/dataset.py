@@ -7,6 +7,14 @@ insensitive, target) and a *type* (numeric, ordinal, categorical, date).
 Columns nobody named are insensitive and pass through a release untouched;
 identifiers are dropped from every release.
 
+A hierarchy may be given as a :class:`~anonset.hierarchy.Hierarchy`, as a
+hierarchy file path, or in the builder form of a configuration file
+(``{"builder": "intervals", "widths": [5, 10, 20]}``); the dataset builds the
+latter from the column's distinct values, read from the rows in memory or from
+the value counts of a table profiled inside a database
+(:func:`anonset.hierarchy.build_hierarchy` on either path, so both give the
+same hierarchy).
+
 Quasi-identifiers and sensitive attributes are encoded once into int32 codes
 (:class:`EncodedColumn`).  A quasi-identifier with a hierarchy is encoded into
 the hierarchy's leaf codes, so generalization is a table lookup.  A
@@ -17,8 +25,9 @@ that cut intervals (full-domain search needs a hierarchy and says so).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Any
 
@@ -26,11 +35,15 @@ import numpy as np
 import pandas as pd
 
 from anonset.errors import ConfigError, DataError, HierarchyError
-from anonset.hierarchy import Hierarchy
+from anonset.hierarchy import Hierarchy, build_hierarchy, check_builder_spec, read_hierarchy
 
-__all__ = ["BY_VALUE_TYPES", "AttributeSpec", "AttributeType", "Dataset", "EncodedColumn", "Role", "row_values"]
+__all__ = ["BY_VALUE_TYPES", "AttributeSpec", "AttributeType", "Dataset", "EncodedColumn", "HierarchyForm", "Role",
+           "attribute_spec", "row_values"]
 
 DEFAULT_MISSING = ("",)
+
+#: What ``AttributeSpec.hierarchy`` accepts: a hierarchy, a file path, or a builder mapping.
+HierarchyForm = Hierarchy | Mapping[str, Any] | str | os.PathLike[str]
 
 
 class Role(str, Enum):
@@ -62,9 +75,13 @@ class AttributeSpec:
         Disclosure role; default insensitive.
     type : AttributeType
         Value type; default categorical.
-    hierarchy : Hierarchy, optional
+    hierarchy : Hierarchy, str, path or mapping, optional
         Generalization hierarchy (quasi-identifiers; sensitive attributes for
-        hierarchical t-closeness).
+        hierarchical t-closeness): a :class:`Hierarchy`, the path of a
+        hierarchy file (ARX layout), or a builder mapping such as
+        ``{"builder": "ordered", "fanouts": [2, 2]}``, which the dataset
+        builds from the column's distinct values (missing markers excluded;
+        the ``ordered`` builder follows ``order`` when given).
     missing : tuple of str
         Markers that denote a missing value (default: the empty string).
     missing_policy : {"value", "error"}
@@ -74,11 +91,14 @@ class AttributeSpec:
     order : tuple of str, optional
         The order of an ordinal attribute's values (else the hierarchy's leaf
         order, else sorted).
+
+    Use :func:`attribute_spec` to build one from a mapping with messages
+    that name the attribute.
     """
 
     role: Role = Role.INSENSITIVE
     type: AttributeType = AttributeType.CATEGORICAL
-    hierarchy: Hierarchy | None = None
+    hierarchy: HierarchyForm | None = None
     missing: tuple[str, ...] = DEFAULT_MISSING
     missing_policy: str = "value"
     order: tuple[str, ...] | None = None
@@ -88,6 +108,53 @@ class AttributeSpec:
         object.__setattr__(self, "type", _enum(AttributeType, self.type, "type"))
         if self.missing_policy not in ("value", "error"):
             raise ConfigError(f"missing policy must be 'value' or 'error'; got {self.missing_policy!r}")
+        if not (self.hierarchy is None or isinstance(self.hierarchy, (Hierarchy, Mapping, str, os.PathLike))):
+            raise ConfigError("`hierarchy` must be a Hierarchy, a hierarchy file path or a builder mapping such as"
+                              f" {{'builder': 'flat'}}; got {self.hierarchy!r}")
+        if self.order is not None:
+            if isinstance(self.order, (str, bytes)) or not isinstance(self.order, Sequence):
+                raise ConfigError(f"`order` must be a list of the values in order; got {self.order!r}")
+            object.__setattr__(self, "order", tuple(str(v) for v in self.order))
+
+
+_SPEC_KEYS = tuple(f.name for f in fields(AttributeSpec))
+
+
+def attribute_spec(name: str, spec: AttributeSpec | Mapping[str, Any], where: str | None = None) -> AttributeSpec:
+    """The :class:`AttributeSpec` of column ``name`` from a spec or a mapping of its fields.
+
+    Parameters
+    ----------
+    name : str
+        The column.
+    spec : AttributeSpec or mapping
+        A spec, or a mapping such as ``{"role": "quasi", "hierarchy":
+        {"builder": "intervals", "widths": [5, 10]}}``.
+    where : str, optional
+        How messages name the attribute (default ``attribute 'name'``).
+
+    Raises
+    ------
+    ConfigError
+        An unknown key, role, type or missing policy, or a builder mapping
+        with an unknown builder or key; the message names the attribute.
+    """
+    prefix = where or f"attribute {name!r}"
+    if isinstance(spec, AttributeSpec):
+        result = spec
+    elif isinstance(spec, Mapping):
+        unknown = [str(k) for k in spec if k not in _SPEC_KEYS]
+        if unknown:
+            raise ConfigError(f"{prefix}: unknown key {unknown[0]!r}; use {' | '.join(_SPEC_KEYS)}")
+        try:
+            result = AttributeSpec(**{str(k): v for k, v in spec.items()})
+        except ConfigError as exc:
+            raise ConfigError(f"{prefix}: {exc}") from None
+    else:
+        raise ConfigError(f"{prefix}: give an AttributeSpec or a mapping such as {{'role': 'quasi'}}; got {spec!r}")
+    if isinstance(result.hierarchy, Mapping):
+        check_builder_spec(name, result.hierarchy)
+    return result
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,7 +259,7 @@ class Dataset:
                 raise DataError(
                     f"{self.source}: configured column {name!r} is not in the data; columns are: {', '.join(columns)}"
                 )
-            specs[name] = spec if isinstance(spec, AttributeSpec) else AttributeSpec(**dict(spec))
+            specs[name] = attribute_spec(name, spec)
         for name in columns:
             specs.setdefault(name, AttributeSpec())
         self.specs = specs
@@ -222,11 +289,11 @@ class Dataset:
         return self.table is not None
 
     def hierarchy(self, name: str) -> Hierarchy | None:
-        """The (possibly extended) hierarchy of a quasi-identifier, or ``None``."""
+        """The (possibly extended or built) hierarchy of a quasi-identifier or sensitive attribute, or ``None``."""
         return self._hierarchies.get(name)
 
     def resolved_specs(self) -> dict[str, AttributeSpec]:
-        """The attribute specs with the hierarchies this dataset built (flat, from a builder, extended).
+        """The attribute specs with the hierarchies this dataset built (flat, from a builder or file, extended).
 
         Another table encoded with them gets the same leaf codes, which is what
         applying a recoding learned here to new records needs.
@@ -319,11 +386,29 @@ class Dataset:
             )
         return present
 
+    def _given_hierarchy(self, name: str, uniques: np.ndarray) -> Hierarchy | None:
+        """The spec's hierarchy: as given, read from its file, or built from the distinct values.
+
+        A builder sees the distinct values without the missing markers; the
+        spec is updated to hold the hierarchy.
+        """
+        spec = self.specs[name]
+        given = spec.hierarchy
+        if given is None or isinstance(given, Hierarchy):
+            return given
+        if isinstance(given, Mapping):
+            values = [str(v) for v in uniques if str(v) not in spec.missing]
+            h = build_hierarchy(name, given, values, order=spec.order)
+        else:
+            h = read_hierarchy(os.fspath(given), name=name)
+        self.specs[name] = replace(spec, hierarchy=h)
+        return h
+
     def _encode_quasi(self, name: str) -> EncodedColumn:
         spec = self.specs[name]
         uniques, unique_counts, inverse = self._distinct(name)
         missing_present = self._missing_check(name, uniques)
-        h = spec.hierarchy
+        h = self._given_hierarchy(name, uniques)
         if h is None and spec.type is AttributeType.NUMERIC:
             numbers = _parse_numbers(self.source, name, uniques, spec.missing)
             if np.isnan(numbers).any():
@@ -374,8 +459,8 @@ class Dataset:
         uniques, unique_counts, inverse = self._distinct(name)
         self._missing_check(name, uniques)
         numeric = spec.type is AttributeType.NUMERIC
-        if spec.hierarchy is not None:
-            h = spec.hierarchy
+        h = self._given_hierarchy(name, uniques)
+        if h is not None:
             leaf = _leaf_codes(h, uniques, numeric)
             _require_covered(self.source, name, h, uniques, leaf, "")
             self._hierarchies[name] = h

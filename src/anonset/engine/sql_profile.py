@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from anonset.dataset import AttributeSpec, Dataset, Role, TableProfile
+from anonset.dataset import AttributeSpec, Dataset, Role, TableProfile, attribute_spec
 from anonset.engine.sql_backends import SqlBackend, TableName, table_parts
 from anonset.errors import DataError
 
@@ -107,6 +107,9 @@ def dataset_from_table(backend: SqlBackend, table: TableName,
     Profiles every quasi-identifier and sensitive column named in
     ``attributes`` (``NULL`` read as the column's first missing marker) and
     encodes the dataset from the value counts; no row leaves the database.
+    A hierarchy in builder form (``{"builder": "intervals", "widths": [5,
+    10]}``) is built from the profiled distinct values, and gives the same
+    hierarchy as the same table in memory would.
 
     Parameters
     ----------
@@ -119,8 +122,7 @@ def dataset_from_table(backend: SqlBackend, table: TableName,
     source : str, optional
         How error messages name the table (default: the database and table).
     """
-    specs = {name: spec if isinstance(spec, AttributeSpec) else AttributeSpec(**dict(spec))
-             for name, spec in attributes.items()}
+    specs = {name: attribute_spec(name, spec) for name, spec in attributes.items()}
     where = source or backend.where(table)
     columns = [n for n, s in specs.items() if s.role in (Role.QUASI, Role.SENSITIVE)]
     known = backend.columns(table)

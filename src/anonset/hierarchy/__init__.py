@@ -2,10 +2,12 @@
 
 from anonset.hierarchy.builders import (
     build_hierarchy,
+    check_builder_spec,
     date_hierarchy,
     flat_hierarchy,
     interval_hierarchy,
     masking_hierarchy,
+    natural_sorted,
     ordered_grouping_hierarchy,
 )
 from anonset.hierarchy.core import Hierarchy
@@ -14,10 +16,12 @@ from anonset.hierarchy.files import read_hierarchy, read_taxonomy, write_hierarc
 __all__ = [
     "Hierarchy",
     "build_hierarchy",
+    "check_builder_spec",
     "date_hierarchy",
     "flat_hierarchy",
     "interval_hierarchy",
     "masking_hierarchy",
+    "natural_sorted",
     "ordered_grouping_hierarchy",
     "read_hierarchy",
     "read_taxonomy",

@@ -3,10 +3,20 @@
 Every builder takes the attribute name and the distinct values of the column
 (strings exactly as the data holds them, e.g. ``"39"`` or ``"007"``) and
 returns a validated :class:`~anonset.hierarchy.core.Hierarchy` whose leaves are
-those strings, unchanged.  Repeated values are dropped (the first occurrence
-keeps its place).  The numeric and date builders order the leaves by value;
-the others keep the given order.  The last level is always a single root
-(``"*"`` unless ``root`` says otherwise).
+those strings, unchanged.  Repeated values are dropped.  The numeric and date
+builders order the leaves by value (equal values by their text), so their
+result does not depend on the order of ``values``; the masking, ordered and
+flat functions keep the given order.  :func:`build_hierarchy`, the form that
+configurations and :class:`~anonset.dataset.Dataset` use, first sorts the
+values naturally (:func:`natural_sorted`) unless an ``order`` is given, so a
+hierarchy built from a file's rows, from a DataFrame or from a database's
+value counts is the same hierarchy.
+
+A level that holds a single group below the root (``1..4`` over the values
+1 to 4, ``12*`` over ``123`` and ``124``) tells nothing the root does not and
+is dropped, so the hierarchy may have fewer levels than parameters asked
+for.  The last level is always a single root (``"*"`` unless ``root`` says
+otherwise).
 
 Builders
 --------
@@ -38,6 +48,7 @@ import bisect
 import itertools
 import math
 import numbers
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, localcontext
@@ -54,10 +65,12 @@ __all__ = [
     "BUILDERS",
     "DATE_LEVELS",
     "build_hierarchy",
+    "check_builder_spec",
     "date_hierarchy",
     "flat_hierarchy",
     "interval_hierarchy",
     "masking_hierarchy",
+    "natural_sorted",
     "ordered_grouping_hierarchy",
 ]
 
@@ -142,7 +155,7 @@ def interval_hierarchy(
     """
     leaves = _distinct(name, values)
     numbers_ = [_leaf_number(name, v) for v in leaves]
-    order = sorted(range(len(leaves)), key=numbers_.__getitem__)
+    order = sorted(range(len(leaves)), key=lambda i: (numbers_[i], leaves[i]))
     leaves = [leaves[i] for i in order]
     numbers_ = [numbers_[i] for i in order]
 
@@ -181,8 +194,9 @@ def interval_hierarchy(
         intervals = [[_cut_interval(x, level) for x in numbers_] for level in cut_levels]
 
     integral = all(x.denominator == 1 for x in numbers_)
-    rows: list[list[str]] = [[leaf] for leaf in leaves]
+    columns: list[list[str]] = [leaves]
     for level in intervals:
+        labels: list[str] = []
         for i, (lo, hi) in enumerate(level):
             if coded_low[i]:
                 label = f"<{_fmt(lo_code)}"
@@ -194,10 +208,9 @@ def interval_hierarchy(
                 if hi_code is not None and (hi is None or hi > hi_code):
                     hi = hi_code
                 label = _interval_label(lo, hi, integral)
-            rows[i].append(label)
-    for row in rows:
-        row.append(str(root))
-    return Hierarchy.from_rows(name, rows, source=f"intervals({given})")
+            labels.append(label)
+        columns.append(labels)
+    return _assemble(name, columns, root, f"intervals({given})")
 
 
 def _grid_interval(x: Fraction, anchor: Fraction, width: Fraction) -> tuple[Fraction, Fraction]:
@@ -346,16 +359,11 @@ def masking_hierarchy(
                 " (the longest value's length); omit it to mask every character"
             )
         n = int(levels)
-    rows = []
-    for v in leaves:
-        row = [v]
-        for j in range(1, n + 1):
-            m = min(j, len(v))
-            row.append(v[: len(v) - m] + mask_char * m)
-        row.append(str(root))
-        rows.append(row)
+    columns = [leaves]
+    for j in range(1, n + 1):
+        columns.append([v[: len(v) - min(j, len(v))] + mask_char * min(j, len(v)) for v in leaves])
     given = _describe(mask_char=mask_char if mask_char != "*" else None, levels=levels)
-    return Hierarchy.from_rows(name, rows, source=f"masking({given})")
+    return _assemble(name, columns, root, f"masking({given})")
 
 
 # ---------------------------------------------------------------------------- ordered grouping
@@ -425,10 +433,8 @@ def ordered_grouping_hierarchy(
                     " (values containing '..' are ambiguous); rename the values or use a hierarchy file"
                 )
         columns.append(labels)
-    columns.append([str(root)] * n)
-    rows = [list(r) for r in zip(*columns)]
     fan = [int(f) for f in fanouts]
-    return Hierarchy.from_rows(name, rows, source=f"ordered(fanouts={fan})")
+    return _assemble(name, columns, root, f"ordered(fanouts={fan})")
 
 
 # ---------------------------------------------------------------------------- dates
@@ -510,7 +516,7 @@ def date_hierarchy(
             f"attribute {name!r}: value {leaves[int(bad[0])]!r} is not a date pandas can read {how}"
             " (or is outside 1677-2262); fix the value or give `format:` (e.g. '%d/%m/%Y', 'ISO8601' or 'mixed')"
         )
-    order = np.argsort(parsed.to_numpy(), kind="stable")
+    order = np.lexsort((np.array(leaves, dtype=str), parsed.to_numpy()))
     years = parsed.dt.year.to_numpy()[order]
     months = parsed.dt.month.to_numpy()[order]
     ordered = [leaves[i] for i in order]
@@ -524,10 +530,8 @@ def date_hierarchy(
             columns.append([f"{y // 10 * 10}s" for y in years])
         else:
             columns.append([f"{y // 100 * 100}-{y // 100 * 100 + 99}" for y in years])
-    columns.append([str(root)] * len(ordered))
-    rows = [list(r) for r in zip(*columns)]
     given = _describe(levels=list(levels), format=format)
-    return Hierarchy.from_rows(name, rows, source=f"dates({given})")
+    return _assemble(name, columns, root, f"dates({given})")
 
 
 # ---------------------------------------------------------------------------- flat
@@ -561,8 +565,16 @@ _KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-def build_hierarchy(name: str, spec: Mapping[str, Any], values: Iterable[str]) -> Hierarchy:
+def build_hierarchy(name: str, spec: Mapping[str, Any], values: Iterable[str],
+                    order: Sequence[str] | None = None) -> Hierarchy:
     """Build a hierarchy from a configuration mapping.
+
+    This is the one function that turns the builder form of a hierarchy into
+    a :class:`~anonset.hierarchy.core.Hierarchy`, for a configuration file
+    and for the Python API alike.  The values are first sorted naturally
+    (:func:`natural_sorted`: numbers by value, digit runs inside text by
+    value), so the result depends on the set of values only, never on the
+    order in which rows or value counts arrive.
 
     Parameters
     ----------
@@ -576,11 +588,14 @@ def build_hierarchy(name: str, spec: Mapping[str, Any], values: Iterable[str]) -
         ``{"builder": "dates", "levels": ["month", "year"], "format": "%Y-%m-%d"}``
         or ``{"builder": "flat"}``.  The parameters are those of the
         matching function; ``ordered`` takes the domain from ``order`` when
-        given (every value must appear in it), else the values in their given
+        given (every value must appear in it), else the values in natural
         order.
     values : iterable of str
         The column's distinct values as written (leave out missing-value
         markers: the dataset adds those itself).
+    order : sequence of str, optional
+        The attribute's own ``order`` (its values in order); the ``ordered``
+        builder uses it when ``spec`` has no ``order`` of its own.
 
     Returns
     -------
@@ -590,9 +605,34 @@ def build_hierarchy(name: str, spec: Mapping[str, Any], values: Iterable[str]) -
     ------
     ConfigError
         Not a mapping, unknown or missing builder, unknown or missing key,
-        or a bad parameter.
+        a bad parameter, or two different orders.
     HierarchyError
         Values the builder cannot place.
+    """
+    builder, params = check_builder_spec(name, spec)
+    leaves = natural_sorted(_distinct(name, values))
+    if builder == "intervals":
+        return interval_hierarchy(name, leaves, **params)
+    if builder == "masking":
+        return masking_hierarchy(name, leaves, **params)
+    if builder == "ordered":
+        domain = _ordered_domain(name, leaves, params.pop("order", None), order)
+        return ordered_grouping_hierarchy(name, domain, **params)
+    if builder == "dates":
+        if "levels" in params and isinstance(params["levels"], list):
+            params["levels"] = tuple(params["levels"])
+        return date_hierarchy(name, leaves, **params)
+    return flat_hierarchy(name, leaves, **params)
+
+
+def check_builder_spec(name: str, spec: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The builder's name and its parameters, checked against the keys the builder accepts.
+
+    Raises
+    ------
+    ConfigError
+        Not a mapping, no or an unknown ``builder``, an unknown key, or
+        ``ordered`` without ``fanouts``.
     """
     choices = " | ".join(BUILDERS)
     if not isinstance(spec, Mapping):
@@ -617,40 +657,83 @@ def build_hierarchy(name: str, spec: Mapping[str, Any], values: Iterable[str]) -
                 f"attribute {name!r}: unknown key {key!r} for the {builder} hierarchy builder;"
                 f" use {' | '.join(allowed)}"
             )
-    values = list(values)
-    if builder == "intervals":
-        return interval_hierarchy(name, values, **params)
-    if builder == "masking":
-        return masking_hierarchy(name, values, **params)
-    if builder == "ordered":
-        if "fanouts" not in params:
-            raise ConfigError(
-                f"attribute {name!r}: the ordered hierarchy builder needs `fanouts` (group sizes per level,"
-                " e.g. [2, 2])"
-            )
-        order = params.pop("order", None)
-        if order is not None:
-            if isinstance(order, (str, bytes)) or not isinstance(order, Iterable):
-                raise ConfigError(
-                    f"attribute {name!r}: `order` must be a list of values; got {order!r}"
-                )
-            domain = [str(v) for v in order]
-            known = set(domain)
-            missing = [str(v) for v in values if str(v) not in known]
-            if missing:
-                raise ConfigError(
-                    f"attribute {name!r}: value {missing[0]!r} is not in `order`; list every value of the column"
-                )
-            values = domain
-        return ordered_grouping_hierarchy(name, values, **params)
-    if builder == "dates":
-        if "levels" in params and isinstance(params["levels"], list):
-            params["levels"] = tuple(params["levels"])
-        return date_hierarchy(name, values, **params)
-    return flat_hierarchy(name, values, **params)
+    if builder == "ordered" and "fanouts" not in params:
+        raise ConfigError(
+            f"attribute {name!r}: the ordered hierarchy builder needs `fanouts` (group sizes per level,"
+            " e.g. [2, 2])"
+        )
+    return str(builder), params
+
+
+def _ordered_domain(name: str, values: list[str], spec_order: Any,
+                    attribute_order: Sequence[str] | None) -> list[str]:
+    """The domain of the ordered builder: its ``order``, else the attribute's, else ``values`` as given."""
+    if spec_order is not None and (isinstance(spec_order, (str, bytes)) or not isinstance(spec_order, Iterable)):
+        raise ConfigError(f"attribute {name!r}: `order` must be a list of values; got {spec_order!r}")
+    given = [str(v) for v in spec_order] if spec_order is not None else None
+    own = [str(v) for v in attribute_order] if attribute_order else None
+    if given is not None and own is not None and given != own:
+        raise ConfigError(
+            f"attribute {name!r}: the attribute's `order` and the ordered builder's `order` differ;"
+            " give the order once (on the attribute)"
+        )
+    domain = given if given is not None else own
+    if domain is None:
+        return values
+    known = set(domain)
+    missing = [v for v in values if v not in known]
+    if missing:
+        raise ConfigError(
+            f"attribute {name!r}: value {missing[0]!r} is not in `order`; list every value of the column"
+        )
+    return domain
 
 
 # ---------------------------------------------------------------------------- helpers
+def natural_sorted(values: Iterable[str]) -> list[str]:
+    """The distinct values in natural order: numbers by value, else text with digit runs compared as numbers.
+
+    When every value is a finite number (``"9"``, ``"10"``, ``"-1.5"``) they
+    are sorted by value; otherwise by text, case-insensitively, with each run
+    of digits compared as a number (``"A9" < "A10"``).  Ties (``"10"`` and
+    ``"10.0"``, ``"a"`` and ``"A"``) are broken by the exact text, so the
+    result depends on the set of values only.
+    """
+    distinct = list(dict.fromkeys(str(v) for v in values))
+    numbers_ = [_finite_number(v) for v in distinct]
+    if all(x is not None for x in numbers_):
+        return [v for _, v in sorted(zip(numbers_, distinct))]  # type: ignore[type-var]
+    return sorted(distinct, key=_natural_key)
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _natural_key(value: str) -> tuple[tuple[str | int, ...], str]:
+    parts = _DIGITS.split(value.casefold())
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), value
+
+
+def _finite_number(value: str) -> float | None:
+    try:
+        x = float(value)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _assemble(name: str, columns: list[list[str]], root: Any, source: str) -> Hierarchy:
+    """The hierarchy of ``columns`` (leaves first) under ``root``; a level of a single group is dropped.
+
+    Such a level already covers every value below the root, so it tells the
+    reader nothing the root does not, while metrics would count it as less
+    general than the root.
+    """
+    kept = [columns[0]] + [col for col in columns[1:] if len(set(col)) > 1]
+    kept.append([str(root)] * len(columns[0]))
+    return Hierarchy.from_rows(name, [list(row) for row in zip(*kept)], source=source)
+
+
 def _distinct(name: str, values: Iterable[str]) -> list[str]:
     """The values as strings, first occurrences only, in the given order."""
     if isinstance(values, (str, bytes)):

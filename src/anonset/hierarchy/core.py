@@ -14,6 +14,7 @@ two levels) are derived once and cached.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -66,7 +67,9 @@ class Hierarchy:
         ------
         HierarchyError
             On an empty hierarchy, rows of unequal depth, a duplicated leaf, a
-            value with two parents, or more than one root.
+            value with two parents, levels that form a cycle (``a`` generalized
+            to ``b`` on one line and ``b`` to ``a`` on another), or more than
+            one root.
         """
         where = f"hierarchy {name!r} ({source})"
         if not rows:
@@ -89,6 +92,13 @@ class Hierarchy:
                     " list each value once"
                 )
             seen[row[0]] = i
+        cycle = _find_cycle(rows)
+        if cycle:
+            path = " -> ".join(repr(v) for v in cycle)
+            raise HierarchyError(
+                f"{where}: the levels form a cycle, {path}; a value's generalizations must lead to the root"
+                " without coming back to it (fix the lines of these values)"
+            )
         labels: list[np.ndarray] = []
         maps: list[np.ndarray] = []
         previous_codes: np.ndarray | None = None
@@ -216,6 +226,34 @@ class Hierarchy:
     def __repr__(self) -> str:
         sizes = "/".join(str(self.size(j)) for j in range(self.n_levels))
         return f"Hierarchy({self.name!r}, levels={self.n_levels}, sizes={sizes}, source={self.source!r})"
+
+
+def _find_cycle(rows: Sequence[Sequence[str]]) -> list[str] | None:
+    """A cycle ``[a, b, ..., a]`` in the graph of value -> next-level label (a label kept as is is no edge)."""
+    edges: dict[str, set[str]] = {}
+    for row in rows:
+        for child, parent in itertools.pairwise(row):
+            if child != parent:
+                edges.setdefault(str(child), set()).add(str(parent))
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+    for start in sorted(edges):
+        if start in state:
+            continue
+        path = [start]
+        stack = [iter(sorted(edges[start]))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(edges.get(nxt, ()))))
+    return None
 
 
 def _first_seen_codes(column: Sequence[str]) -> tuple[list[str], np.ndarray]:

@@ -1,7 +1,9 @@
 """Read and write hierarchies in the ARX CSV layout: one line per leaf, ``leaf;level1;...;*``.
 
 Values are read as strings exactly as written (no trimming, no number
-parsing), so they match the data the same way the data is read.
+parsing), so they match the data the same way the data is read.  A UTF-8
+byte-order mark at the start of a file (as some spreadsheet programs write
+it) is not part of the first value.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ def read_hierarchy(path: str | Path, name: str | None = None, delimiter: str = "
     attr = name or p.stem
     if not p.exists():
         raise HierarchyError(f"hierarchy file {p} for {attr!r} not found; check the path (relative to the config file)")
+    if p.is_dir():
+        raise HierarchyError(f"hierarchy file {p} for {attr!r} is a directory; give the path of a hierarchy file")
     try:
-        with open(p, encoding="utf-8", newline="") as fh:
+        with open(p, encoding="utf-8-sig", newline="") as fh:
             rows = [row for row in csv.reader(fh, delimiter=delimiter) if row and any(cell != "" for cell in row)]
     except UnicodeDecodeError as exc:
         raise HierarchyError(f"hierarchy file {p}: not valid UTF-8 ({exc.reason}); save it as UTF-8") from exc
@@ -57,7 +61,9 @@ def read_taxonomy(path: str | Path, name: str | None = None, delimiter: str = ";
     attr = name or p.stem
     if not p.exists():
         raise HierarchyError(f"taxonomy file {p} for {attr!r} not found; check the path")
-    with open(p, encoding="utf-8", newline="") as fh:
+    if p.is_dir():
+        raise HierarchyError(f"taxonomy file {p} for {attr!r} is a directory; give the path of a taxonomy file")
+    with open(p, encoding="utf-8-sig", newline="") as fh:
         rows = [row for row in csv.reader(fh, delimiter=delimiter) if row and any(cell != "" for cell in row)]
     if not rows:
         raise HierarchyError(f"taxonomy file {p} is empty; give one line per value, 'value;parent;...;*'")
