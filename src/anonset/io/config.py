@@ -16,19 +16,17 @@ a database password.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import yaml
 
-from anonset.dataset import AttributeSpec, Dataset
+from anonset.dataset import AttributeSpec, Dataset, attribute_spec
 from anonset.engine.sql_backends import SqlBackend, TableName, redact_url, table_parts
 from anonset.errors import ConfigError, DataError
-from anonset.hierarchy import Hierarchy, read_hierarchy
-from anonset.hierarchy.builders import build_hierarchy
+from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
@@ -133,10 +131,11 @@ class RunConfig:
 
         Without ``backend`` the input file is read into memory.  With the
         backend of :meth:`connect`, the source table is profiled inside the
-        database (value counts of the quasi-identifiers, the sensitive
-        attributes and the columns a hierarchy builder needs) and the dataset
-        is built from that profile: no record is read.  Builders then see a
-        column's distinct values in sorted order (a table has no row order).
+        database (value counts of the quasi-identifiers and the sensitive
+        attributes) and the dataset is built from that profile: no record is
+        read.  Either way the :class:`~anonset.dataset.Dataset` builds the
+        builder hierarchies from the column's distinct values in natural order
+        (or the given ``order``), so both paths give the same hierarchies.
         """
         if backend is not None:
             return self._profiled_dataset(backend)
@@ -144,33 +143,15 @@ class RunConfig:
             raise ConfigError(f"{self.path}: input.sql is a table in PostgreSQL; it is profiled in the database"
                               " (load_dataset(config.connect())), never read into memory")
         table = read_table(self.input_path, self.delimiter, self.input_format)
-
-        def values_of(name: str) -> list[str] | None:
-            if name not in table.columns:
-                return None
-            return list(pd.unique(table[name].astype(str).to_numpy()))
-
-        specs = {name: _attribute_spec(self, name, entry, values_of, str(self.input_path))
-                 for name, entry in self.attributes.items()}
+        specs = {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
         return Dataset(table, specs, source=str(self.input_path))
 
     def _profiled_dataset(self, backend: SqlBackend) -> Dataset:
         """The dataset of the source table, built from value counts computed in the database."""
-        from anonset.engine.sql_profile import profile_table
+        from anonset.engine.sql_profile import dataset_from_table
 
-        table = self.source_table
-        where = backend.where(table)
-        wanted = [name for name, entry in self.attributes.items() if _needs_values(entry)]
-        markers = {name: _missing_markers(self, name, self.attributes[name])[0] for name in wanted}
-        profile = profile_table(backend, table, wanted, {n: m[0] if m else "" for n, m in markers.items()})
-
-        def values_of(name: str) -> list[str] | None:
-            if name not in profile.values:
-                return None
-            return sorted(str(v) for v in profile.values[name][0])
-
-        specs = {name: _attribute_spec(self, name, entry, values_of, where) for name, entry in self.attributes.items()}
-        return Dataset.from_profile(profile, specs, where)
+        specs = {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
+        return dataset_from_table(backend, self.source_table, specs)
 
 
 def load_config(path: str | Path) -> RunConfig:
@@ -505,12 +486,6 @@ def _resolve(base: Path, value: Any) -> Path:
     return p if p.is_absolute() else base / p
 
 
-def _needs_values(entry: Mapping[str, Any]) -> bool:
-    """Whether a column's value counts must be profiled: quasi-identifiers, sensitive attributes, builders."""
-    return str(entry.get("role", "insensitive")) in ("quasi", "sensitive") or isinstance(entry.get("hierarchy"),
-                                                                                        Mapping)
-
-
 def _missing_markers(config: RunConfig, name: str, entry: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
     """The ``missing`` markers of an attribute and its policy (``value`` or ``error``)."""
     missing = entry.get("missing")
@@ -524,29 +499,23 @@ def _missing_markers(config: RunConfig, name: str, entry: Mapping[str, Any]) -> 
     return ("",), "value"
 
 
-def _attribute_spec(config: RunConfig, name: str, entry: Mapping[str, Any],
-                    values_of: Callable[[str], list[str] | None], source: str) -> AttributeSpec:
-    """The AttributeSpec of one configured column; ``values_of`` gives its distinct values (None: no column)."""
+def _attribute_spec(config: RunConfig, name: str, entry: Mapping[str, Any]) -> AttributeSpec:
+    """The AttributeSpec of one configured column: a hierarchy file is read, a builder mapping kept for the Dataset."""
     where = f"{config.path}, attributes.{name}"
     markers, policy = _missing_markers(config, name, entry)
-    hierarchy: Hierarchy | None = None
-    spec_h = entry.get("hierarchy")
-    if isinstance(spec_h, str):
-        hierarchy = read_hierarchy(_resolve(config.path.parent, spec_h), name=name)
-    elif isinstance(spec_h, Mapping):
-        distinct = values_of(name)
-        if distinct is None:
-            raise ConfigError(f"{where}: column {name!r} is not in {source}")
-        values = [v for v in distinct if v not in markers]
-        hierarchy = build_hierarchy(name, dict(spec_h), values)
-    elif spec_h is not None:
+    hierarchy = entry.get("hierarchy")
+    if isinstance(hierarchy, str):
+        hierarchy = read_hierarchy(_resolve(config.path.parent, hierarchy), name=name)
+    elif isinstance(hierarchy, Mapping):
+        hierarchy = dict(hierarchy)
+    elif hierarchy is not None:
         raise ConfigError(f"{where}: `hierarchy` must be a file path or a builder mapping such as {{builder: flat}}")
     order = entry.get("order")
     if order is not None and not isinstance(order, list):
         raise ConfigError(f"{where}: `order` must be a list of the values in order")
-    return AttributeSpec(
-        role=entry.get("role", "insensitive"), type=entry.get("type", "categorical"), hierarchy=hierarchy,
-        missing=markers, missing_policy=policy, order=tuple(str(v) for v in order) if order else None,
-    )
+    return attribute_spec(name, {
+        "role": entry.get("role", "insensitive"), "type": entry.get("type", "categorical"), "hierarchy": hierarchy,
+        "missing": markers, "missing_policy": policy, "order": tuple(str(v) for v in order) if order else None,
+    }, where)
 
 
