@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +22,7 @@ from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
 from anonset.search import exhaustive_search
 from anonset.search.full_domain import lattice_of
 from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
+from anonset.verify import verify_release
 from support import random_table, require_adult
 
 
@@ -57,6 +62,69 @@ def test_race_rules_of_table_1() -> None:
     assert rv[2] == pytest.approx(0.25 * 0.0)  # the root mixes everything: no rule holds
 
 
+def test_worked_example_weighs_rules_by_importance_not_by_count() -> None:
+    """Importances 30 (boundary 11, kept at level 1) and 10 (boundary 5, lost): weighted 30/40, counted 1/2."""
+    ds = _worked_example()
+    metric = ResearchValue(weights={"x": 0.2}, rules={"x": [KeepBoundary(11, 30), KeepBoundary(5, 10)]})
+    rv = metric.tables(ds)[0]
+    # level 1: groups 1-10, 11-25, 26-50 hold 25, 45, 55 records and span 10, 15, 25 leaves;
+    # level 0: 125 records, each group one value wide -> N·R sums 125 and 25·10 + 45·15 + 55·25 = 2300.
+    # 11 is the edge between 1-10 and 11-25 (kept, 30); 5 lies inside 1-10 (lost, 10).
+    # RV_1 = 0.2 · 125/2300 · 30/40 = 0.0081522 (counting rules would give 0.2 · 125/2300 · 1/2 = 0.0054348)
+    assert rv[1] == pytest.approx(0.008152173913043478, rel=1e-12)
+    assert rv[0] == pytest.approx(0.2)  # every rule holds at the leaves
+    assert rv[2] == 0.0  # the root level (the paper: "the most general level with a zero research value")
+
+
+def test_race_rule_of_importance_20_of_40_leaves_half() -> None:
+    """Merging White and Black violates the rule of importance 20 only: 20/40 weighted, 3/4 counted."""
+    rows = [["White", "White-Black", "*"], ["Black", "White-Black", "*"], ["Hispanic", "Hispanic", "*"],
+            ["Asian", "Asian", "*"]]
+    h = Hierarchy.from_rows("race", rows)
+    table = pd.DataFrame({"race": ["White", "Hispanic", "Black", "Asian"] * 5})
+    ds = Dataset(table, {"race": {"role": "quasi", "hierarchy": h}})
+    rules = {"race": [DoNotMix(("White", "Hispanic"), 5), DoNotMix(("White", "Black"), 20),
+                      DoNotMix(("Hispanic", "Black"), 10), DoNotMix(("Hispanic", "Asian"), 5)]}
+    rv = ResearchValue(weights={"race": 0.4}, rules=rules).tables(ds)[0]
+    # level 1 has 3 of 4 values (|A_1|/|A_0| = 3/4); White-Hispanic (5), Hispanic-Black (10) and
+    # Hispanic-Asian (5) still hold: 20 of 40.  RV_1 = 0.4 · 3/4 · 20/40 = 0.15 (counted: 0.4 · 3/4 · 3/4 = 0.225)
+    assert rv[1] == pytest.approx(0.15, rel=1e-12)
+    assert rv[0] == pytest.approx(0.4)
+
+
+def test_root_level_is_worth_zero_unless_the_formula_variant_is_asked_for() -> None:
+    """Categorical root: |A_root| = 1, so the formula alone would give w · 1/|A_0| (0.4 · 1/4 = 0.1)."""
+    rows = [["White", "W", "*"], ["Black", "B", "*"], ["Hispanic", "H", "*"], ["Asian", "A", "*"]]
+    ds = Dataset(pd.DataFrame({"race": ["White", "Hispanic", "Black", "Asian"] * 3}),
+                 {"race": {"role": "quasi", "hierarchy": Hierarchy.from_rows("race", rows)}})
+    assert list(ResearchValue(weights={"race": 0.4}).tables(ds)[0]) == pytest.approx([0.4, 0.4, 0.0])
+    assert list(ResearchValue(weights={"race": 0.4}, root="formula").tables(ds)[0]) == pytest.approx([0.4, 0.4, 0.1])
+    direct = ResearchValue(weights={"race": 0.4}, levels={"race": [0.9, 0.5, 0.2]})
+    assert list(direct.tables(ds)[0]) == pytest.approx([0.9, 0.5, 0.2])  # given levels are taken as given
+
+
+def test_tables_are_cached_by_content_not_by_object_identity() -> None:
+    """A new metric that reuses a collected metric's id must not get the collected metric's tables."""
+    ds = _worked_example()
+    first = ResearchValue(weights={"x": 1.0}, levels={"x": [1.0, 0.5, 0.0]})
+    assert list(first.tables(ds)[0]) == [1.0, 0.5, 0.0]
+    old_id = id(first)
+    weights, levels = {"x": 1.0}, {"x": [0.9, 0.2, 0.0]}
+    del first  # freed at once (no reference cycle); CPython hands its memory to a later metric
+    alive = []
+    second = ResearchValue(weights=weights, levels=levels)
+    while id(second) != old_id and len(alive) < 10_000:
+        alive.append(second)
+        second = ResearchValue(weights=weights, levels=levels)
+    assert id(second) == old_id, "the reproduction needs the id to be reused"
+    assert list(second.tables(ds)[0]) == [0.9, 0.2, 0.0]
+    # equal content shares one entry; other content never does
+    same = ResearchValue(weights={"x": 1.0}, levels={"x": [0.9, 0.2, 0.0]})
+    assert same.tables(ds) is second.tables(ds)
+    assert ResearchValue(weights={"x": 1.0}, root="formula").tables(ds) is not ResearchValue(
+        weights={"x": 1.0}).tables(ds)
+
+
 def test_auto_weights_favour_independent_attributes() -> None:
     rng = np.random.default_rng(4)
     a = rng.integers(0, 4, 2000)
@@ -84,8 +152,53 @@ def test_adult_as_morton_configured_it(k: int) -> None:
     assert global_run.details["complete"] is True
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**31 - 1), diverse=st.booleans(), budget=st.sampled_from([0.0, 0.05]))
+def _four_records() -> Dataset:
+    """Four records, two quasi-identifiers; every class at the leaves is a single record."""
+    table = pd.DataFrame({"a": ["1", "2", "3", "4"], "b": ["x", "y", "x", "y"]})
+    ha = Hierarchy.from_rows("a", [["1", "1-2", "*"], ["2", "1-2", "*"], ["3", "3-4", "*"], ["4", "3-4", "*"]])
+    hb = Hierarchy.from_rows("b", [["x", "*"], ["y", "*"]])
+    return Dataset(table, {"a": {"role": "quasi", "hierarchy": ha}, "b": {"role": "quasi", "hierarchy": hb}})
+
+
+@pytest.mark.parametrize("search", [rv_global, rv_hybrid, rv_partitioned, rv_local])
+def test_a_string_that_suppresses_every_record_is_no_success(search: Any) -> None:
+    """With max_suppression 1.0 every string is within the budget, the leaves only by suppressing all four.
+
+    By hand (weights 0.5, 0.5): a has RV 0.5, 0.5·2/4 = 0.25, 0 (root) at levels 0..2; b has 0.5, 0.
+    (0,0), (1,0), (0,1): every class has one record -> all suppressed.  (1,1): classes 1-2 and 3-4 of 2 -> RV
+    0.25.  (2,0): classes x and y of 2 -> RV 0.5, the best release; (2,1): RV 0.
+    """
+    ds = _four_records()
+    req = Requirements([KAnonymity(2)], 1.0)
+    metric = ResearchValue(weights={"a": 0.5, "b": 0.5})
+    reference = exhaustive_search(ds, NumpyEngine(ds), req, metric)
+    assert reference.levels == (2, 0) and reference.score == pytest.approx(0.5)
+    found = search(ds, NumpyEngine(ds), req, metric)
+    assert found.verdict.suppressed_rows < ds.n_rows
+    for entry in found.details["success_list"]:
+        levels = tuple(entry["levels"][q] for q in ds.quasi)
+        assert levels not in {(0, 0), (1, 0), (0, 1)}, entry
+    if search is not rv_local:
+        assert found.levels == (2, 0) and found.score == pytest.approx(0.5)
+    release = Anonymizer({}, req, method=search.__name__.replace("_", "-"), metric=metric).fit(ds).release_
+    assert release.suppressed_rows < ds.n_rows
+    assert release.metrics["research_value"] == pytest.approx(found.score)
+    assert verify_release(release.table, ds, req).ok
+
+
+def test_no_string_keeps_a_record_is_infeasible_for_the_rv_searches() -> None:
+    """k larger than the table: every string suppresses all four records; nothing is worth releasing."""
+    ds = _four_records()
+    req = Requirements([KAnonymity(5)], 1.0)
+    metric = ResearchValue(weights={"a": 0.5, "b": 0.5})
+    for search in (rv_global, rv_hybrid, rv_partitioned, rv_local):
+        with pytest.raises(InfeasibleError, match="suppresses every record"):
+            search(ds, NumpyEngine(ds), req, metric)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), diverse=st.booleans(),
+       budget=st.one_of(st.sampled_from([0.0, 0.05, 1.0]), st.floats(0.0, 1.0)))
 def test_exact_searches_equal_the_exhaustive_sweep(seed: int, diverse: bool, budget: float) -> None:
     rng = np.random.default_rng(seed)
     table, hierarchies = random_table(rng, int(rng.integers(30, 160)), int(rng.integers(2, 5)))
@@ -102,21 +215,32 @@ def test_exact_searches_equal_the_exhaustive_sweep(seed: int, diverse: bool, bud
     rules = {q0: [DoNotMix((leaves[0], leaves[-1]), 3.0)]} if len(leaves) > 1 else {}
     weights = {q: float(rng.uniform(0.1, 1.0)) for q in ds.quasi}
     metric = ResearchValue(weights=weights, rules=rules)
+    searches = (rv_global, rv_hybrid, rv_partitioned)
     try:
         reference = exhaustive_search(ds, NumpyEngine(ds, req.request), req, metric)
     except InfeasibleError:
+        for search in searches:  # nothing feasible for the reference: nothing for the searches either
+            with pytest.raises(InfeasibleError):
+                search(ds, NumpyEngine(ds, req.request), req, metric)
         return
-    for search in (rv_global, rv_hybrid, rv_partitioned):
+    if reference.verdict.suppressed_rows == ds.n_rows:  # the reference releases no record: the searches refuse
+        for search in searches:
+            with pytest.raises(InfeasibleError, match="suppresses every record"):
+                search(ds, NumpyEngine(ds, req.request), req, metric)
+        return
+    for search in searches:
         kwargs = {"subset_size": 2} if search is rv_partitioned else {}
         found = search(ds, NumpyEngine(ds, req.request), req, metric, **kwargs)
         assert found.score == pytest.approx(reference.score, abs=1e-12), search.__name__
+        assert found.verdict.feasible and found.verdict.suppressed_rows < ds.n_rows
     try:
         local = rv_local(ds, NumpyEngine(ds, req.request), req, metric)
     except InfeasibleError:
         return
     for entry in local.details["success_list"]:  # everything the local search calls a success is feasible
         levels = tuple(entry["levels"][q] for q in ds.quasi)
-        assert req.judge(NumpyEngine(ds, req.request).row_classes(levels)[1], ds.n_rows).feasible
+        verdict = req.judge(NumpyEngine(ds, req.request).row_classes(levels)[1], ds.n_rows)
+        assert verdict.feasible and verdict.suppressed_rows < ds.n_rows
 
 
 def test_success_list_is_ranked_and_pick_releases_another_entry() -> None:
@@ -215,3 +339,65 @@ def test_frequency_set_budget_returns_the_best_found_and_says_so() -> None:
     assert capped.details["success_list"]  # the best strings found so far
     levels = capped.levels
     assert req.judge(NumpyEngine(ds).row_classes(levels)[1], ds.n_rows).feasible
+
+
+RV_ATTRIBUTES: dict[str, Any] = {
+    "age": {"role": "quasi", "type": "numeric", "hierarchy": {"builder": "intervals", "widths": [5, 10, 20, 40]}},
+    "sex": {"role": "quasi"},
+    "race": {"role": "quasi"},
+}
+
+
+def _cli_summary(tmp_path: Path, config: dict[str, Any], name: str) -> dict[str, Any]:
+    """Run ``anonset anonymize`` on ``config`` (JSON is YAML) and return its summary."""
+    from click.testing import CliRunner
+
+    from anonset.cli import main
+
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    summary = tmp_path / f"{name}.json"
+    result = CliRunner().invoke(main, ["anonymize", str(path), "--quiet", "--summary", str(summary)])
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    return json.loads(summary.read_text())
+
+
+@pytest.mark.parametrize("method", ["optimal", "exhaustive"])
+@pytest.mark.parametrize("engine", ["duckdb", "postgresql"])
+def test_auto_weights_are_computed_inside_the_database(engine: str, method: str, tmp_path: Path) -> None:
+    """optimal / exhaustive with metric research_value and weights auto through DuckDB and PostgreSQL.
+
+    The contingency tables of the auto weights are class tables computed by the SQL engine; the release equals
+    the numpy engine's (same levels, same research value) and passes the pandas verifier.
+    """
+    from anonset.datasets import patient_register
+    from anonset.io.tables import read_table, write_table
+    from support import PgSchema
+
+    frame = patient_register(1500, seed=3)
+    write_table(frame, tmp_path / "register.csv")
+    base: dict[str, Any] = {"attributes": RV_ATTRIBUTES, "privacy": {"k": 5},
+                            "method": {"name": method, "metric": "research_value"},
+                            "research_value": {"weights": "auto"}}
+    expected = _cli_summary(tmp_path, {**base, "input": str(tmp_path / "register.csv"),
+                                       "output": {"path": str(tmp_path / "numpy.csv")}}, "numpy")
+    assert expected["engine"] == "numpy"
+    if engine == "duckdb":
+        summary = _cli_summary(tmp_path, {**base, "engine": "duckdb", "input": str(tmp_path / "register.csv"),
+                                          "output": {"path": str(tmp_path / "duck.csv")}}, "duck")
+        released = read_table(tmp_path / "duck.csv")
+    else:
+        pg = PgSchema()
+        try:
+            schema, table = pg.load(frame, "register")
+            summary = _cli_summary(tmp_path, {**base, "input": {"sql": {"url": pg.url, "table": f"{schema}.{table}"}},
+                                              "output": {"table": f"{schema}.released"}}, "pg")
+            released = pg.fetch("released")
+        finally:
+            pg.close()
+    assert summary["engine"] == engine
+    assert summary["levels"] == expected["levels"]
+    assert summary["metrics"]["research_value"] == pytest.approx(expected["metrics"]["research_value"], rel=1e-12)
+    in_memory = Dataset(frame, {q: {"role": "quasi"} for q in RV_ATTRIBUTES})
+    report = verify_release(released, in_memory, Requirements([KAnonymity(5)]))
+    assert report.ok, report.problems

@@ -31,6 +31,7 @@ since they are added in another order).
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from types import TracebackType
@@ -45,7 +46,11 @@ from anonset.engine.sql_backends import ColumnType, SqlBackend, TableName
 from anonset.engine.sql_profile import require_columns, text_of
 from anonset.errors import ConfigError, DataError
 
-__all__ = ["SqlEngine", "match_keys"]
+__all__ = ["ENGINE_OF_DATASET", "SqlEngine", "match_keys"]
+
+#: ``Dataset.cache`` key of a weak reference to the open SQL engine of a dataset, for statistics a
+#: metric needs beyond the profile (the contingency tables of research value's ``auto`` weights).
+ENGINE_OF_DATASET = ("sql_engine",)
 
 #: Stay well below PostgreSQL's 1,600 columns per table.
 MAX_COLUMNS = 1400
@@ -125,6 +130,7 @@ class SqlEngine:
         except BaseException:
             self.close()
             raise
+        dataset.cache[ENGINE_OF_DATASET] = weakref.ref(self)
 
     # ------------------------------------------------------------------ Engine protocol
     @property
@@ -246,6 +252,9 @@ class SqlEngine:
         self._created.clear()
         self._cache.clear()
         self._cells = 0
+        ref = self.dataset.cache.get(ENGINE_OF_DATASET)
+        if ref is not None and ref() is self:
+            del self.dataset.cache[ENGINE_OF_DATASET]
 
     def __enter__(self) -> Self:
         return self

@@ -1,6 +1,8 @@
 """Research value (Morton et al.): a custodian-defined utility of full-domain generalizations.
 
-Per quasi-identifier ``x`` and level ``k`` (NOTES.md's settled reading of the paper):
+Per quasi-identifier ``x`` and level ``k`` (the reading fixed by the paper's
+worked example: at the most specific level the RV equals ``w_x`` and it
+decreases as the attribute is generalized):
 
 - numeric: ``RV_k = w_x · Σ_groups@0 N_i·R_i / Σ_groups@k N_i·R_i · ΣDR_k / ΣDR_0``,
   where a group is one generalized value at that level, ``N_i`` the records in
@@ -15,8 +17,15 @@ Per quasi-identifier ``x`` and level ``k`` (NOTES.md's settled reading of the pa
   boundary at v" rule holds while no group spans across v (some leaf < v and
   some leaf >= v under one node).
 
+- the root level (every value generalized to one) has research value zero,
+  as in the paper's data preparation ("the most general level with a zero
+  research value"); the formulas above would give it a positive value
+  (``w_x / |A_0|`` for a categorical attribute), which :attr:`ResearchValue.root`
+  ``"formula"`` keeps.
+
 A node's research value is the sum over attributes; higher is better.  A
-custodian may instead give the RV of every level directly (the paper's Table 3).
+custodian may instead give the RV of every level directly (the paper's Table 3),
+root included.
 Weights are given per attribute, or ``auto``: ``1 − mean bias-corrected
 Cramér's V`` of the attribute with every other quasi-identifier (leaf-level
 contingency tables, Bergsma's correction), normalized to sum 1.
@@ -116,21 +125,33 @@ class ResearchValue(Metric):
     levels : mapping of str to sequence of float
         RV of every level given directly (overrides the formula for that attribute);
         must not increase with generalization.
+    root : "zero" or "formula"
+        RV of an attribute's root level when the formula applies: zero (the
+        paper's rule, the default) or what the formula gives.
     """
 
     weights: str | Mapping[str, float] = "auto"
     rules: Mapping[str, Sequence[Rule]] = field(default_factory=dict)
     levels: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    root: str = "zero"
     name: str = "research_value"
     direction: str = "value"
 
-    def tables(self, dataset: Dataset, engine: Any = None) -> list[np.ndarray]:
-        """RV per level of every quasi-identifier (cached on the dataset).
+    def content_key(self) -> tuple[object, ...]:
+        """What the RV tables depend on besides the dataset: weights, rules, direct levels, root rule."""
+        weights = self.weights if isinstance(self.weights, str) else tuple(sorted(
+            (str(q), float(w)) for q, w in self.weights.items()))
+        rules = tuple(sorted((str(q), repr(list(r))) for q, r in self.rules.items()))
+        levels = tuple(sorted((str(q), tuple(float(v) for v in values)) for q, values in self.levels.items()))
+        return ("research_value", weights, rules, levels, self.root)
 
-        ``engine`` computes the contingency tables of ``auto`` weights (a numpy
-        engine is made when none is given, which needs the rows in memory).
+    def tables(self, dataset: Dataset, engine: Any = None) -> list[np.ndarray]:
+        """RV per level of every quasi-identifier (cached on the dataset under :meth:`content_key`).
+
+        ``engine`` computes the contingency tables of ``auto`` weights; without
+        one, see :func:`cramers_v_weights`.
         """
-        key = ("research_value", id(self))
+        key = self.content_key()
         cached = dataset.cache.get(key)
         if cached is not None:
             return cached
@@ -141,12 +162,17 @@ class ResearchValue(Metric):
             if q in self.levels:
                 out.append(np.asarray(self.levels[q], dtype=np.float64))
                 continue
-            out.append(weights[j] * self._structure(dataset, q) * self._rule_ratio(dataset, q))
+            table = weights[j] * self._structure(dataset, q) * self._rule_ratio(dataset, q)
+            if self.root == "zero" and len(table) > 1:
+                table[-1] = 0.0
+            out.append(table)
         dataset.cache[key] = out
         return out
 
     def validate(self, dataset: Dataset) -> None:
         """Check rules, direct RVs and weights against the data."""
+        if self.root not in ("zero", "formula"):
+            raise ConfigError(f"research_value root must be 'zero' or 'formula'; got {self.root!r}")
         for attribute, rules in self.rules.items():
             if attribute not in dataset.quasi:
                 raise ConfigError(f"research_value rules for {attribute!r}, which is not a quasi-identifier")
@@ -241,7 +267,9 @@ def cramers_v_weights(dataset: Dataset, engine: Any = None) -> np.ndarray:
 
     The contingency table of two attributes is the class table of the node with
     both at their leaves and every other attribute at its root, so any engine
-    computes it (inside the database for the SQL engine).
+    computes it (inside the database for the SQL engine).  Without ``engine``,
+    a dataset in memory gets a numpy engine and a dataset built from a
+    database profile uses the SQL engine built for it.
     """
     key = ("cramers_v_weights",)
     cached = dataset.cache.get(key)
@@ -250,9 +278,7 @@ def cramers_v_weights(dataset: Dataset, engine: Any = None) -> np.ndarray:
     d = len(dataset.quasi)
     if d == 1:
         return np.ones(1)
-    from anonset.engine import NumpyEngine
-
-    engine = engine if engine is not None else NumpyEngine(dataset)
+    engine = engine if engine is not None else _engine_of(dataset)
     top = [dataset.require_hierarchy(q).max_level for q in dataset.quasi]
     v = np.zeros((d, d))
     n = float(dataset.n_rows)
@@ -270,6 +296,23 @@ def cramers_v_weights(dataset: Dataset, engine: Any = None) -> np.ndarray:
         weights = independence / independence.sum()
     dataset.cache[key] = weights
     return weights
+
+
+def _engine_of(dataset: Dataset) -> Any:
+    """An engine of ``dataset``: numpy for rows in memory, else the live SQL engine built for it."""
+    from anonset.engine import NumpyEngine
+    from anonset.engine.sql_engine import ENGINE_OF_DATASET
+
+    if dataset.table is not None:
+        return NumpyEngine(dataset)
+    ref = dataset.cache.get(ENGINE_OF_DATASET)
+    engine = ref() if ref is not None else None
+    if engine is None:
+        raise ConfigError(
+            f"{dataset.source}: research_value weights: auto needs contingency tables of the table in the"
+            " database; build a SqlEngine for this dataset first, or give the weights per attribute"
+        )
+    return engine
 
 
 def _corrected_v(a: np.ndarray, b: np.ndarray, counts: np.ndarray, n: float) -> float:

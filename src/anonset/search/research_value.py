@@ -89,6 +89,8 @@ class _Prober:
         self.successes: dict[tuple[int, ...], SuccessEntry] = {}
         self.frequency_sets = 0
         self.max_frequency_sets = budget
+        #: strings within the budget only because they suppress every record (not successes)
+        self.empty = 0
 
     def probe(self, levels: tuple[int, ...]) -> tuple[bool, bool]:
         """(feasible, monotone part fails) of a string; a failing monotone part prunes its down-set."""
@@ -98,16 +100,24 @@ class _Prober:
         if self.max_frequency_sets is not None and self.frequency_sets >= self.max_frequency_sets:
             raise _BudgetSpent
         self.frequency_sets += 1
+        n = self.dataset.n_rows
+        prunes = False
         if self.k_only:
-            feasible = self.engine.small_class_rows(levels, self.k) <= self.budget
-            prunes = not feasible
+            suppressed = self.engine.small_class_rows(levels, self.k)
+            feasible = suppressed <= self.budget
         else:
             stats = self.engine.class_stats(levels)
-            feasible = self.requirements.judge(stats, self.dataset.n_rows).feasible
-            if self.monotone:
-                prunes = not feasible
-            else:
+            verdict = self.requirements.judge(stats, n)
+            feasible, suppressed = verdict.feasible, verdict.suppressed_rows
+            if not self.monotone:
                 prunes = self.k > 1 and int(stats.sizes[stats.sizes < self.k].sum()) > self.budget
+        if feasible and suppressed >= n > 0:
+            # a release with no record left is no release (the metric would score it as all roots); when
+            # the requirements are monotone, keeping a record is too (a kept class stays kept when merged)
+            feasible = False
+            self.empty += 1
+        if self.monotone:
+            prunes = not feasible
         self.results[levels] = (feasible, prunes)
         if feasible:
             rv = float(self.metric.node_values(self.dataset, np.array([levels]))[0])
@@ -235,11 +245,19 @@ def _result(prober: _Prober, dataset: Dataset, started: float, strategy: str, sp
             f"the {strategy} search spent its budget of {prober.frequency_sets} frequency sets without finding a"
             " string that satisfies the requirements; raise max_frequency_sets or relax the requirements"
         )
-    if not ranked:
+    if not ranked and prober.empty:
         raise InfeasibleError(
-            f"the {strategy} search computed {prober.frequency_sets} frequency sets and found no string satisfying"
+            f"every string the {strategy} search found within {prober.requirements.describe()} suppresses every"
+            " record; lower k or relax the other models"
+        )
+    if not ranked and strategy == "rv-local":
+        raise InfeasibleError(
+            f"the rv-local search computed {prober.frequency_sets} frequency sets and found no string satisfying"
             f" {prober.requirements.describe()}; try rv-global or rv-hybrid (exact), or relax the requirements"
         )
+    if not ranked:
+        raise InfeasibleError(f"no generalization string satisfies {prober.requirements.describe()}; relax the"
+                              " requirements or add hierarchy levels")
     best = ranked[0]
     stats: ClassStats = prober.engine.class_stats(best.levels)
     verdict: Verdict = prober.requirements.judge(stats, dataset.n_rows)
@@ -353,9 +371,8 @@ def rv_partitioned(dataset: Dataset, engine: Engine, requirements: Requirements,
                 values += tables[j][nodes[:, col]]
             order = np.argsort(-values, kind="stable")
             lists.append((nodes[order], values[order]))
-        if any(len(nodes) == 0 for nodes, _ in lists):
-            raise InfeasibleError(f"no projection of some attribute subset satisfies {requirements.describe()}")
-        _combine(prober, subsets, lists, d, success_limit, tables)
+        if all(len(nodes) > 0 for nodes, _ in lists):  # else no string can succeed: _result says why
+            _combine(prober, subsets, lists, d, success_limit, tables)
 
     complete = _run(prober, body)
     return _result(prober, dataset, started, "rv-partitioned", _lattice_size(dataset), {
