@@ -210,42 +210,96 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
 @click.argument("data", type=click.Path(path_type=Path))
 @click.option("--quasi", required=True, help="Comma-separated quasi-identifier columns.")
 @click.option("-k", "k", type=int, required=True, help="Minimum class size.")
-@click.option("--sensitive", help="Sensitive column for l-diversity.")
+@click.option("--sensitive", help="Sensitive column of --l, --t or --squared-error (never one of --quasi).")
 @click.option("--l", "l_value", type=float, help="l of l-diversity (needs --sensitive).")
 @click.option("--variant", type=click.Choice(["distinct", "entropy", "recursive"]), default="distinct",
               show_default=True, help="l-diversity variant.")
 @click.option("--c", "c_value", type=float, help="c of recursive (c, l)-diversity.")
+@click.option("--t", "t_value", type=float,
+              help="t of t-closeness (needs --sensitive); the reference is the sensitive column of DATA.")
+@click.option("--distance", type=click.Choice(["equal", "ordered", "hierarchical"]), default="equal",
+              show_default=True, help="t-closeness ground distance (ordered: numbers or --order;"
+                                      " hierarchical: --hierarchy).")
+@click.option("--order", help="Comma-separated values of the sensitive column in order (ordered distance).")
+@click.option("--hierarchy", type=click.Path(path_type=Path),
+              help="Hierarchy file of the sensitive column (hierarchical distance).")
+@click.option("--squared-error", type=float,
+              help="Squared-error diversity: least sum of squared deviations of the numeric sensitive column.")
 @click.option("--max-suppression", type=float, default=0.0, show_default=True,
-              help="Fraction of records that may be suppressed (quasi-identifiers all '*').")
+              help="Fraction of the input's records that may be suppressed. Records whose quasi-identifiers are"
+                   " all '*' count as suppressed when they fit it and other records are released; otherwise"
+                   " they are a class of their own.")
+@click.option("--input-records", type=int,
+              help="Records in the input, when the release dropped its suppressed records (they count as"
+                   " suppressed).")
 @click.option("--delimiter", help="CSV delimiter (sniffed when omitted).")
 @_user_errors
 def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float | None, variant: str,
-          c_value: float | None, max_suppression: float, delimiter: str | None) -> None:
-    """Verify that an existing release DATA satisfies k-anonymity (and l-diversity)."""
+          c_value: float | None, t_value: float | None, distance: str, order: str | None, hierarchy: Path | None,
+          squared_error: float | None, max_suppression: float, input_records: int | None,
+          delimiter: str | None) -> None:
+    """Verify that an existing release DATA satisfies k-anonymity (and l-diversity, t-closeness, ...).
+
+    Classes are recomputed from the released quasi-identifier values; the
+    figures agree with the summary of the ``anonymize`` run that wrote DATA.
+    """
     from anonset.dataset import Dataset
     from anonset.io.tables import read_table
-    from anonset.privacy import KAnonymity, PrivacyModel, Requirements
+    from anonset.privacy import (
+        KAnonymity,
+        PrivacyModel,
+        Requirements,
+        SquaredErrorDiversity,
+        TCloseness,
+    )
     from anonset.privacy.ldiversity import l_diversity
     from anonset.verify import verify_release
 
+    names = list(dict.fromkeys(q.strip() for q in quasi.split(",") if q.strip()))
+    if not names:
+        raise ConfigError("--quasi names no column; give the released quasi-identifier columns, comma-separated")
+    wanted = {"--l": l_value, "--t": t_value, "--squared-error": squared_error}
+    given = [flag for flag, value in wanted.items() if value is not None]
+    if given and not sensitive:
+        raise ConfigError(f"{given[0]} needs --sensitive COLUMN")
+    if sensitive and not given:
+        raise ConfigError(f"--sensitive {sensitive} is checked by nothing; add --l, --t or --squared-error")
+    if sensitive in names:
+        raise ConfigError(f"{sensitive!r} is in --quasi and --sensitive; a column is either a quasi-identifier"
+                          " (an attacker may know it) or sensitive (an attacker must not learn it): name it once")
+    if t_value is not None and input_records is not None:
+        raise ConfigError("--t compares with the sensitive column of DATA, which lacks the dropped records; check"
+                          " t-closeness on a release that marks suppressed records (output suppressed: mark)")
     table = read_table(data, delimiter)
-    names = [q.strip() for q in quasi.split(",") if q.strip()]
     attrs: dict[str, dict[str, Any]] = {q: {"role": "quasi"} for q in names}
     models: list[PrivacyModel] = [KAnonymity(k)]
+    if sensitive:
+        spec: dict[str, Any] = {"role": "sensitive"}
+        if order:
+            spec.update(type="ordinal", order=[v.strip() for v in order.split(",")])
+        elif squared_error is not None or (t_value is not None and distance == "ordered"):
+            spec["type"] = "numeric"
+        if hierarchy is not None:
+            spec["hierarchy"] = str(hierarchy)
+        attrs[sensitive] = spec
     if l_value is not None:
-        if not sensitive:
-            raise ConfigError("--l needs --sensitive COLUMN")
-        attrs[sensitive] = {"role": "sensitive"}
-        models.append(l_diversity(sensitive, l_value, variant, c_value))
+        models.append(l_diversity(str(sensitive), l_value, variant, c_value))
+    if t_value is not None:
+        models.append(TCloseness(str(sensitive), t_value, distance))
+    if squared_error is not None:
+        models.append(SquaredErrorDiversity(str(sensitive), squared_error))
     dataset = Dataset(table, attrs, source=str(data))
     requirements = Requirements(models, max_suppression)
     requirements.validate(dataset)
-    report = verify_release(table, dataset, requirements)
+    report = verify_release(table, dataset, requirements, input_records)
     click.echo(f"records: {len(table)}")
     click.echo(f"classes: {report.classes}")
     click.echo(f"smallest class: {report.min_class_size}")
     click.echo(f"records in violating classes: {report.violating_rows}")
     click.echo(f"suppressed records (all quasi-identifiers '*'): {report.suppressed_rows}")
+    if 0 < report.root_class_rows < len(table):
+        click.echo(f"note: the {report.root_class_rows} records whose quasi-identifiers are all '*' are judged as a"
+                   " class (they exceed --max-suppression); if they are suppressed records, give the run's budget")
     if report.ok:
         click.echo(f"satisfied: {requirements.describe()}")
         return

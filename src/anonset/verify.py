@@ -3,9 +3,10 @@
 Nothing here uses a method's bookkeeping (its partition, codes or engine):
 the released quasi-identifier strings are grouped afresh, the sensitive
 values are read from the released table, and every privacy model judges the
-classes so obtained.  Records whose quasi-identifiers are all ``*`` form the
-suppressed group: it passes when it satisfies the models as a class of its
-own, or when it (plus any dropped records) fits the suppression budget.
+classes so obtained.  Records whose quasi-identifiers are all ``*`` are the
+suppressed records when other records are released with values and they (plus
+any records missing from the release) fit the suppression budget; otherwise
+they are a class of their own and must satisfy the models.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class VerificationReport:
     suppressed_rows: int
     violating_rows: int
     problems: list[str] = field(default_factory=list)
+    #: Records whose quasi-identifiers are all ``*`` judged as a class of their own (not as suppressed).
+    root_class_rows: int = 0
 
 
 def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> np.ndarray:
@@ -92,7 +95,13 @@ def judge_released_classes(stats: ClassStats, all_star: np.ndarray, requirements
     """Judge the classes of a released table, already grouped on its released values.
 
     Shared by :func:`verify_release` (a pandas table) and the SQL release's
-    check (classes grouped inside the database).
+    check (classes grouped inside the database).  The group whose
+    quasi-identifiers are all ``*`` holds the suppressed records when other
+    records are released with values and the group (with any records missing
+    from the release) fits the suppression budget; otherwise it is a class
+    like any other (records generalized to the root of every hierarchy, or a
+    partition's class whose values differ in every quasi-identifier), judged
+    by the models.
 
     Parameters
     ----------
@@ -101,43 +110,62 @@ def judge_released_classes(stats: ClassStats, all_star: np.ndarray, requirements
         with the sensitive statistics the requirements ask for; its sizes sum
         to the released records.
     all_star : numpy.ndarray
-        Bool per class: the group whose quasi-identifiers are all ``*`` (the
-        suppressed records).
+        Bool per class: the group whose quasi-identifiers are all ``*``.
     requirements : Requirements
         The models and the suppression budget.
     n_input_rows : int
         Records in the input; records missing from the release count as suppressed.
     """
     n_released = stats.n_rows
-    n_classes = stats.n_classes
     dropped = n_input_rows - n_released
     problems: list[str] = []
     if dropped < 0:
         problems.append(f"the release has {n_released} records but the input had {n_input_rows}")
-    ok = np.ones(n_classes, dtype=np.bool_)
-    for m in requirements.models:
-        ok &= m.satisfied(stats)
-    star_class = np.flatnonzero(all_star)
-    suppressed_group = 0
-    if len(star_class) == 1 and not ok[star_class[0]]:
-        suppressed_group = int(stats.sizes[star_class[0]])
-        ok[star_class[0]] = True  # judged against the budget below instead
-    violating_rows = int(stats.sizes[~ok].sum())
-    if violating_rows:
-        bad = int((~ok).sum())
-        problems.append(f"{bad} released class(es) with {violating_rows} records violate {requirements.describe()}")
-    suppressed = suppressed_group + max(dropped, 0)
+    dropped = max(dropped, 0)
+    verdicts = [m.satisfied(stats) for m in requirements.models]
+    ok = np.logical_and.reduce(verdicts)
     budget = requirements.budget_rows(n_input_rows)
+    released = np.ones(stats.n_classes, dtype=np.bool_)
+    star = np.flatnonzero(all_star)
+    if len(star) > 1:
+        raise ValueError("the records whose quasi-identifiers are all '*' must form one group")
+    root_class = 0
+    if len(star):
+        size = int(stats.sizes[star[0]])
+        if _suppressed_group(size, n_released, dropped, budget, bool(ok[star[0]])):
+            released[star[0]] = False
+        else:
+            root_class = size
+    for model, satisfied in zip(requirements.models, verdicts):
+        bad = ~satisfied & released
+        if bad.any():
+            problems.append(f"{int(bad.sum())} released class(es) with {int(stats.sizes[bad].sum())} records"
+                            f" violate {model.describe()}")
+    if root_class and not ok[star[0]]:
+        problems.append(f"the {root_class} records whose quasi-identifiers are all '*' are more than the"
+                        f" suppression budget ({budget}) allows, so they are a class, and it violates the models")
+    suppressed = int(stats.sizes[~released].sum()) + dropped
     if suppressed > budget:
         problems.append(f"{suppressed} records suppressed but the budget allows {budget}")
-    released = np.ones(n_classes, dtype=np.bool_)
-    if suppressed_group:
-        released[star_class[0]] = False
     sizes = stats.sizes[released]
     return VerificationReport(
         ok=not problems, classes=int(released.sum()), min_class_size=int(sizes.min()) if len(sizes) else 0,
-        suppressed_rows=suppressed, violating_rows=violating_rows, problems=problems,
+        suppressed_rows=suppressed, violating_rows=int(stats.sizes[~ok & released].sum()), problems=problems,
+        root_class_rows=root_class,
     )
+
+
+def _suppressed_group(size: int, n_released: int, dropped: int, budget: int, satisfies: bool) -> bool:
+    """Is the group of all-``*`` records the suppressed records (rather than a class of its own)?
+
+    When every released record is in it, it is the table generalized to the
+    root, a class, as long as it satisfies the models; when other records
+    are released with values, it is the suppressed records as long as they
+    fit the budget.
+    """
+    if size == n_released and satisfies:
+        return False
+    return size + dropped <= budget
 
 
 def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, row_class: np.ndarray,
