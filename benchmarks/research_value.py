@@ -6,6 +6,9 @@ Sections (each can be selected with --sections):
 * ``adult``   — Adult as Morton configured it (adult.data, 30,162 records, 8 quasi-identifiers,
   lattice of 4,320 strings), k = 3, 5, 10: the best string of an exhaustive examination and what
   rv-global, rv-local, rv-hybrid and rv-partitioned find, with frequency sets computed and time.
+* ``root``    — Adult's exhaustive optimum with the root level worth zero (the paper's rule) and with the
+  root valued by the formula (given as per-level RVs): the strings, their research value, roots, ARX
+  loss, classes and discernibility, and where rv-local ends.
 * ``scaling`` — the wide synthetic survey with 12 to 28 quasi-identifiers: plain rv-global against
   rv-partitioned (time, peak traced memory, frequency sets, whether the search completed).
 * ``engines`` — rv-global through the numpy engine, DuckDB and PostgreSQL on Adult and on a
@@ -17,6 +20,8 @@ It prints; nothing is asserted.  ``.venv/bin/python benchmarks/research_value.py
 from __future__ import annotations
 
 import argparse
+import os
+import platform
 import secrets
 import time
 import tracemalloc
@@ -26,12 +31,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import Dataset
+from anonset.dataset import AttributeType, Dataset
 from anonset.datasets import adult_morton, patient_register_dataset, wide_survey_dataset
 from anonset.engine import NumpyEngine
 from anonset.errors import AnonsetError
 from anonset.hierarchy import Hierarchy
-from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
+from anonset.metrics.class_metrics import Discernibility
+from anonset.metrics.loss import Loss
+from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue, cramers_v_weights
+from anonset.partition import Partition
 from anonset.privacy import KAnonymity, Requirements
 from anonset.search import exhaustive_search
 from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
@@ -57,8 +65,18 @@ def golden() -> None:
     rules = [DoNotMix(("White", "Hispanic"), 5), DoNotMix(("White", "Black"), 20),
              DoNotMix(("Hispanic", "Black"), 10), DoNotMix(("Hispanic", "Asian"), 5)]
     metric = ResearchValue(weights={"race": 1.0}, rules={"race": rules})
-    ratio = metric._rule_ratio(race, "race")[1]
+    ratio = metric.tables(race)[0][1] / (3 / 4)  # RV_1 = 1 · |A_1|/|A_0| · ΣDR_1/ΣDR_0, |A_1|/|A_0| = 3/4
     print(f"Table 1: mixing Hispanic and Black leaves ΣDR_1/ΣDR_0 = {ratio:.2f} (paper: 30/40 = 0.75)")
+    weighted = ResearchValue(weights={"x": 0.2}, rules={"x": [KeepBoundary(11, 30), KeepBoundary(5, 10)]})
+    print(f"worked example, rules of importance 30 (kept) and 10 (lost): RV at level 1 ="
+          f" {weighted.tables(ds)[0][1]:.6f} (0.2 · 125/2300 · 30/40; counting rules would give 0.005435)")
+    white_black = Dataset(pd.DataFrame({"race": ["White", "Hispanic", "Black", "Asian"]}), {"race": {
+        "role": "quasi", "hierarchy": Hierarchy.from_rows("race", [["White", "White-Black", "*"],
+                                                                   ["Black", "White-Black", "*"],
+                                                                   ["Hispanic", "Hispanic", "*"],
+                                                                   ["Asian", "Asian", "*"]])}})
+    merged = ResearchValue(weights={"race": 1.0}, rules={"race": rules}).tables(white_black)[0][1] / (3 / 4)
+    print(f"Table 1's rules, White and Black merged: ΣDR_1/ΣDR_0 = {merged:.2f} (20/40; counting rules: 3/4)")
 
 
 def _run(search: Any, ds: Dataset, req: Requirements, metric: ResearchValue, engine: Any = None,
@@ -94,6 +112,43 @@ def adult() -> None:
             r = _run(search, ds, req, metric)
             print(f"{k:>3} {name:15} {r['levels']:20} {r['rv']:8.4f} {r['fsets']:>10} {r['fsets'] / 4320:6.1%}"
                   f" {r['seconds']:8.3f}")
+
+
+def _formula_root(ds: Dataset) -> ResearchValue:
+    """RV with the root level valued by the formula (w/|A_0| categorical, w/leaves numeric), given as levels."""
+    paper = ResearchValue()
+    weights = cramers_v_weights(ds)
+    levels = {}
+    for j, (q, table) in enumerate(zip(ds.quasi, paper.tables(ds))):
+        h = ds.require_hierarchy(q)
+        if ds.specs[q].type is AttributeType.NUMERIC:
+            share = 1.0 / h.n_leaves  # Σ_0 N·R = n; at the root N = n and R = every leaf
+        else:
+            share = 1.0 / int((ds.encoded[q].counts() > 0).sum())  # |A_root| / |A_0|
+        levels[q] = [*table[:-1], weights[j] * share]
+    return ResearchValue(levels=levels)
+
+
+def root_rule() -> None:
+    ds = adult_morton(ADULT)
+    print("Root level worth zero (the paper) or what the formula gives (the earlier rule): the exhaustive optimum"
+          " on Adult, auto weights, no rules")
+    print(f"{'k':>3} {'root':8} {'best string':18} {'RV, zero root':>13} {'roots':>5} {'loss':>7} {'classes':>7}"
+          f" {'discernibility':>14}  rv-local string")
+    paper = ResearchValue()
+    top = np.array([h.max_level for h in ds.hierarchies])
+    for k in (3, 5, 10):
+        req = Requirements([KAnonymity(k)])
+        for name, metric in (("zero", paper), ("formula", _formula_root(ds))):
+            best = exhaustive_search(ds, NumpyEngine(ds, req.request), req, metric)
+            partition = Partition.from_node(ds.quasi, best.stats, best.verdict.kept)
+            rv = float(paper.node_values(ds, np.array([best.levels]))[0])
+            local = rv_local(ds, NumpyEngine(ds, req.request), req, metric)
+            print(f"{k:>3} {name:8} {','.join(map(str, best.levels)):18} {rv:13.4f}"
+                  f" {int((np.array(best.levels) == top).sum()):>5} {Loss().score(partition, ds):7.4f}"
+                  f" {len(best.stats.sizes):>7}"
+                  f" {Discernibility().score(partition, ds):14,.0f}  {','.join(map(str, local.levels))}"
+                  f" (RV {local.score:.4f})")
 
 
 def scaling(budget: int) -> None:
@@ -184,18 +239,23 @@ def engines() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sections", default="golden,adult,scaling,engines")
+    parser.add_argument("--sections", default="golden,adult,root,scaling,engines")
     parser.add_argument("--budget", type=int, default=5000, help="frequency-set budget of the scaling runs")
     args = parser.parse_args()
     sections = set(args.sections.split(","))
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.platform()}, {os.cpu_count()} CPUs,"
+          f" load average {os.getloadavg()[0]:.2f} at the start")
     if "golden" in sections:
         golden()
     if "adult" in sections:
         adult()
+    if "root" in sections:
+        root_rule()
     if "scaling" in sections:
         scaling(args.budget)
     if "engines" in sections:
         engines()
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":

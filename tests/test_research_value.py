@@ -92,13 +92,12 @@ def test_race_rule_of_importance_20_of_40_leaves_half() -> None:
     assert rv[0] == pytest.approx(0.4)
 
 
-def test_root_level_is_worth_zero_unless_the_formula_variant_is_asked_for() -> None:
-    """Categorical root: |A_root| = 1, so the formula alone would give w · 1/|A_0| (0.4 · 1/4 = 0.1)."""
+def test_root_level_is_worth_zero() -> None:
+    """Categorical root: |A_root| = 1, so the formula alone would give w · 1/|A_0| = 0.4 · 1/4 = 0.1; the paper: 0."""
     rows = [["White", "W", "*"], ["Black", "B", "*"], ["Hispanic", "H", "*"], ["Asian", "A", "*"]]
     ds = Dataset(pd.DataFrame({"race": ["White", "Hispanic", "Black", "Asian"] * 3}),
                  {"race": {"role": "quasi", "hierarchy": Hierarchy.from_rows("race", rows)}})
     assert list(ResearchValue(weights={"race": 0.4}).tables(ds)[0]) == pytest.approx([0.4, 0.4, 0.0])
-    assert list(ResearchValue(weights={"race": 0.4}, root="formula").tables(ds)[0]) == pytest.approx([0.4, 0.4, 0.1])
     direct = ResearchValue(weights={"race": 0.4}, levels={"race": [0.9, 0.5, 0.2]})
     assert list(direct.tables(ds)[0]) == pytest.approx([0.9, 0.5, 0.2])  # given levels are taken as given
 
@@ -121,8 +120,7 @@ def test_tables_are_cached_by_content_not_by_object_identity() -> None:
     # equal content shares one entry; other content never does
     same = ResearchValue(weights={"x": 1.0}, levels={"x": [0.9, 0.2, 0.0]})
     assert same.tables(ds) is second.tables(ds)
-    assert ResearchValue(weights={"x": 1.0}, root="formula").tables(ds) is not ResearchValue(
-        weights={"x": 1.0}).tables(ds)
+    assert ResearchValue(weights={"x": 0.5}).tables(ds) is not ResearchValue(weights={"x": 1.0}).tables(ds)
 
 
 def test_auto_weights_favour_independent_attributes() -> None:

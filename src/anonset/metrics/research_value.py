@@ -19,9 +19,8 @@ decreases as the attribute is generalized):
 
 - the root level (every value generalized to one) has research value zero,
   as in the paper's data preparation ("the most general level with a zero
-  research value"); the formulas above would give it a positive value
-  (``w_x / |A_0|`` for a categorical attribute), which :attr:`ResearchValue.root`
-  ``"formula"`` keeps.
+  research value"); the formulas above would give it ``w_x / |A_0|``
+  (categorical) or ``w_x`` divided by the number of leaves (numeric).
 
 A node's research value is the sum over attributes; higher is better.  A
 custodian may instead give the RV of every level directly (the paper's Table 3),
@@ -125,25 +124,21 @@ class ResearchValue(Metric):
     levels : mapping of str to sequence of float
         RV of every level given directly (overrides the formula for that attribute);
         must not increase with generalization.
-    root : "zero" or "formula"
-        RV of an attribute's root level when the formula applies: zero (the
-        paper's rule, the default) or what the formula gives.
     """
 
     weights: str | Mapping[str, float] = "auto"
     rules: Mapping[str, Sequence[Rule]] = field(default_factory=dict)
     levels: Mapping[str, Sequence[float]] = field(default_factory=dict)
-    root: str = "zero"
     name: str = "research_value"
     direction: str = "value"
 
     def content_key(self) -> tuple[object, ...]:
-        """What the RV tables depend on besides the dataset: weights, rules, direct levels, root rule."""
+        """What the RV tables depend on besides the dataset: weights, rules and direct levels."""
         weights = self.weights if isinstance(self.weights, str) else tuple(sorted(
             (str(q), float(w)) for q, w in self.weights.items()))
         rules = tuple(sorted((str(q), repr(list(r))) for q, r in self.rules.items()))
         levels = tuple(sorted((str(q), tuple(float(v) for v in values)) for q, values in self.levels.items()))
-        return ("research_value", weights, rules, levels, self.root)
+        return ("research_value", weights, rules, levels)
 
     def tables(self, dataset: Dataset, engine: Any = None) -> list[np.ndarray]:
         """RV per level of every quasi-identifier (cached on the dataset under :meth:`content_key`).
@@ -163,16 +158,14 @@ class ResearchValue(Metric):
                 out.append(np.asarray(self.levels[q], dtype=np.float64))
                 continue
             table = weights[j] * self._structure(dataset, q) * self._rule_ratio(dataset, q)
-            if self.root == "zero" and len(table) > 1:
-                table[-1] = 0.0
+            if len(table) > 1:
+                table[-1] = 0.0  # the root level
             out.append(table)
         dataset.cache[key] = out
         return out
 
     def validate(self, dataset: Dataset) -> None:
         """Check rules, direct RVs and weights against the data."""
-        if self.root not in ("zero", "formula"):
-            raise ConfigError(f"research_value root must be 'zero' or 'formula'; got {self.root!r}")
         for attribute, rules in self.rules.items():
             if attribute not in dataset.quasi:
                 raise ConfigError(f"research_value rules for {attribute!r}, which is not a quasi-identifier")
