@@ -214,3 +214,18 @@ def test_what_check_cannot_judge_is_refused_in_one_line(args: list[str], message
     result = CliRunner().invoke(main, ["check", _write(tmp_path, STARRED), *args])
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_t_closeness_with_a_hierarchy(tmp_path: Path) -> None:
+    # leaves a, b under g1 and c, d under g2 (height 2); table (1/4 each); class x = {a, c} has the differences
+    # (1/4, -1/4, 1/4, -1/4): each group moves 1/4 inside itself at cost 1/2, so EMD = 2 * 1/8 = 1/4 (and the
+    # same for y = {b, d}); the equal distance of either class is 1/2 * (4 * 1/4) = 1/2
+    frame = pd.DataFrame({"a": ["x", "x", "y", "y"], "s": ["a", "c", "b", "d"]})
+    path = _write(tmp_path, frame)
+    hierarchy = tmp_path / "s.csv"
+    hierarchy.write_text("a;g1;*\nb;g1;*\nc;g2;*\nd;g2;*\n")
+    args = [path, "--quasi", "a", "-k", "2", "--sensitive", "s"]
+    assert _run_check([*args, "--t", "0.25", "--distance", "hierarchical", "--hierarchy", str(hierarchy)])[0] == 0
+    assert _run_check([*args, "--t", "0.24", "--distance", "hierarchical", "--hierarchy", str(hierarchy)])[0] == 1
+    assert _run_check([*args, "--t", "0.25"])[0] == 1
+    assert _run_check([*args, "--t", "0.5"])[0] == 0
