@@ -229,3 +229,12 @@ def test_t_closeness_with_a_hierarchy(tmp_path: Path) -> None:
     assert _run_check([*args, "--t", "0.24", "--distance", "hierarchical", "--hierarchy", str(hierarchy)])[0] == 1
     assert _run_check([*args, "--t", "0.25"])[0] == 1
     assert _run_check([*args, "--t", "0.5"])[0] == 0
+
+
+def test_squared_error_diversity(tmp_path: Path) -> None:
+    # class x: 1, 3 (mean 2, squared errors 1 + 1 = 2); class y: 5, 9 (mean 7, 4 + 4 = 8)
+    frame = pd.DataFrame({"a": ["x", "x", "y", "y"], "s": ["1", "3", "5", "9"]})
+    args = [_write(tmp_path, frame), "--quasi", "a", "-k", "2", "--sensitive", "s", "--squared-error"]
+    assert _run_check([*args, "2"])[0] == 0
+    code, _, output = _run_check([*args, "2.5"])
+    assert code == 1 and "1 released class(es) with 2 records violate squared-error diversity >= 2.5 on s" in output
