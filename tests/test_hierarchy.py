@@ -17,6 +17,7 @@ from anonset.hierarchy import (
     flat_hierarchy,
     interval_hierarchy,
     masking_hierarchy,
+    natural_sorted,
     ordered_grouping_hierarchy,
     read_hierarchy,
     write_hierarchy,
@@ -532,3 +533,98 @@ def test_build_ordered_with_and_without_order():
 def test_build_bad_specs(spec, message):
     with pytest.raises(ConfigError, match=message):
         build_hierarchy("age", spec, ["1", "2"])
+
+
+# ============================================================================ order-independence
+def test_build_sorts_numbers_as_numbers_whatever_their_order():
+    # cmc's husband_education in its order of appearance: 3, 4, 2, 1 (released as 3..4 and 2..1 before)
+    h = build_hierarchy("husband_education", {"builder": "ordered", "fanouts": [2, 2]}, ["3", "4", "2", "1"])
+    # the level 1..4 holds every value: it equals the root and is dropped
+    assert h.rows() == [["1", "1..2", "*"], ["2", "1..2", "*"], ["3", "3..4", "*"], ["4", "3..4", "*"]]
+    h = build_hierarchy("n", {"builder": "ordered", "fanouts": [2]}, ["10", "9", "100", "-1"])
+    assert h.leaves == ["-1", "9", "10", "100"]  # numbers by value, not as text ("10" < "9")
+    assert ancestors(h, "10") == ["10", "10..100", "*"]
+
+
+def test_natural_sorted():
+    assert natural_sorted(["A10", "a9", "B1", "a9"]) == ["a9", "A10", "B1"]
+    assert natural_sorted(["10.0", "10", "9.5"]) == ["9.5", "10", "10.0"]  # equal numbers: by text
+    assert natural_sorted(["x", "1"]) == ["1", "x"]
+
+
+def test_ordered_builder_honours_the_attributes_order():
+    spec = {"builder": "ordered", "fanouts": [3]}
+    words = ["Zero", "One", "Two", "Three", "Four", "Five"]
+    h = build_hierarchy("children", spec, ["Two", "Zero", "Five", "One", "Four", "Three"], order=words)
+    assert h.leaves == words
+    assert ancestors(h, "Five") == ["Five", "Three..Five", "*"]  # not a group Zero..Four that also holds Five
+    same = build_hierarchy("children", {**spec, "order": words}, ["Five", "Zero"], order=words)
+    assert same.rows() == h.rows()
+    with pytest.raises(ConfigError, match=r"attribute 'children': the attribute's `order` and the ordered"
+                                          r" builder's `order` differ"):
+        build_hierarchy("children", {**spec, "order": words[::-1]}, ["Zero"], order=words)
+
+
+BUILDER_SPECS = [
+    {"builder": "ordered", "fanouts": [2, 3]},
+    {"builder": "intervals", "widths": [5, 10]},
+    {"builder": "masking"},
+    {"builder": "flat"},
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(0, 60), min_size=1, max_size=25, unique=True),
+       spec=st.sampled_from(BUILDER_SPECS), seed=st.integers(0, 1000), padded=st.booleans())
+def test_build_depends_on_the_set_of_values_only(values, spec, seed, padded):
+    texts = [f"{v:03d}" if padded else str(v) for v in values]
+    shuffled = list(np.random.default_rng(seed).permutation(texts))
+    h = build_hierarchy("v", spec, texts)
+    assert build_hierarchy("v", spec, shuffled + shuffled[:3]).rows() == h.rows()
+    check_tree(h)
+    assert h.leaves == sorted(texts, key=int)
+    for j in range(1, h.max_level):
+        assert h.size(j) > 1  # no level below the root holds every value
+    if spec["builder"] == "ordered":  # a group "a..b" holds exactly the values from a to b
+        for j in range(1, h.max_level):
+            for label in h.labels[j]:
+                members = [leaf for leaf in h.leaves if ancestors(h, leaf)[j] == label]
+                lo, _, hi = str(label).partition("..")
+                assert members == [t for t in h.leaves if int(lo) <= int(t) <= int(hi or lo)]
+
+
+def test_intervals_and_dates_break_ties_by_text():
+    a = interval_hierarchy("n", ["10.0", "10", "3"], widths=[5])
+    b = interval_hierarchy("n", ["10", "3", "10.0"], widths=[5])
+    assert a.rows() == b.rows() and a.leaves == ["3", "10", "10.0"]
+    a = date_hierarchy("d", ["2021-01-01", "01/01/2021", "1999-01-01"], levels=["year"], format="mixed")
+    b = date_hierarchy("d", ["01/01/2021", "1999-01-01", "2021-01-01"], levels=["year"], format="mixed")
+    assert a.rows() == b.rows() and a.leaves == ["1999-01-01", "01/01/2021", "2021-01-01"]
+
+
+# ============================================================================ file and structure checks
+def test_read_hierarchy_with_a_byte_order_mark(tmp_path):
+    path = tmp_path / "edu.csv"
+    path.write_bytes("1;low;*\n2;low;*\n3;high;*\n".encode("utf-8-sig"))
+    h = read_hierarchy(path)
+    assert h.leaves == ["1", "2", "3"]  # not "\ufeff1"
+    assert ancestors(h, "1") == ["1", "low", "*"]
+
+
+def test_read_hierarchy_that_is_a_directory(tmp_path):
+    with pytest.raises(HierarchyError, match=r"hierarchy file .* for 'edu' is a directory"):
+        read_hierarchy(tmp_path, name="edu")
+
+
+@pytest.mark.parametrize(("rows", "cycle"), [
+    ([["a", "b", "*"], ["b", "a", "*"]], "'a' -> 'b' -> 'a'"),
+    ([["a", "b", "c", "*"], ["c", "d", "a", "*"]], "'a' -> 'b' -> 'c' -> 'd' -> 'a'"),
+])
+def test_from_rows_refuses_a_cycle(rows, cycle):
+    with pytest.raises(HierarchyError, match=re.escape(f"the levels form a cycle, {cycle};")):
+        Hierarchy.from_rows("x", rows, source="x.csv")
+
+
+def test_from_rows_accepts_values_that_stay_themselves():
+    h = Hierarchy.from_rows("w", [["Private", "Private", "*"], ["State", "Gov", "*"], ["Gov", "Gov", "*"]])
+    check_tree(h)
