@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from anonset import DataError, Dataset, Hierarchy, HierarchyError
+from anonset.dataset import AttributeSpec
+from anonset.errors import ConfigError
 from anonset.hierarchy import date_hierarchy
 
 AGES = Hierarchy.from_rows("age", [["39", "30-39", "*"], ["40", "40-49", "*"], ["41", "40-49", "*"]])
@@ -93,3 +97,50 @@ def test_a_profiled_dataset_equals_the_in_memory_one() -> None:
         assert b.codes is None
     with pytest.raises(DataError, match="database"):
         profiled.qi_codes()
+
+
+# --------------------------------------------------------------------------- hierarchies in builder form
+def test_builder_form_is_built_from_the_rows() -> None:
+    """The YAML form works in Python: the dataset builds it from the distinct values, markers aside."""
+    df = pd.DataFrame({"edu": ["3", "4", "2", "1", "?", "4"], "age": ["39", "41", None, "52", "39", "60"]})
+    ds = Dataset(df, {
+        "edu": {"role": "quasi", "missing": ["?"], "hierarchy": {"builder": "ordered", "fanouts": [2, 2]}},
+        "age": {"role": "quasi", "type": "numeric", "hierarchy": {"builder": "intervals", "widths": [10, 20]}},
+    })
+    # sorted, the "?" branch added by the dataset, no level "1..4" equal to the root
+    assert ds.require_hierarchy("edu").rows() == [["1", "1..2", "*"], ["2", "1..2", "*"], ["3", "3..4", "*"],
+                                                  ["4", "3..4", "*"], ["?", "?", "*"]]
+    assert ds.require_hierarchy("age").rows() == [["39", "30-39", "20-39", "*"], ["41", "40-49", "40-59", "*"],
+                                                  ["52", "50-59", "40-59", "*"], ["60", "60-69", "60-79", "*"],
+                                                  ["", "", "", "*"]]
+    resolved = ds.resolved_specs()
+    assert isinstance(resolved["edu"].hierarchy, Hierarchy)  # new rows are encoded with the same hierarchy
+    again = Dataset(df.iloc[::-1], resolved)
+    assert again.require_hierarchy("edu").rows() == ds.require_hierarchy("edu").rows()
+
+
+def test_builder_form_follows_the_attributes_order() -> None:
+    words = ["Zero", "One", "Two", "Three", "Four", "Five"]
+    df = pd.DataFrame({"children": ["Two", "Zero", "Five", "One", "Four", "Three"]})
+    spec = AttributeSpec(role="quasi", type="ordinal", order=words, hierarchy={"builder": "ordered", "fanouts": [3]})
+    ds = Dataset(df, {"children": spec})
+    assert [row[1] for row in ds.require_hierarchy("children").rows()] == ["Zero..Two"] * 3 + ["Three..Five"] * 3
+
+
+def test_hierarchy_file_path_form(tmp_path: Path) -> None:
+    path = tmp_path / "sex.csv"
+    path.write_text("M;*\nF;*\n", encoding="utf-8")
+    ds = Dataset(pd.DataFrame({"sex": ["F", "M"]}), {"sex": {"role": "quasi", "hierarchy": str(path)}})
+    assert ds.require_hierarchy("sex").leaves == ["M", "F"]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({"role": "quasy"}, r"attribute 'age': unknown attribute role 'quasy'; use one of identifier"),
+    ({"type": "numerc"}, r"attribute 'age': unknown attribute type 'numerc'; use one of numeric"),
+    ({"roles": "quasi"}, r"attribute 'age': unknown key 'roles'; use role \| type"),
+    ({"hierarchy": {"builder": "interval"}}, r"attribute 'age': unknown hierarchy builder 'interval'"),
+    ({"hierarchy": 5}, r"attribute 'age': `hierarchy` must be a Hierarchy, a hierarchy file path or a builder"),
+])
+def test_bad_attribute_specs_name_the_attribute(spec: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        Dataset(pd.DataFrame({"age": ["1"]}), {"age": spec})
