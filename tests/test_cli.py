@@ -74,9 +74,10 @@ def test_readme_config_example_runs_as_written(tmp_path: Path) -> None:
     require_adult()
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     block = readme.split("## Anonymize a CSV with a config", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
-    (tmp_path / "shared").symlink_to(SHARED)
     project = tmp_path / "project"
     project.mkdir()
+    (project / "adult.csv").symlink_to(SHARED / "data" / "adult" / "adult.csv")
+    (project / "hierarchies").symlink_to(SHARED / "data" / "adult" / "hierarchies")
     (project / "config.yaml").write_text(block)
     result = CliRunner().invoke(main, ["anonymize", str(project / "config.yaml"), "-q"])
     assert result.exit_code == 0, result.output + result.stderr

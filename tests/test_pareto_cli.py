@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from anonset import Anonymizer, ConfigError, KAnonymity, Requirements
+from anonset import Anonymizer, ConfigError, EntropyLDiversity, KAnonymity, Requirements
 from anonset.cli import main
 from anonset.io.tables import write_table
 from support import random_table
@@ -43,13 +43,14 @@ def test_every_member_released_through_the_anonymizer_is_what_the_front_says(met
     table, attrs = _case()
     reqs = Requirements([KAnonymity(1)], max_suppression=0.05)
     options = {"objectives": ["k", "l", "glm"]}
-    first = Anonymizer(attrs, reqs, method=method, method_options=options, seed=2).fit(table)
-    front = first.front_.front
+    result = Anonymizer(attrs, reqs, method=method, method_options=options, seed=2).front(table)
+    front = result.front
     assert len(front) >= 3
-    frame = first.front_.to_frame()
+    frame = result.to_frame()
     assert list(frame["k"]) == sorted(frame["k"])
     for pick in range(len(front)):
-        model = Anonymizer(attrs, reqs, method=method, method_options=options, seed=2, pick=pick).fit(table)
+        model = Anonymizer(attrs, reqs, method=method, method_options=options, seed=2, pick=pick,
+                           allow_unprotected=True).fit(table)
         release = model.release_
         member = front[pick]
         assert release.verified
@@ -62,12 +63,12 @@ def test_every_member_released_through_the_anonymizer_is_what_the_front_says(met
 
 def test_privacy_models_are_refused_for_a_trade_off_search() -> None:
     table, attrs = _case()
-    with pytest.raises(ConfigError, match="measures privacy through its objectives"):
-        Anonymizer(attrs, Requirements([KAnonymity(5)]), method="pareto-ea").fit(table)
+    with pytest.raises(ConfigError, match="cannot be a floor"):
+        Anonymizer(attrs, Requirements([EntropyLDiversity("s", 2)]), method="pareto-ea").fit(table)
     with pytest.raises(ConfigError, match="the front has"):
         Anonymizer(attrs, Requirements([KAnonymity(1)]), method="pareto-exhaustive", pick=999).fit(table)
     with pytest.raises(ConfigError, match="objectives must be a list"):
-        Anonymizer(attrs, Requirements([KAnonymity(1)]), method="pareto-ea",
+        Anonymizer(attrs, Requirements([KAnonymity(1)]), method="pareto-ea", pick=0,
                    method_options={"objectives": "k"}).fit(table)
 
 
@@ -109,14 +110,14 @@ def test_cli_prints_the_front_and_the_summary_holds_it(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("method,privacy,message", [
     ("{name: pareto-ea, objectives: [k]}", "{max_suppression: 0.02}", "at least two objectives"),
-    ("{name: pareto-ea, objectives: [k, glm]}", "{k: 5}", "remove privacy.k"),
+    ("{name: pareto-ea, objectives: [k, glm]}", "{t_closeness: {attribute: s, t: 0.2}}", "remove privacy.t_closeness"),
     ("{name: pareto-ea, objectives: [k, glm], epsilon: [1, 0]}", "{max_suppression: 0.02}", "epsilon"),
     ("{name: pareto-ea, objectives: [k, glm]}", "{max_suppression: 1.5}", "max_suppression"),
     ("{name: pareto-exhaustive, objectives: [k, glm], population: 5}", "{}", "has no option 'population'"),
 ])
 def test_cli_bad_input_exits_2(tmp_path: Path, method: str, privacy: str, message: str) -> None:
     config = _config(tmp_path, method, privacy)
-    result = CliRunner().invoke(main, ["anonymize", str(config)])
+    result = CliRunner().invoke(main, ["anonymize", str(config), "--pick", "1"])
     assert result.exit_code == 2, result.output
     assert message in result.output + (result.stderr if result.stderr_bytes is not None else "")
     assert not (tmp_path / "out.csv").exists()

@@ -175,6 +175,7 @@ def test_cli_releases_inside_the_engine(engine: str, method: str, request: pytes
                                         numpy_summary: Callable[[str], dict[str, Any]]) -> None:
     """300,000 records: the release is written by the engine, verified, equal to numpy's, rows never fetched."""
     out_dir = tmp_path / "out"
+    out_dir.mkdir()
     before: set[str] = set()
     if engine == "postgresql":
         pg: PgSchema = request.getfixturevalue("pg")

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from anonset import __version__
+from anonset.caveats import binding_models, passthrough_columns, useless_release
 from anonset.cluster.grouping import k_member, xu_bottom_up_method, xu_top_down_method
 from anonset.dataset import AttributeSpec, Dataset, Role
 from anonset.engine import NumpyEngine, StatsRequest
@@ -42,10 +43,10 @@ from anonset.engine.sql_backends import SqlBackend, TableName, table_parts
 from anonset.engine.sql_engine import SqlEngine
 from anonset.engine.sql_release import verify_table, write_release
 from anonset.errors import ConfigError, DataError, InfeasibleError
-from anonset.metrics import make_metric, reported_metrics
+from anonset.metrics import SEARCH_METRICS, make_metric, reported_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
-from anonset.pareto import ParetoResult, pareto_ea, pareto_exhaustive
+from anonset.pareto import OBJECTIVES, FrontMember, ParetoResult, pareto_ea, pareto_exhaustive
 from anonset.pareto.objectives import budget_rows, suppression_threshold
 from anonset.partition import (
     Grouping,
@@ -101,7 +102,7 @@ METHOD_OPTIONS: dict[str, frozenset[str]] = {
     "rv-partitioned": frozenset({"subset_size", "success_limit", "max_frequency_sets"}),
     "k-member": frozenset({"class_penalty", "target"}),
     "xu-top-down": frozenset({"rounds"}),
-    "xu-bottom-up": frozenset({"split"}),
+    "xu-bottom-up": frozenset({"split", "merge_cost"}),
     "mondrian": frozenset({"strict", "criterion", "targets", "selections"}),
     "pareto-exhaustive": frozenset({"objectives", "epsilon", "sensitive", "target"}),
     "pareto-ea": frozenset({"objectives", "epsilon", "sensitive", "target", "population", "iterations", "p_cross",
@@ -161,8 +162,20 @@ class Anonymizer:
         ``rounds`` (xu-top-down), ``split`` (xu-bottom-up), ``strict``,
         ``criterion`` (median, infogain, lsd, selection), ``targets`` and
         ``selections`` (mondrian).
-    pick : int
-        Which entry of a research-value search's success list to release (0 = the best).
+    pick : int, optional
+        Which entry of a research-value search's success list to release
+        (default 0, the best), or which member of a trade-off search's front
+        (as listed, sorted by the first objective).  A front method releases
+        a member only when it is picked or when the requirements state a
+        floor (``KAnonymity(K)``, and ``DistinctLDiversity(attribute, L)``
+        when ``l`` is an objective); with a floor and no pick, the member
+        meeting the floor with the least loss is released.  Other methods
+        return one release and refuse ``pick``.
+    allow_unprotected : bool
+        Release even when the requirements protect nothing (no model beyond
+        1-anonymity) or the released member of a front is 1-anonymous.  Off
+        by default: anonset refuses to write such a release unless asked by
+        name.
     output_table : str or tuple of str, optional
         Where the release of a dataset that lives in a database is written:
         a new table in the same database (``"name"``, ``"schema.name"``, or a
@@ -181,7 +194,8 @@ class Anonymizer:
                  method: str = "optimal", metric: str | Metric | None = None,
                  weights: Mapping[str, float] | None = None, drop_suppressed: bool = False,
                  on_violation: str = "raise", seed: int = 0, method_options: Mapping[str, Any] | None = None,
-                 pick: int = 0, output_table: TableName | None = None, replace_output: bool = False):
+                 pick: int | None = None, output_table: TableName | None = None, replace_output: bool = False,
+                 allow_unprotected: bool = False):
         if method not in METHOD_NAMES:
             raise ConfigError(f"unknown method {method!r}; use one of {' | '.join(METHOD_NAMES)}")
         options = dict(method_options or {})
@@ -190,8 +204,17 @@ class Anonymizer:
             if key not in allowed:
                 raise ConfigError(f"method {method!r} has no option {key!r}"
                                   + (f"; its options are {', '.join(sorted(allowed))}" if allowed else ""))
-        if isinstance(pick, bool) or not isinstance(pick, int) or pick < 0:
+        if pick is not None and (isinstance(pick, bool) or not isinstance(pick, int) or pick < 0):
             raise ConfigError(f"pick must be an int >= 0; got {pick!r}")
+        if pick is not None and method not in RESEARCH_VALUE_METHODS and method not in PARETO_METHODS:
+            raise ConfigError(f"pick (--pick) chooses an entry of a research-value search's success list or a member"
+                              f" of a trade-off front; method {method!r} returns one release, so drop it")
+        if not isinstance(allow_unprotected, bool):
+            raise ConfigError(f"allow_unprotected must be True or False; got {allow_unprotected!r}")
+        if method not in PARETO_METHODS and not allow_unprotected and not protects(requirements):
+            raise ConfigError(f"the requirements ({requirements.describe()}) protect nothing: the release would be"
+                              " the input itself; set k >= 2 or another privacy model (or allow an unprotected"
+                              " release by name: allow_unprotected / --allow-unprotected)")
         if on_violation not in ("raise", "warn"):
             raise ConfigError(f"on_violation must be 'raise' or 'warn'; got {on_violation!r}")
         if output_table is not None:
@@ -215,6 +238,7 @@ class Anonymizer:
         self.pick = pick
         self.output_table = output_table
         self.replace_output = replace_output
+        self.allow_unprotected = allow_unprotected
 
     # ------------------------------------------------------------------ fit
     def fit(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>",
@@ -252,11 +276,12 @@ class Anonymizer:
         """
         started = time.perf_counter()
         dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
+        _require_quasi(dataset)
         metric = self._metric()
         self.requirements.validate(dataset)
         if metric.needs_rows:
-            raise ConfigError(f"metric {metric.name!r} needs record-level detail and cannot guide the search;"
-                              " use loss, glm, ncp, gcp, precision, discernibility, aecs or research_value")
+            raise ConfigError(f"metric {metric.name!r} needs record-level detail and cannot guide the search"
+                              f" (every release reports it); use one of {' | '.join(SEARCH_METRICS)}")
         if engine is not None:
             self._check_engine(engine, dataset)
         if not dataset.in_memory:
@@ -286,7 +311,8 @@ class Anonymizer:
         self.metric_ = metric
         self.release_ = self._release(dataset, levels, partition, started,
                                       search=self._search_facts(result, engine, metric),
-                                      engine=_engine_name(engine), rows_fetched=_rows_fetched(engine))
+                                      engine=_engine_name(engine), rows_fetched=_rows_fetched(engine),
+                                      binding=_binding(engine, self.requirements, levels, dataset.n_rows))
         return self
 
     def _fit_partition(self, dataset: Dataset, metric: Metric, started: float) -> Anonymizer:
@@ -309,30 +335,28 @@ class Anonymizer:
         return self
 
     def _fit_pareto(self, dataset: Dataset, engine: Engine | None, metric: Metric, started: float) -> Anonymizer:
-        """Find the front of minimal property based generalizations and release member ``pick`` of it.
+        """Find the front of minimal property based generalizations and release one member of it.
 
         The suppression budget η is ``requirements.max_suppression``; privacy
-        is measured by the objectives, so the requirements may hold no model
-        but the trivial 1-anonymity.  The released member is re-verified
-        against the privacy it claims: k-anonymity with its ``k`` (the η
-        rule's) and, when ``l`` is an objective, distinct l-diversity with its ``l``.
+        is measured by the objectives.  The released member is member
+        ``pick``, or, without a pick, the member that meets the floors of the
+        requirements (``KAnonymity(K)``: its ``k`` >= K; ``DistinctLDiversity``:
+        its ``l`` >= L) with the least loss.  Without either nothing could be
+        chosen on the user's behalf, and ``fit`` refuses before any work.
+        The released member is re-verified against the privacy it claims:
+        k-anonymity with its ``k`` (the η rule's) and, when ``l`` is an
+        objective, distinct l-diversity with its ``l``.
         """
-        if any(not (isinstance(m, KAnonymity) and m.k == 1) for m in self.requirements.models):
-            raise ConfigError(f"method {self.method!r} measures privacy through its objectives (k, l, s_k, s_l);"
-                              " give no privacy model, only the suppression budget η (max_suppression)")
-        options = dict(self.method_options)
-        objectives = options.pop("objectives", ("k", "glm"))
-        if isinstance(objectives, str) or not isinstance(objectives, (list, tuple)):
-            raise ConfigError(f"objectives must be a list of names such as [k, glm]; got {objectives!r}")
-        if self.method == "pareto-ea":
-            options["seed"] = self.seed
-        eta = self.requirements.max_suppression
-        result = PARETO_METHODS[self.method](dataset, engine, list(objectives), eta=eta, **options)
-        if self.pick >= len(result.front):
-            raise ConfigError(f"--pick {self.pick}: the front has {len(result.front)} members (0 to"
-                              f" {len(result.front) - 1})")
-        member = result.front[self.pick]
+        floors = self._front_floors()
+        if self.pick is None and not floors:
+            raise ConfigError(f"method {self.method!r} finds a front of releases and releases one only when told"
+                              " which: pick a member (--pick N; run without an output to see the front) or state"
+                              " a floor such as privacy.k (KAnonymity(K) in the API)")
+        result = self._front(dataset, engine)
+        index = self._chosen_member(result, floors)
+        member = result.front[index]
         levels = member.levels
+        eta = self.requirements.max_suppression
         if engine is None:
             engine = NumpyEngine(dataset, self.requirements.request)
         row_class, stats = engine.row_classes(levels)
@@ -340,9 +364,14 @@ class Anonymizer:
         partition = Partition.from_node(dataset.quasi, stats, stats.sizes >= k, row_class)
         claimed: list[PrivacyModel] = [KAnonymity(int(k))]
         if "l" in member.objectives:
-            sensitive = options.get("sensitive") or dataset.sensitive[0]
+            sensitive = self.method_options.get("sensitive") or dataset.sensitive[0]
             claimed.append(DistinctLDiversity(sensitive, member.objectives["l"]))
-        self.release_requirements_ = Requirements(claimed, eta)
+        release_requirements = Requirements(claimed, eta)
+        if not self.allow_unprotected and not protects(release_requirements):
+            raise ConfigError(f"member {index} of the front is 1-anonymous ({release_requirements.describe()}): it"
+                              " protects nothing; pick another member, state a floor such as privacy.k, or allow"
+                              " an unprotected release by name (--allow-unprotected)")
+        self.release_requirements_ = release_requirements
         self.dataset_ = dataset
         self.levels_ = dict(zip(dataset.quasi, levels))
         self.result_ = None
@@ -351,19 +380,112 @@ class Anonymizer:
         search = {"nodes_evaluated": result.nodes_evaluated, "lattice_size": result.lattice_size,
                   "search_seconds": round(result.seconds, 4), "objectives": list(result.objectives),
                   "eta": eta, "epsilon": None if result.epsilon is None else list(result.epsilon),
-                  "picked": self.pick, "front": [
-                      {"levels": dict(zip(dataset.quasi, m.levels)), "objectives": dict(m.objectives),
-                       "suppressed_rows": m.suppressed_rows} for m in result.front]}
+                  "picked": index, "chosen_by": "pick" if self.pick is not None else "floor",
+                  "floors": dict(floors), "front": _front_entries(result)}
         self.release_ = self._release(dataset, levels, partition, started, search=search,
-                                      requirements=self.release_requirements_)
+                                      requirements=release_requirements)
         return self
+
+    def member_rule(self) -> str | None:
+        """How a trade-off method chooses the member it releases: ``pick``, ``floor``, or None (it cannot).
+
+        None for every other method, which returns one release.
+        """
+        if self.method not in PARETO_METHODS:
+            return None
+        if self.pick is not None:
+            return "pick"
+        return "floor" if self._front_floors() else None
+
+    def front(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>",
+              engine: Engine | None = None) -> ParetoResult:
+        """The front of a trade-off method (``pareto-*``) on ``data``, without releasing any member.
+
+        Use it to look at the front before choosing a member (``pick``) or a
+        floor.  The requirements may state floors; they do not filter the
+        front returned here.
+        """
+        if self.method not in PARETO_METHODS:
+            raise ConfigError(f"front() is for the trade-off methods ({', '.join(PARETO_METHODS)}); method"
+                              f" {self.method!r} returns one release: call fit()")
+        dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
+        _require_quasi(dataset)
+        self.requirements.validate(dataset)
+        if engine is not None:
+            self._check_engine(engine, dataset)
+        self._front_floors()
+        return self._front(dataset, engine)
+
+    def _front(self, dataset: Dataset, engine: Engine | None) -> ParetoResult:
+        options = dict(self.method_options)
+        objectives = options.pop("objectives", ("k", "glm"))
+        if isinstance(objectives, str) or not isinstance(objectives, (list, tuple)):
+            raise ConfigError(f"objectives must be a list of names such as [k, glm]; got {objectives!r}")
+        if self.method == "pareto-ea":
+            options["seed"] = self.seed
+        eta = self.requirements.max_suppression
+        return PARETO_METHODS[self.method](dataset, engine, list(objectives), eta=eta, **options)
+
+    def _front_floors(self) -> dict[str, float]:
+        """The floors the requirements state for a front member: ``{"k": K, "l": L}`` (absent when trivial).
+
+        A trade-off search takes k-anonymity and distinct l-diversity as floors
+        on its members' ``k`` and ``l`` objectives; any other model is refused.
+        """
+        objectives = tuple(self.method_options.get("objectives", ("k", "glm")))
+        floors: dict[str, float] = {}
+        for m in self.requirements.models:
+            if isinstance(m, KAnonymity):
+                name, value = "k", float(m.k)
+            elif isinstance(m, DistinctLDiversity):
+                name, value = "l", float(m.l)
+                sensitive = self.method_options.get("sensitive")
+                if sensitive is not None and m.attribute != sensitive:
+                    raise ConfigError(f"method {self.method!r}: the l floor is on {m.attribute!r} but the l objective"
+                                      f" measures {sensitive!r}; use the same attribute")
+            else:
+                raise ConfigError(f"method {self.method!r} measures privacy through its objectives (k, l, s_k, s_l);"
+                                  f" {m.describe()} cannot be a floor: keep k and distinct l-diversity only")
+            if value <= 1:
+                continue
+            if name not in objectives:
+                raise ConfigError(f"method {self.method!r}: a floor on {name} needs {name} among the objectives"
+                                  f" (objectives: {', '.join(objectives)})")
+            floors[name] = max(value, floors.get(name, value))
+        return floors
+
+    def _chosen_member(self, result: ParetoResult, floors: Mapping[str, float]) -> int:
+        """Index of the member to release: ``pick``, or the least-loss member that meets every floor."""
+        front = result.front
+        meets = [all(m.objectives[name] >= value for name, value in floors.items()) for m in front]
+        if self.pick is not None:
+            if self.pick >= len(front):
+                raise ConfigError(f"--pick {self.pick}: the front has {len(front)} members (0 to {len(front) - 1})")
+            if not meets[self.pick]:
+                raise ConfigError(f"--pick {self.pick}: that member ({_objective_text(front[self.pick])}) is below"
+                                  f" the floor {_floor_text(floors)}; pick a member that meets it, or drop --pick")
+            return self.pick
+        candidates = [i for i, ok in enumerate(meets) if ok]
+        if not candidates:
+            best = max(front, key=lambda m: tuple(m.objectives[name] for name in floors))
+            raise InfeasibleError(f"no member of the front meets the floor {_floor_text(floors)} within the"
+                                  f" suppression budget; the front reaches {_objective_text(best)}")
+        losses = [name for name in result.objectives if not OBJECTIVES[name].maximize]
+        gains = [name for name in result.objectives if OBJECTIVES[name].maximize]
+
+        def rank(i: int) -> tuple[float, ...]:
+            m = front[i]
+            return (*(m.objectives[n] for n in losses), float(m.suppressed_rows),
+                    *(-m.objectives[n] for n in gains), float(i))
+
+        return min(candidates, key=rank)
 
     def _search_facts(self, result: SearchResult, engine: Engine, metric: Metric) -> dict[str, Any]:
         """The ``search`` section of the release."""
         return {
             "nodes_checked": result.checks, "lattice_size": result.lattice_size,
             "nodes_computed": engine.nodes_computed,
-            "search_seconds": round(result.seconds, 4), "optimized": metric.name, "picked": self.pick,
+            "search_seconds": round(result.seconds, 4), "optimized": metric.name, "picked": self.pick or 0,
             **result.details,
         }
 
@@ -441,6 +563,9 @@ class Anonymizer:
                                     "removing the unchecked release")
                 except DataError:
                     pass
+        useless = useless_release(report.classes, report.suppressed_rows, dataset.n_rows, self.requirements,
+                                  binding_models(engine, self.requirements, levels, dataset.n_rows)
+                                  if report.classes <= 1 else None)
         reported, omitted = self._reported_metrics(dataset, in_memory=False)
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
         provenance = self._provenance(dataset)
@@ -451,7 +576,8 @@ class Anonymizer:
             metrics=metrics, suppressed_rows=partition.n_suppressed, verified=True,
             requirements=self.requirements.describe(), search=search, seconds=time.perf_counter() - started,
             provenance=provenance, location=backend.where(out), engine=backend.dialect,
-            rows_fetched=backend.rows_fetched, omitted_metrics=omitted,
+            rows_fetched=backend.rows_fetched, omitted_metrics=omitted, classes=report.classes,
+            smallest_class=report.min_class_size, warnings=[useless] if useless else [],
         )
 
     def _metric(self) -> Metric:
@@ -465,12 +591,9 @@ class Anonymizer:
 
     def _picked(self, result: SearchResult, dataset: Dataset) -> tuple[int, ...]:
         """The levels to release: the search's choice, or entry ``pick`` of its success list."""
-        if self.pick == 0:
+        if not self.pick:
             return result.levels
         entries: list[dict[str, Any]] = list(result.details.get("success_list") or [])  # type: ignore[call-overload]
-        if not entries:
-            raise ConfigError(f"--pick {self.pick}: method {self.method!r} returns a single node, not a success"
-                              " list; pick applies to the rv-* methods")
         if self.pick >= len(entries):
             raise ConfigError(f"--pick {self.pick}: the success list has {len(entries)} entries (0 to"
                               f" {len(entries) - 1})")
@@ -571,10 +694,15 @@ class Anonymizer:
 
     def _release(self, dataset: Dataset, levels: tuple[int, ...] | None, partition: Partition, started: float,
                  search: dict[str, Any], check: bool = True, engine: str = "numpy",
-                 rows_fetched: int | None = None, requirements: Requirements | None = None) -> Release:
+                 rows_fetched: int | None = None, requirements: Requirements | None = None,
+                 binding: Callable[[], list[str]] | None = None) -> Release:
         """Render, score and re-check a release (full-domain node, or any partition when ``levels`` is None).
 
-        ``requirements``: what the release is re-checked against (default the configured ones).
+        ``requirements``: what the release is re-checked against (default the
+        configured ones).  The release's classes are those the re-check
+        recomputed from the released values; its warnings say when it is
+        useless (``binding`` names the models that forced that) and which
+        unnamed columns single out records.
         """
         requirements = requirements or self.requirements
         assert partition.row_class is not None
@@ -586,12 +714,19 @@ class Anonymizer:
         reported, _ = self._reported_metrics(dataset)
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
         verified = False
+        classes: int | None = None
+        smallest: int | None = None
+        warnings_: list[str] = []
         if check:
             report = verify_release(table, dataset, requirements, dataset.n_rows)
             if not report.ok:
                 raise RuntimeError("independent verification of the release failed (this is a bug in anonset): "
                                    + "; ".join(report.problems))
             verified = True
+            classes, smallest = report.classes, report.min_class_size
+            useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
+                                      binding() if binding is not None and classes <= 1 else None)
+            warnings_ = ([useless] if useless else []) + passthrough_columns(table, dataset, requirements.k)
         return Release(
             table=table, partition=partition, method=self.method,
             levels=None if levels is None else dict(zip(dataset.quasi, levels)),
@@ -599,6 +734,7 @@ class Anonymizer:
             requirements=requirements.describe(), search=search,
             seconds=time.perf_counter() - started,
             provenance=self._provenance(dataset), engine=engine, rows_fetched=rows_fetched,
+            warnings=warnings_, classes=classes, smallest_class=smallest,
         )
 
 
@@ -677,6 +813,12 @@ def _warn_single_class_targets(dataset: Dataset) -> None:
                               " effect", UserWarning, stacklevel=3)
 
 
+def _binding(engine: Engine, requirements: Requirements, levels: tuple[int, ...],
+             n_rows: int) -> Callable[[], list[str]]:
+    """The models that hold a full-domain release at ``levels``, computed only when asked."""
+    return lambda: binding_models(engine, requirements, levels, n_rows)
+
+
 def _engine_name(engine: Engine) -> str:
     """``numpy``, or the SQL engine's dialect (``duckdb``, ``postgresql``)."""
     backend = getattr(engine, "backend", None)
@@ -689,3 +831,44 @@ def _rows_fetched(engine: Engine) -> int | None:
     """Rows the SQL engine's backend has fetched into Python, ``None`` for other engines."""
     backend = getattr(engine, "backend", None)
     return int(backend.rows_fetched) if backend is not None else None
+
+
+def protects(requirements: Requirements) -> bool:
+    """Whether the requirements protect anything: a model beyond 1-anonymity, 1-diversity or t >= 1."""
+    from anonset.privacy.ldiversity import EntropyLDiversity, RecursiveCLDiversity
+    from anonset.privacy.tcloseness import TCloseness
+
+    for m in requirements.models:
+        if isinstance(m, KAnonymity):
+            if m.k >= 2:
+                return True
+        elif isinstance(m, (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity)):
+            if m.l > 1:
+                return True
+        elif isinstance(m, TCloseness):
+            if m.t < 1:
+                return True
+        else:
+            return True
+    return False
+
+
+def _require_quasi(dataset: Dataset) -> None:
+    """Refuse a dataset without quasi-identifiers: its release would be the input itself."""
+    if not dataset.quasi:
+        raise ConfigError(f"{dataset.source}: no attribute has role quasi, so nothing would be generalized and the"
+                          " release would be the input itself; declare the quasi-identifiers (role: quasi)")
+
+
+def _front_entries(result: ParetoResult) -> list[dict[str, Any]]:
+    """The front as JSON-ready entries, in the order ``pick`` counts."""
+    return [{"levels": dict(zip(result.quasi, m.levels)), "objectives": dict(m.objectives),
+             "suppressed_rows": m.suppressed_rows} for m in result.front]
+
+
+def _objective_text(member: FrontMember) -> str:
+    return ", ".join(f"{name} = {value:g}" for name, value in member.objectives.items())
+
+
+def _floor_text(floors: Mapping[str, float]) -> str:
+    return ", ".join(f"{name} >= {value:g}" for name, value in floors.items())

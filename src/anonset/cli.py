@@ -24,10 +24,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from anonset.anonymizer import Anonymizer, check_output_table
+from anonset.anonymizer import PARETO_METHODS, Anonymizer, _front_entries, check_output_table
 from anonset.errors import ConfigError, DataError, InfeasibleError, InputError
-from anonset.io.tables import atomic_write, write_table
-from anonset.release import Release, copy_table_to_file
+from anonset.io.outputs import StagedOutputs, check_output_paths, is_stdout
+from anonset.io.tables import atomic_write, table_writer, write_table
+from anonset.release import Release, table_copier
 
 if TYPE_CHECKING:
     from anonset.engine.sql_backends import TableName
@@ -65,16 +66,28 @@ def main() -> None:
 @main.command()
 @click.argument("config", type=click.Path(path_type=Path))
 @click.option("--output", "-o", type=click.Path(path_type=Path),
-              help="Write the release to this file (overrides output.path; not for input.sql, which is released"
-                   " into output.table).")
-@click.option("--summary", "summary_path", type=click.Path(path_type=Path), help="Write a JSON summary here.")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-@click.option("--pick", type=int, default=0, show_default=True,
-              help="Release entry N of a research-value search's success list (0 = the best), or member N of a"
-                   " pareto method's front (as printed, sorted by the first objective).")
+              help="Write the release to this file ('-' for standard output; overrides output.path; not for"
+                   " input.sql, which is released into output.table).")
+@click.option("--summary", "summary_path", type=click.Path(path_type=Path),
+              help="Write a JSON summary here ('-' for standard output).")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success but warnings.")
+@click.option("--pick", type=click.IntRange(min=0), default=None,
+              help="Release entry N of a research-value search's success list (default 0, the best), or member N"
+                   " of a pareto method's front (as printed, sorted by the first objective).")
+@click.option("--allow-unprotected", is_flag=True,
+              help="Write a release even though it protects nothing (no privacy model beyond 1-anonymity, or a"
+                   " 1-anonymous front member); refused otherwise.")
 @_user_errors
-def anonymize(config: Path, output: Path | None, summary_path: Path | None, quiet: bool, pick: int) -> None:
-    """Anonymize the table a YAML CONFIG describes (see docs/config.md)."""
+def anonymize(config: Path, output: Path | None, summary_path: Path | None, quiet: bool, pick: int | None,
+              allow_unprotected: bool) -> None:
+    """Anonymize the table a YAML CONFIG describes (see docs/config.md).
+
+    Every output is checked before any work (none may overwrite an input or
+    land in a folder that does not exist) and written only once the release
+    has passed the independent re-check and every output is ready.  A pareto
+    method without --pick or a floor (privacy.k) prints its front and
+    releases nothing.
+    """
     from anonset.io.config import load_config
 
     started = time.perf_counter()
@@ -83,21 +96,58 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         raise ConfigError(f"{cfg.path}: --output names a file, but a table in PostgreSQL (input.sql) is released"
                           " into output.table of the same database; set output.table in the config")
     target = output or cfg.output_path
-    for path in (target, summary_path):
-        if path is not None and path.is_dir():  # refuse before anything is written
-            raise DataError(f"{path}: is a directory; give the path of a file to write")
-    if cfg.engine == "numpy":
-        dataset = cfg.load_dataset()
-        release = _anonymizer(cfg, pick).fit_transform(dataset)
-        if target is not None:
-            assert release.table is not None
-            write_table(release.table, target, delimiter=cfg.output_delimiter or cfg.delimiter or ",")
-        release.location = str(target) if target else None
-    else:
-        release = _anonymize_in_database(cfg, pick, target)
-    release.provenance["config"] = str(cfg.path)
-    summary = release.summary()
-    summary["seconds"] = round(time.perf_counter() - started, 4)
+    check_output_paths({"release": target, "summary": summary_path}, cfg.input_files())
+    model = _anonymizer(cfg, pick, allow_unprotected)
+    out = _console(target, summary_path)
+    if model.method in PARETO_METHODS and model.member_rule() is None:
+        _explore_front(cfg, model, target, summary_path, quiet, out)
+        return
+    with StagedOutputs() as staged:
+        if cfg.engine == "numpy":
+            release = model.fit_transform(cfg.load_dataset())
+            if target is not None:
+                assert release.table is not None
+                staged.stage(target, table_writer(release.table, target, delimiter=cfg.release_delimiter()))
+            release.location = _where(target)
+        else:
+            release = _anonymize_in_database(cfg, model, target, staged)
+        release.provenance["config"] = str(cfg.path)
+        summary = release.summary()
+        summary["seconds"] = round(time.perf_counter() - started, 4)
+        _lift_search_lists(summary)
+        if summary_path is not None:
+            try:
+                staged.stage(summary_path, _json_writer(summary))
+            except DataError:
+                _undo_database_release(cfg, release)
+                raise
+        staged.commit()
+    for warning in release.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if target is None and cfg.sql is None:
+        click.echo("note: no output path (output.path in the config, or --output): the release was not written",
+                   err=True)
+    if not quiet:
+        _print_summary(summary, out)
+        if "success_list" in summary:
+            _print_success_list(summary["success_list"], pick or 0, out)
+        if "front" in summary:
+            _print_front(summary, summary["search"]["picked"], out)
+
+
+def _console(*outputs: Path | None) -> Console:
+    """Where the human-readable report goes: standard error when an output goes to standard output."""
+    return Console(stderr=True) if any(is_stdout(o) for o in outputs) else console
+
+
+def _where(target: Path | None) -> str | None:
+    if target is None:
+        return None
+    return "standard output" if is_stdout(target) else str(target)
+
+
+def _lift_search_lists(summary: dict[str, Any]) -> None:
+    """Move a success list or a front from ``search`` to the top of the summary."""
     search = dict(summary.get("search") or {})
     summary["search"] = search
     if "success_list" in search:
@@ -106,40 +156,65 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     if "front" in search:
         summary["front"] = search.pop("front")
         summary["nodes_evaluated"] = search.get("nodes_evaluated")
+
+
+def _explore_front(cfg: RunConfig, model: Anonymizer, target: Path | None, summary_path: Path | None, quiet: bool,
+                   out: Console) -> None:
+    """A pareto method with neither --pick nor a floor: print (and summarize) the front, release nothing."""
+    if target is not None or cfg.sql is not None:
+        raise ConfigError(f"{cfg.path}: method {cfg.method} finds a front of releases and writes one only when told"
+                          " which: give --pick N or a floor such as privacy.k (run it without an output first to"
+                          " see the front)")
+    if cfg.engine != "numpy":
+        raise ConfigError(f"{cfg.path}: method {cfg.method} runs in memory; set engine: numpy")
+    result = model.front(cfg.load_dataset())
+    summary: dict[str, Any] = {
+        "method": cfg.method, "released": False, "objectives": list(result.objectives),
+        "nodes_evaluated": result.nodes_evaluated, "lattice_size": result.lattice_size, "eta": result.eta,
+        "epsilon": None if result.epsilon is None else list(result.epsilon), "seconds": round(result.seconds, 4),
+        "front": _front_entries(result),
+    }
     if summary_path is not None:
-        _write_json(summary_path, summary)
+        with StagedOutputs() as staged:
+            staged.stage(summary_path, _json_writer(summary))
+            staged.commit()
+    click.echo("note: no member released: give --pick N (a member below) or a floor such as privacy.k, and an"
+               " output", err=True)
     if not quiet:
-        _print_summary(summary)
-        if "success_list" in summary:
-            _print_success_list(summary["success_list"], pick)
-        if "front" in summary:
-            _print_front(summary, pick)
+        search = {"objectives": summary["objectives"], "nodes_evaluated": result.nodes_evaluated,
+                  "lattice_size": result.lattice_size}
+        _print_front({"front": summary["front"], "search": search}, None, out)
 
 
-def _write_json(path: Path, summary: dict[str, Any]) -> None:
-    """Write a summary as JSON (a temporary file renamed into place)."""
+def _json_writer(summary: dict[str, Any]) -> Callable[[Path], None]:
+    """A writer of a summary as JSON."""
     text = json.dumps(summary, indent=2) + "\n"
 
     def _write(tmp: Path) -> None:
         tmp.write_text(text, encoding="utf-8")
 
-    atomic_write(path, _write)
+    return _write
 
 
-def _anonymizer(cfg: RunConfig, pick: int, output_table: TableName | None = None) -> Anonymizer:
+def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool = False,
+                output_table: TableName | None = None) -> Anonymizer:
     """The Anonymizer a config describes (``output_table``: where a database release goes)."""
     return Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
                       weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
                       method_options=cfg.method_options, pick=pick, output_table=output_table,
-                      replace_output=cfg.output_replace)
+                      replace_output=cfg.output_replace, allow_unprotected=allow_unprotected)
 
 
-def _anonymize_in_database(cfg: RunConfig, pick: int, target: Path | None) -> Release:
+#: The table a DuckDB run releases into, inside its own in-memory database.
+DUCKDB_RELEASE_TABLE = "anonset_release"
+
+
+def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, target: Path | None, staged: StagedOutputs) -> Release:
     """Profile, search, write and re-check inside the database (PostgreSQL, or DuckDB over the input file).
 
     PostgreSQL: the release becomes ``output.table``.  DuckDB: the release is
-    written into a table of the in-memory database and copied from there to
-    ``target`` (a temporary file renamed into place), when there is one.
+    written into a table of the in-memory database and copied from there
+    into a staged file for ``target``, when there is one.
     """
     from anonset.engine.sql_engine import SqlEngine
 
@@ -147,28 +222,47 @@ def _anonymize_in_database(cfg: RunConfig, pick: int, target: Path | None) -> Re
     try:
         if cfg.sql is not None:
             assert cfg.output_table is not None
-            output_table = cfg.output_table
+            output_table: TableName = cfg.output_table
             check_output_table(backend, output_table, cfg.output_replace, cfg.source_table)
         else:
-            output_table = backend.temp_name("release")
+            output_table = DUCKDB_RELEASE_TABLE
+        model.output_table = output_table
         dataset = cfg.load_dataset(backend)
         cfg.requirements.validate(dataset)  # before the engine scans the table
         with SqlEngine(dataset, cfg.requirements.request, backend, cfg.source_table) as engine:
-            release = _anonymizer(cfg, pick, output_table).fit_transform(dataset, engine=engine)
+            release = model.fit_transform(dataset, engine=engine)
         if cfg.sql is None:
-            release.location = None
+            release.provenance.pop("output_table", None)  # a table of the run's own in-memory database
+            release.location = _where(target)
             if target is not None:
-                delimiter = cfg.output_delimiter or cfg.delimiter or ","
-                copy_table_to_file(backend, output_table, target, delimiter=delimiter)
-                release.location = str(target)
+                staged.stage(target, table_copier(backend, output_table, target, delimiter=cfg.release_delimiter()))
     finally:
         backend.close()
     return release
 
 
+def _undo_database_release(cfg: RunConfig, release: Release) -> None:
+    """Drop a PostgreSQL release whose summary could not be written (it did not exist before the run).
+
+    A release that replaced an existing table (``output.replace``) stays:
+    the old table is gone, and the new one is verified.
+    """
+    if cfg.sql is None or cfg.output_replace or cfg.output_table is None:
+        return
+    from anonset.engine.sql_backends import table_parts
+
+    backend = cfg.connect()
+    try:
+        backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(table_parts(cfg.output_table))}", (),
+                        "removing the release whose summary could not be written")
+    finally:
+        backend.close()
+
+
 @main.command()
 @click.argument("config", type=click.Path(path_type=Path))
-@click.option("--summary", "summary_path", type=click.Path(path_type=Path), help="Write a JSON summary here.")
+@click.option("--summary", "summary_path", type=click.Path(path_type=Path),
+              help="Write a JSON summary here ('-' for standard output).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
 @_user_errors
 def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
@@ -181,8 +275,8 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
     cfg = load_config(config)
     if cfg.engine != "numpy":
         raise ConfigError(f"{cfg.path}: evaluation runs in memory; set engine: numpy")
-    if summary_path is not None and summary_path.is_dir():  # refuse before any work is done
-        raise DataError(f"{summary_path}: is a directory; give the path of a file to write")
+    check_output_paths({"summary": summary_path}, cfg.input_files())  # before any work is done
+    out = _console(summary_path)
     options = dict(cfg.evaluation)
     if "folds" not in options and "test_fraction" not in options:
         options["folds"] = 10
@@ -190,7 +284,7 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
                             method_options=cfg.method_options, weights=cfg.weights, seed=cfg.seed, **options)
     summary = result.summary()
     if summary_path is not None:
-        _write_json(summary_path, summary)
+        atomic_write(summary_path, _json_writer(summary))
     if quiet:
         return
     table = Table(title=f"{summary['method']}: {summary['score'].replace('_', ' ')} over {summary['splits']}"
@@ -200,10 +294,10 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
     table.add_column("original", justify="right")
     for name, scores in summary["models"].items():
         table.add_row(name, f"{scores['anonymized']:.4f}", f"{scores['original']:.4f}")
-    console.print(table)
+    out.print(table)
     for key in ("classes", "average_class_size", "conditional_entropy", "imprecision", "test_unplaced"):
         if key in summary:
-            console.print(f"{key.replace('_', ' ')}: {summary[key]:.4g}")
+            out.print(f"{key.replace('_', ' ')}: {summary[key]:.4g}")
 
 
 @main.command()
@@ -311,7 +405,8 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
 @main.command()
 @click.option("--rows", type=int, default=10_000, show_default=True, help="Records to generate.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Generator seed.")
-@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the release here.")
+@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the release here ('-' for standard"
+              " output).")
 @_user_errors
 def demo(rows: int, seed: int, output: Path | None) -> None:
     """Generate the built-in synthetic patient register and anonymize it."""
@@ -319,24 +414,26 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
     from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
 
     started = time.perf_counter()
+    check_output_paths({"release": output}, {})
+    out = _console(output)
     dataset = patient_register_dataset(rows, seed)
     requirements = Requirements([KAnonymity(5), EntropyLDiversity("diagnosis", 3)], max_suppression=0.02)
-    console.print(f"[bold]anonset demo[/bold]: {rows:,} synthetic patients (seed {seed}), "
+    out.print(f"[bold]anonset demo[/bold]: {rows:,} synthetic patients (seed {seed}), "
                   f"quasi-identifiers {', '.join(dataset.quasi)}; sensitive: diagnosis")
-    console.print(f"requirements: {requirements.describe()}; method: optimal full-domain search, metric: loss")
+    out.print(f"requirements: {requirements.describe()}; method: optimal full-domain search, metric: loss")
     release = Anonymizer({}, requirements, seed=seed).fit_transform(dataset)
     assert release.table is not None
     if output is not None:
         write_table(release.table, output)
     summary = release.summary()
     summary["seconds"] = round(time.perf_counter() - started, 4)
-    summary["output"] = str(output) if output else None
-    _print_summary(summary)
-    click.echo("first released records:")
-    click.echo(release.table.head(8).to_string(index=False))
+    summary["output"] = _where(output)
+    _print_summary(summary, out)
+    out.print("first released records:")
+    out.print(release.table.head(8).to_string(index=False), highlight=False)
 
 
-def _print_success_list(entries: list[dict[str, Any]], picked: int, shown: int = 10) -> None:
+def _print_success_list(entries: list[dict[str, Any]], picked: int, out: Console, shown: int = 10) -> None:
     table = Table(title=f"success list ({len(entries)} strings, best first; --pick N releases another)")
     table.add_column("#", justify="right")
     table.add_column("levels")
@@ -346,10 +443,10 @@ def _print_success_list(entries: list[dict[str, Any]], picked: int, shown: int =
         mark = " (released)" if i == picked else ""
         levels = ", ".join(f"{q}={v}" for q, v in entry["levels"].items())
         table.add_row(f"{i}{mark}", levels, f"{entry['research_value']:.6g}", str(entry["roots"]))
-    console.print(table)
+    out.print(table)
 
 
-def _print_front(summary: dict[str, Any], picked: int) -> None:
+def _print_front(summary: dict[str, Any], picked: int | None, out: Console) -> None:
     """The front as a table, in the order --pick counts (sorted by the first objective)."""
     front = summary["front"]
     search = summary["search"]
@@ -365,10 +462,10 @@ def _print_front(summary: dict[str, Any], picked: int) -> None:
         levels = ", ".join(f"{q}={v}" for q, v in member["levels"].items())
         values = [f"{member['objectives'][name]:.6g}" for name in search["objectives"]]
         table.add_row(f"{i}{mark}", levels, *values, f"{member['suppressed_rows']:,}")
-    console.print(table)
+    out.print(table)
 
 
-def _print_summary(summary: dict[str, Any]) -> None:
+def _print_summary(summary: dict[str, Any], out: Console) -> None:
     table = Table(title="release summary", show_header=False)
     table.add_column("item", style="bold")
     table.add_column("value")
@@ -395,9 +492,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
         table.add_row("rows fetched", f"{summary['rows_fetched']:,} (value counts and class tables; records stay"
                                       " in the database)")
     table.add_row("seconds", f"{summary['seconds']:.3f}")
-    if summary.get("output"):
-        table.add_row("written to", str(summary["output"]))
-    console.print(table)
+    table.add_row("written to", str(summary["output"]) if summary.get("output") else "nothing (no output path)")
+    out.print(table)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -31,7 +31,15 @@ from anonset.partition import GeneralizedValues, Intervals, Partition
 if TYPE_CHECKING:
     from anonset.engine.sql_backends import SqlBackend, TableName
 
-__all__ = ["SUPPRESSED", "Release", "class_labels", "copy_table_to_file", "render_full_domain", "render_partition"]
+__all__ = [
+    "SUPPRESSED",
+    "Release",
+    "class_labels",
+    "copy_table_to_file",
+    "render_full_domain",
+    "render_partition",
+    "table_copier",
+]
 
 #: The value written in every quasi-identifier of a suppressed record.
 SUPPRESSED = "*"
@@ -81,6 +89,16 @@ class Release:
     omitted_metrics : dict of str to str
         Metrics that were not computed, with the reason (record-level metrics
         of a release written inside a database).
+    warnings : list of str
+        What a custodian must know before handing the release over: a
+        release that generalizes everything (and the model that forced it),
+        columns passed through unchanged that single out records.
+    classes : int or None
+        Equivalence classes of the released table (records with identical
+        released quasi-identifier values, suppressed records left out), as
+        the independent re-check recomputed them; None before a re-check.
+    smallest_class : int or None
+        Size of the smallest of those classes.
     """
 
     table: pd.DataFrame | None
@@ -98,15 +116,27 @@ class Release:
     engine: str = "numpy"
     rows_fetched: int | None = None
     omitted_metrics: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    classes: int | None = None
+    smallest_class: int | None = None
 
     @property
     def n_classes(self) -> int:
-        """Released equivalence classes."""
+        """Equivalence classes of the released table.
+
+        Those the re-check recomputed from the released values when there was
+        one (clusters of a partitioning method that received the same
+        released values are one class), else the method's own.
+        """
+        if self.classes is not None:
+            return self.classes
         return self.partition.n_classes
 
     @property
     def min_class_size(self) -> int:
         """Size of the smallest released class (0 when every record is suppressed)."""
+        if self.smallest_class is not None:
+            return self.smallest_class
         return int(self.partition.sizes.min()) if self.partition.n_classes else 0
 
     def summary(self) -> dict[str, Any]:
@@ -137,6 +167,7 @@ class Release:
             out["rows_fetched"] = int(self.rows_fetched)
         if self.omitted_metrics:
             out["metrics_omitted"] = dict(self.omitted_metrics)
+        out["warnings"] = list(self.warnings)
         return out
 
 
@@ -173,10 +204,22 @@ def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, 
     """Export a table of a DuckDB database to a CSV or Parquet file with DuckDB's ``COPY``.
 
     The records go from DuckDB straight to the file; they are written to a
-    temporary file beside ``path`` that is renamed into place, so a failure
-    leaves nothing at ``path``.  CSV files get a header row, ``delimiter``
-    between fields and ``"`` quoting where needed (DuckDB writes an empty
-    string as ``""``); the records come in the table's (unspecified) order.
+    temporary file that is then put at ``path``
+    (:func:`anonset.io.tables.atomic_write`), so a failure leaves nothing
+    there.  See :func:`table_copier` for the format and the parameters.
+    """
+    from anonset.io.tables import atomic_write
+
+    atomic_write(path, table_copier(backend, table, path, delimiter, fmt))
+
+
+def table_copier(backend: SqlBackend, table: TableName, path: str | Path, delimiter: str = ",",
+                 fmt: str | None = None) -> Callable[[Path], None]:
+    """A writer that copies a DuckDB table into a given file (for :class:`~anonset.io.outputs.StagedOutputs`).
+
+    CSV files get a header row, ``delimiter`` between fields and ``"``
+    quoting where needed (DuckDB writes an empty string as ``""``); the
+    records come in the table's (unspecified) order.
 
     Parameters
     ----------
@@ -185,7 +228,7 @@ def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, 
     table : str or tuple of str
         The table to export.
     path : str or Path
-        The file to write.
+        Where the file will go (its suffix chooses the format).
     delimiter : str
         CSV field separator (one character).
     fmt : {"csv", "parquet"}, optional
@@ -194,11 +237,8 @@ def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, 
     Raises
     ------
     DataError
-        When the backend is not DuckDB, the format or delimiter is invalid,
-        or the file cannot be written.
+        When the backend is not DuckDB, or the format or delimiter is invalid.
     """
-    from anonset.io.tables import atomic_write
-
     if backend.dialect != "duckdb":
         raise DataError(f"{backend.description}: only DuckDB can copy a table to a local file; a table in"
                         " PostgreSQL stays in the database")
@@ -217,7 +257,7 @@ def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, 
     def _copy(tmp: Path) -> None:
         backend.execute(f"COPY {source} TO {_sql_string(str(tmp))} ({options})", (), f"writing {target}")
 
-    atomic_write(target, _copy)
+    return _copy
 
 
 def _sql_string(text: str) -> str:

@@ -27,7 +27,7 @@ from anonset.dataset import AttributeSpec, Dataset, attribute_spec
 from anonset.engine.sql_backends import SqlBackend, TableName, redact_url, table_parts
 from anonset.errors import ConfigError, DataError
 from anonset.hierarchy import read_hierarchy
-from anonset.io.tables import read_table
+from anonset.io.tables import check_delimiter, read_table, sniff_delimiter
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
 from anonset.privacy import (
@@ -99,6 +99,27 @@ class RunConfig:
     output_replace: bool = False
     evaluation: dict[str, Any] = field(default_factory=dict)
 
+    def input_files(self) -> dict[str, Path]:
+        """Every file the run reads, by what it is: the config, the input table, the hierarchy files."""
+        files: dict[str, Path] = {"config": self.path}
+        if self.input_path is not None:
+            files["input table"] = self.input_path
+        for name, entry in self.attributes.items():
+            if isinstance(entry.get("hierarchy"), str):
+                files[f"hierarchy file of {name!r}"] = _resolve(self.path.parent, entry["hierarchy"])
+        return files
+
+    def release_delimiter(self) -> str:
+        """The delimiter of a CSV release: ``output.delimiter``, else the input's (given or sniffed), else ``,``."""
+        if self.output_delimiter is not None:
+            return self.output_delimiter
+        if self.delimiter is not None:
+            return self.delimiter
+        if self.input_path is not None and self.input_format != "parquet" and self.input_path.suffix.lower() not in (
+                ".parquet", ".pq") and self.input_path.is_file():
+            return sniff_delimiter(self.input_path)
+        return ","
+
     @property
     def source_table(self) -> TableName:
         """The table the SQL engine reads: ``input.sql.table``, or the DuckDB view of the input file."""
@@ -159,8 +180,11 @@ def load_config(path: str | Path) -> RunConfig:
     p = Path(path)
     if not p.exists():
         raise ConfigError(f"config file {p} not found; check the path")
+    if p.is_dir():
+        raise ConfigError(f"{p}: is a directory; give the path of the YAML config file")
     try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+        with open(p, encoding="utf-8") as fh:
+            raw = yaml.load(fh, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -169,6 +193,21 @@ def load_config(path: str | Path) -> RunConfig:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: not valid UTF-8; save the config as UTF-8") from exc
     return parse_config(raw, p)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (YAML would keep the last silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            if key in seen:
+                mark = key_node.start_mark
+                raise ConfigError(f"{self.name}: key {key!r} appears twice in one mapping (line {mark.line + 1});"
+                                  " keep one of them")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 def parse_config(raw: Any, path: Path) -> RunConfig:
@@ -234,6 +273,10 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         raise ConfigError(f"{where}: `output` must be a mapping such as {{path: released.csv}}"
                           + (" (or {table: NAME} for input.sql)" if sql is not None else ""))
     output_table, output_replace = _output_table(out, sql, where)
+    if out.get("delimiter") is not None:
+        check_delimiter(out["delimiter"], f"{where}: output.delimiter")
+    if inp.get("delimiter") is not None:
+        check_delimiter(inp["delimiter"], f"{where}: input.delimiter")
     suppressed = out.get("suppressed", "mark")
     if suppressed not in ("mark", "drop"):
         raise ConfigError(f"{where}: output.suppressed must be mark or drop; got {suppressed!r}")
@@ -241,7 +284,7 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"{where}: seed must be an integer; got {seed!r}")
     from anonset.anonymizer import METHOD_NAMES, PARETO_METHODS, RESEARCH_VALUE_METHODS
-    from anonset.metrics import METRICS
+    from anonset.metrics import METRICS, SEARCH_METRICS
 
     name = str(method.get("name", "optimal"))
     if name not in METHOD_NAMES:
@@ -251,8 +294,11 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     else:
         requirements = requirements_from_config(raw.get("privacy"), where)
     metric = str(method.get("metric", "research_value" if name in RESEARCH_VALUE_METHODS else "loss"))
-    if metric not in METRICS:
-        raise ConfigError(f"{where}: unknown metric {metric!r}; use one of {' | '.join(METRICS)}")
+    if metric not in SEARCH_METRICS:
+        if metric in METRICS:
+            raise ConfigError(f"{where}: metric {metric!r} needs record-level detail and cannot guide the search"
+                              f" (every release reports it); use one of {' | '.join(SEARCH_METRICS)}")
+        raise ConfigError(f"{where}: unknown metric {metric!r}; use one of {' | '.join(SEARCH_METRICS)}")
     if name in RESEARCH_VALUE_METHODS and metric != "research_value":
         raise ConfigError(f"{where}: method {name} optimizes research value; drop method.metric or set it to"
                           " research_value")
@@ -395,18 +441,28 @@ def _requirements(privacy: Any, where: str) -> Requirements:
 
 
 def _pareto_requirements(privacy: Any, where: str, method: str) -> Requirements:
-    """The requirements of a trade-off search: only the suppression budget η (``max_suppression``)."""
+    """The requirements of a trade-off search: the budget η (``max_suppression``) and optional floors.
+
+    ``k`` and a distinct ``l_diversity`` are floors on the front members' k
+    and l objectives: the member released without ``--pick`` is the one
+    meeting them with the least loss.
+    """
     privacy = privacy or {}
     if not isinstance(privacy, Mapping):
-        raise ConfigError(f"{where}: `privacy` must be a mapping such as {{max_suppression: 0.01}}")
-    others = sorted(key for key in privacy if key != "max_suppression")
+        raise ConfigError(f"{where}: `privacy` must be a mapping such as {{k: 5, max_suppression: 0.01}}")
+    others = sorted(key for key in privacy if key not in ("max_suppression", "k", "l_diversity"))
     if others:
         raise ConfigError(f"{where}: method {method} measures privacy through its objectives (k, l, s_k, s_l);"
-                          f" remove privacy.{others[0]} and keep only privacy.max_suppression (the budget η)")
-    try:
-        return Requirements([KAnonymity(1)], privacy.get("max_suppression", 0.0))
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: {exc}") from exc
+                          f" remove privacy.{others[0]}: only k and l_diversity (floors on the released member)"
+                          " and max_suppression (the budget η) apply")
+    for entry in _entries(privacy.get("l_diversity"), where, "l_diversity"):
+        if entry.get("variant", "distinct") != "distinct":
+            raise ConfigError(f"{where}: method {method}: privacy.l_diversity is a floor on the l objective,"
+                              " which is distinct l-diversity; drop `variant` or set it to distinct")
+    floors = {key: privacy[key] for key in ("k", "l_diversity") if key in privacy}
+    if "k" not in floors:
+        floors["k"] = 1
+    return requirements_from_config({**floors, "max_suppression": privacy.get("max_suppression", 0.0)}, where)
 
 
 def research_value_from_config(section: Any, where: str = "config") -> ResearchValue:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,8 +18,9 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from anonset.errors import DataError
+from anonset.io.outputs import StagedOutputs
 
-__all__ = ["atomic_write", "read_table", "sniff_delimiter", "write_table"]
+__all__ = ["atomic_write", "check_delimiter", "read_table", "sniff_delimiter", "table_writer", "write_table"]
 
 
 def sniff_delimiter(path: Path, sample_bytes: int = 65536) -> str:
@@ -124,35 +123,36 @@ def _check_unique_columns(p: Path, names: list[str]) -> None:
 
 
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` on a temporary file beside ``path`` and rename it into place.
+    """Call ``write(tmp)`` on a temporary file and put it at ``path`` (see :class:`~anonset.io.outputs.StagedOutputs`).
 
-    Nothing appears at ``path`` when ``write`` fails.
+    Nothing appears at ``path`` when ``write`` fails; ``-`` is standard
+    output and a device or pipe is written into, never replaced.
     """
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise DataError(
-            f"{target}: cannot create a file in {target.parent} ({exc.strerror or exc}: {exc.filename});"
-            " choose a writable folder"
-        ) from exc
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        write(tmp)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise DataError(f"{target}: cannot write the file ({exc.strerror or exc}); choose a writable path") from exc
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with StagedOutputs() as staged:
+        staged.stage(path, write)
+        staged.commit()
 
 
 def write_table(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", fmt: str | None = None) -> None:
-    """Write a DataFrame to CSV or Parquet atomically (format from the suffix unless given)."""
+    """Write a DataFrame to CSV or Parquet atomically (format from the suffix unless given; ``-`` is standard output)."""
+    atomic_write(path, table_writer(frame, path, delimiter, fmt))
+
+
+def table_writer(frame: pd.DataFrame, path: str | Path, delimiter: str = ",",
+                 fmt: str | None = None) -> Callable[[Path], None]:
+    """A writer of ``frame`` into a given file, in the format ``path`` calls for (see :func:`write_table`).
+
+    Raises
+    ------
+    DataError
+        An unknown format, or a CSV delimiter that is not one character.
+    """
     target = Path(path)
     kind = fmt or ("parquet" if target.suffix.lower() in (".parquet", ".pq") else "csv")
+    if kind not in ("csv", "parquet"):
+        raise DataError(f"{target}: unknown format {kind!r}; use csv or parquet")
+    if kind == "csv":
+        check_delimiter(delimiter, str(target))
 
     def _write(tmp: Path) -> None:
         if kind == "parquet":
@@ -160,4 +160,10 @@ def write_table(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", fmt
         else:
             frame.to_csv(tmp, sep=delimiter, index=False, lineterminator="\n")
 
-    atomic_write(target, _write)
+    return _write
+
+
+def check_delimiter(delimiter: object, where: str) -> None:
+    """Refuse a CSV delimiter that is not one character (or is a quote or a line break)."""
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in {'"', "\n", "\r"}:
+        raise DataError(f"{where}: delimiter {delimiter!r} must be a single character such as ';' or ','")

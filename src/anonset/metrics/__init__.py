@@ -22,6 +22,7 @@ __all__ = [
     "GLM",
     "METRICS",
     "NCP",
+    "SEARCH_METRICS",
     "AverageClassSize",
     "CellMetric",
     "ClassificationMetric",
@@ -44,6 +45,9 @@ METRICS: dict[str, type[Metric]] = {
     "cm": ClassificationMetric,
     "research_value": ResearchValue,
 }
+
+#: Metrics that can guide a search (those that need no record-level detail); the others are only reported.
+SEARCH_METRICS: tuple[str, ...] = tuple(name for name, cls in METRICS.items() if not cls.needs_rows)
 
 #: Metrics reported only when optimized (research value needs its configuration) or when the data has
 #: what they measure (cm needs a target attribute; see :func:`reported_metrics`).
