@@ -444,3 +444,23 @@ def test_one_config_gives_one_release_on_every_engine(pg: PgSchema, tmp_path: An
         assert release.levels == expected.levels, cfg.engine
         assert release.suppressed_rows == expected.suppressed_rows, cfg.engine
         pd.testing.assert_frame_equal(_sorted(table), _sorted(expected.table))
+
+
+def test_rows_fetched_counts_rows_of_results_not_records(tmp_path: Any) -> None:
+    """Profiling sends one row per distinct value (plus the row count); a class table one row per class."""
+    path = tmp_path / "t.csv"
+    edu = ["3", "4", "2", "1"] * 50
+    pd.DataFrame({"edu": edu, "s": ["a", "b"] * 100, "note": [str(i) for i in range(200)]}).to_csv(path, index=False)
+    attrs = {"edu": {"role": "quasi", "hierarchy": {"builder": "ordered", "fanouts": [2]}}, "s": {"role": "sensitive"},
+             "note": {"role": "insensitive", "hierarchy": {"builder": "flat"}}}  # not profiled: not needed
+    with DuckDBBackend.from_file(path, ",") as backend:
+        dataset = dataset_from_table(backend, "data", attrs)
+        assert backend.rows_fetched == 1 + 4 + 2  # COUNT(*), the 4 values of edu, the 2 of s
+        assert dataset.require_hierarchy("edu").rows() == [["1", "1..2", "*"], ["2", "1..2", "*"],
+                                                           ["3", "3..4", "*"], ["4", "3..4", "*"]]
+        before = backend.rows_fetched
+        with SqlEngine(dataset, StatsRequest(frozenset({"s"})), backend, "data", direct_rows=10_000) as engine:
+            stats = engine.class_stats((1,))
+            assert stats.n_classes == 2 and stats.sizes.tolist() == [100, 100]
+            # the check that the table still matches its profile (one row), then the 2 class rows; not 200
+            assert backend.rows_fetched - before == engine.rows_read == 1 + stats.n_classes
