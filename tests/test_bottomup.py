@@ -170,3 +170,109 @@ def test_xu_bottom_up_release_through_the_anonymizer_is_verified() -> None:
     quasi = list(ds.quasi)
     assert release.table.groupby(quasi).size().min() >= 4
     assert anonymity.k_anonymity(release.table, quasi) >= 4
+
+
+# ---------------------------------------------------------------- the merge rule (Figure 4, step 4)
+def _numeric(values: list[int]) -> Dataset:
+    return Dataset(pd.DataFrame({"x": [str(v) for v in values]}), {"x": {"role": "quasi", "type": "numeric"}})
+
+
+def _groups(values: list[int], labels: np.ndarray) -> set[tuple[int, ...]]:
+    v = np.asarray(values)
+    return {tuple(sorted(v[labels == g].tolist())) for g in np.unique(labels)}
+
+
+def test_merge_rule_is_the_union_ncp_by_default() -> None:
+    # k = 3, x in {0, 0, 4, 5, 8, 8} (range 8).  Distinct rows in order: {0,0}, {4}, {5}, {8,8}.
+    # {0,0} takes {4} (NCP of the union 3·4/8 = 1.5, against 3·5/8 and 4·8/8).  Then {5} chooses between
+    # {0,0,4}: union NCP 4·5/8 = 2.5, increase 2.5 − 1.5 = 1.0; and {8,8}: union 3·3/8 = 1.125, increase 1.125.
+    # The paper's rule takes {8,8}; the increase rule takes {0,0,4}, after which {8,8} must join it too.
+    values = [0, 0, 4, 5, 8, 8]
+    ds = _numeric(values)
+    union = xu_bottom_up(ds, 3, split=False)
+    assert np.array_equal(union, xu_bottom_up(ds, 3, split=False, merge_cost="union"))
+    assert _groups(values, union) == {(0, 0, 4), (5, 8, 8)}
+    assert _ncp(ds, union) == pytest.approx(1.5 + 1.125)
+    increase = xu_bottom_up(ds, 3, split=False, merge_cost="increase")
+    assert _groups(values, increase) == {(0, 0, 4, 5, 8, 8)}
+    assert _ncp(ds, increase) == pytest.approx(6.0)
+
+
+def _figure4_reference(rows: np.ndarray, k: int, rule: str) -> list[tuple[int, ...]]:
+    """Figure 4, steps 1-5, written out in plain Python: the groups as sets of row indices.
+
+    Start from groups of identical rows (in sorted order); each round, every group still smaller than k
+    merges with the other group minimizing NCP(G ∪ G') (``union``) or NCP(G ∪ G') − NCP(G) − NCP(G')
+    (``increase``); ties go to the first group in that order.
+    """
+    distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    span = rows.max(axis=0) - rows.min(axis=0)
+    scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1), 0.0)
+    size = np.bincount(inverse)
+    groups = {g: [g] for g in range(len(distinct))}
+
+    def ncp(ids: list[int]) -> float:
+        v = distinct[ids]
+        return float(size[ids].sum() * sum((v[:, b].max() - v[:, b].min()) * scale[b] for b in range(v.shape[1])))
+
+    while len(groups) > 1 and any(size[m].sum() < k for m in groups.values()):
+        for g in sorted(groups):
+            if g not in groups or size[groups[g]].sum() >= k:
+                continue
+            best, best_cost = -1, np.inf
+            for h in sorted(groups):
+                if h != g:
+                    cost = ncp(groups[g] + groups[h])
+                    if rule == "increase":
+                        cost -= ncp(groups[g]) + ncp(groups[h])
+                    if cost < best_cost:
+                        best, best_cost = h, cost
+            groups[g] += groups.pop(best)
+    return sorted(tuple(np.flatnonzero(np.isin(inverse, m)).tolist()) for m in groups.values())
+
+
+@pytest.mark.parametrize("rule", ["union", "increase"])
+def test_merging_follows_a_plain_reimplementation_of_figure_4(rule: str) -> None:
+    # two numeric attributes with ranges of 16 and 8, so every NCP is exact in binary and ties are real ties
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        n = int(rng.integers(8, 40))
+        rows = np.column_stack([rng.integers(0, 17, n), rng.integers(0, 9, n)])
+        rows[0], rows[1] = (0, 0), (16, 8)
+        ds = Dataset(pd.DataFrame({"a": rows[:, 0].astype(str), "b": rows[:, 1].astype(str)}),
+                     {"a": {"role": "quasi", "type": "numeric"}, "b": {"role": "quasi", "type": "numeric"}})
+        for k in (2, 3, 5):
+            labels = xu_bottom_up(ds, k, split=False, merge_cost=rule)
+            got = sorted(tuple(np.flatnonzero(labels == g).tolist()) for g in np.unique(labels))
+            assert got == _figure4_reference(rows, k, rule)
+
+
+def test_unknown_merge_cost_is_a_one_line_config_error() -> None:
+    from anonset import Anonymizer, KAnonymity, Requirements
+    from anonset.errors import ConfigError, InputError
+
+    ds = _numeric([1, 2, 3, 4])
+    with pytest.raises(ConfigError, match=r"^merge_cost must be one of union, increase; got 'sum'$") as info:
+        xu_bottom_up(ds, 2, merge_cost="sum")
+    assert isinstance(info.value, InputError)
+    with pytest.raises(ConfigError, match="merge_cost must be one of union, increase"):
+        Anonymizer({}, Requirements([KAnonymity(2)]), method="xu-bottom-up",
+                   method_options={"merge_cost": "sum"}).fit(ds)
+
+
+@pytest.mark.parametrize("rule", ["union", "increase"])
+def test_both_merge_rules_release_verified_tables(rule: str) -> None:
+    from pycanon import anonymity
+
+    from anonset import Anonymizer, KAnonymity, Requirements
+    from anonset.datasets import patient_register_dataset
+    from anonset.verify import verify_release
+
+    ds = patient_register_dataset(800, seed=4)
+    requirements = Requirements([KAnonymity(5)])
+    release = Anonymizer({}, requirements, method="xu-bottom-up",
+                         method_options={"merge_cost": rule}).fit_transform(ds)
+    assert release.verified
+    assert verify_release(release.table, ds, requirements, ds.n_rows).ok
+    assert anonymity.k_anonymity(release.table, list(ds.quasi)) >= 5

@@ -19,8 +19,16 @@ its free merges).  Each round then visits the live groups that are *open* —
 fewer than ``k`` records, or not l-diverse when l-diversity is configured —
 in group order (distinct rows sorted lexicographically by their encoded
 quasi-identifiers); a visited group that is still live and still open merges
-with the live group whose merge raises the table NCP least,
-``NCP(G ∪ H) - NCP(G) - NCP(H)`` (ties: the lowest group id).  A group that
+with the live group ``H`` that minimizes the cost of the merge (ties: the
+lowest group id).  The cost is chosen by ``merge_cost``:
+
+- ``"union"`` (default, the paper's Figure 4, step 4): ``NCP(G ∪ H)``, the
+  penalty of the combined group;
+- ``"increase"``: ``NCP(G ∪ H) − NCP(G) − NCP(H)``, how much the merge raises
+  the table's NCP.  This departs from the paper: it does not charge a merge
+  for the penalty ``H`` already carries, so it prefers partners that are
+  already wide (often large) groups.  Which is better depends on the data;
+  ``docs/local_recoding.md`` gives both on Adult and on synthetic records.  A group that
 has k records and only lacks diversity merges with the cheapest group whose
 union is diverse, if there is one.  A group merged into another this round is
 not visited; a merged group still open waits for the next round.  Rounds
@@ -56,16 +64,23 @@ from anonset.cluster.constraints import GroupConstraints, diverse, union_diverse
 from anonset.cluster.kmember import as_constraints, kmember_labels, renumber_by_first_row
 from anonset.cluster.state import resolve_roots
 from anonset.dataset import Dataset
+from anonset.errors import ConfigError
 
-__all__ = ["xu_bottom_up"]
+__all__ = ["MERGE_COSTS", "xu_bottom_up"]
+
+#: The values of ``merge_cost``: the paper's rule first (the default).
+MERGE_COSTS: tuple[str, ...] = ("union", "increase")
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, out):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """``out[i]``: NCP increase of merging group ``g`` with ``live[i]`` (inf if dead or ``g`` itself)."""
+def _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, union, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``out[i]``: cost of merging group ``g`` with ``live[i]`` (inf if dead or ``g`` itself).
+
+    ``union``: the NCP of the union; else the NCP increase of the merge.
+    """
     p = lo.shape[1]
     q = lvl.shape[1]
-    base_g = size[g] * cost[g]
+    base_g = 0.0 if union else size[g] * cost[g]
     for i in numba.prange(n_live):
         h = live[i]
         if h == g or not alive[h]:
@@ -77,14 +92,15 @@ def _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, ma
         for a in range(q):
             lv = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
             d += share[a, lv, ref[g, a]]
-        out[i] = (size[g] + size[h]) * d - base_g - size[h] * cost[h]
+        out[i] = (size[g] + size[h]) * d - (0.0 if union else base_g + size[h] * cost[h])
 
 
 @numba.njit(cache=True, nogil=True)
-def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets, kinds, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets, kinds, lvals, union):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Root group (a distinct-row index) of every distinct row; see the module docstring.
 
     ``hist`` (m, width) is the sensitive-value histogram of each distinct row's records; it is updated in place.
+    ``union``: score a merge by the NCP of the union (else by the NCP increase).
     """
     div = len(kinds) > 0
     m = values.shape[0]
@@ -127,7 +143,7 @@ def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets
             if size[g] >= k and not (div and not diverse(hist, g, offsets, kinds, lvals)):
                 continue
             need_union_ok = div and size[g] >= k
-            _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, out)
+            _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, union, out)
             best = -1
             best_inc = np.inf
             best_ok = False
@@ -189,7 +205,8 @@ def _split_large(labels: np.ndarray, distinct: np.ndarray, values: np.ndarray, c
 
 
 def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: int = 0, *,
-                 weights: Mapping[str, float] | None = None, split: bool = True) -> np.ndarray:
+                 weights: Mapping[str, float] | None = None, split: bool = True,
+                 merge_cost: str = "union") -> np.ndarray:
     """Partition the records by Xu et al.'s bottom-up merging and splitting, minimizing NCP.
 
     Parameters
@@ -208,6 +225,9 @@ def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: in
     split : bool
         Split groups of ``2k`` or more records (the paper's step 6–7); off only
         to measure what splitting brings.
+    merge_cost : {"union", "increase"}
+        Score a candidate merge by the NCP of the union (the paper's rule) or
+        by the NCP increase it causes (see the module docstring).
 
     Returns
     -------
@@ -222,9 +242,11 @@ def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: in
     ValueError
         If ``k < 1``.
     anonset.errors.ConfigError
-        Bad weights.
+        Bad weights or an unknown ``merge_cost``.
     """
     del seed
+    if merge_cost not in MERGE_COSTS:
+        raise ConfigError(f"merge_cost must be one of {', '.join(MERGE_COSTS)}; got {merge_cost!r}")
     n = dataset.n_rows
     cons = as_constraints(constraints, n)
     if n == 0:
@@ -253,6 +275,7 @@ def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: in
         cons.offsets,
         cons.kinds,
         cons.lvals,
+        merge_cost == "union",
     )
     labels = renumber_by_first_row(root[inverse])
     if split:

@@ -155,11 +155,15 @@ def xu_top_down_method(dataset: Dataset, requirements: Requirements, *, seed: in
 
 
 def xu_bottom_up_method(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
-                        weights: Mapping[str, float] | None = None, split: bool = True) -> ClusterGrouping:
-    """Xu et al.'s bottom-up local recoding under ``requirements`` (k, optionally l-diversity)."""
+                        weights: Mapping[str, float] | None = None, split: bool = True,
+                        merge_cost: str = "union") -> ClusterGrouping:
+    """Xu et al.'s bottom-up local recoding under ``requirements`` (k, optionally l-diversity).
+
+    ``merge_cost``: ``union`` (the paper's rule) or ``increase``; see :mod:`anonset.cluster.bottomup`.
+    """
     if not isinstance(split, bool):
         raise ConfigError(f"split must be true or false; got {split!r}")
     cons = constraints_for(dataset, requirements, "xu-bottom-up")
-    row_class = xu_bottom_up(dataset, cons, seed, weights=weights, split=split)
+    row_class = xu_bottom_up(dataset, cons, seed, weights=weights, split=split, merge_cost=merge_cost)
     prep = prepare_attributes(dataset, weights)
     return ClusterGrouping(row_class, prep, leaf_share_costs(prep, dataset))
