@@ -89,7 +89,7 @@ def test_k_anonymity_boundaries() -> None:
 @pytest.mark.parametrize("k", [0, -3, 2.5, "5", True, None])
 def test_k_anonymity_rejects_bad_k(k: object) -> None:
     with pytest.raises(ConfigError, match=exact(
-            f"The 'k' parameter of KAnonymity must be an int >= 1. Got {k!r} instead.")):
+            f"k-anonymity: the 'k' parameter must be an int >= 1; got {k!r}")):
         KAnonymity(k)  # type: ignore[arg-type]
 
 
@@ -157,21 +157,23 @@ def test_recursive_cl_diversity() -> None:
 @pytest.mark.parametrize("l", [1, 2.5])
 def test_recursive_cl_diversity_rejects_bad_l(l: float) -> None:
     with pytest.raises(ConfigError, match=exact(
-            f"The 'l' parameter of RecursiveCLDiversity must be an int >= 2. Got {l!r} instead.")):
+            f"recursive (c, l)-diversity on 's': the 'l' parameter must be an int >= 2; got {l!r}")):
         RecursiveCLDiversity("s", l, 2)
 
 
 def test_recursive_cl_diversity_rejects_bad_c() -> None:
-    with pytest.raises(ConfigError, match=r"^The 'c' parameter of RecursiveCLDiversity must be a number"
-                                          r" >= 1e-12\. Got 0 instead\.$"):
-        RecursiveCLDiversity("s", 2, 0)
+    for c in (0, -1.5):
+        with pytest.raises(ConfigError, match=exact(
+                f"recursive (c, l)-diversity on 's': the 'c' parameter must be a number > 0; got {c!r}")):
+            RecursiveCLDiversity("s", 2, c)
+    assert RecursiveCLDiversity("s", 2, 1e-6).c == 1e-6
 
 
-@pytest.mark.parametrize("cls", [DistinctLDiversity, EntropyLDiversity])
+@pytest.mark.parametrize(("cls", "variant"), [(DistinctLDiversity, "distinct"), (EntropyLDiversity, "entropy")])
 @pytest.mark.parametrize("l", [0.5, -1, "2", float("nan"), True])
-def test_l_diversity_rejects_bad_l(cls: type, l: object) -> None:
+def test_l_diversity_rejects_bad_l(cls: type, variant: str, l: object) -> None:
     with pytest.raises(ConfigError, match=exact(
-            f"The 'l' parameter of {cls.__name__} must be a number >= 1. Got {l!r} instead.")):
+            f"{variant} l-diversity on 's': the 'l' parameter must be a number >= 1; got {l!r}")):
         cls("s", l)
 
 
@@ -191,12 +193,13 @@ def test_l_diversity_validate(cls: type) -> None:
     ds = _sensitive_dataset()
     cls("disease", 3).validate(ds)  # flu, cold, hiv: 3 distinct values
     with pytest.raises(ConfigError, match=exact(
-            "l = 4 is larger than the number of distinct values of 'disease' (3); no class can be"
+            f"{cls('disease', 3).owner}: l = 4 is larger than the number of distinct values of 'disease' (3);"
+            " no class can be"
             " 4-diverse: lower l")):
         cls("disease", 4).validate(ds)
-    with pytest.raises(ConfigError, match="'other' must have role sensitive"):
+    with pytest.raises(ConfigError, match=f"^{re.escape(cls('other', 2).owner)}: 'other' must have role sensitive"):
         cls("other", 2).validate(ds)
-    with pytest.raises(ConfigError, match="'nope' is not a column"):
+    with pytest.raises(ConfigError, match=f"^{re.escape(cls('nope', 2).owner)}: 'nope' is not a column"):
         cls("nope", 2).validate(ds)
 
 
@@ -320,19 +323,19 @@ def test_emd_matches_transportation_lp(distance: str) -> None:
 
 def test_t_closeness_parameter_validation() -> None:
     with pytest.raises(ConfigError, match=exact(
-            "The 't' parameter of TCloseness must be a number in [0, 1]. Got 1.5 instead.")):
+            "t-closeness on 's': the 't' parameter must be a number in [0, 1]; got 1.5")):
         TCloseness("s", 1.5)
     with pytest.raises(ConfigError, match=exact(
-            "The 't' parameter of TCloseness must be a number in [0, 1]. Got -0.1 instead.")):
+            "t-closeness on 's': the 't' parameter must be a number in [0, 1]; got -0.1")):
         TCloseness("s", -0.1)
     with pytest.raises(ConfigError, match=exact(
-            "The 'distance' parameter of TCloseness must be one of equal | ordered | hierarchical."
-            " Got 'manhattan' instead.")):
+            "t-closeness on 's': the 'distance' parameter must be one of equal | ordered | hierarchical;"
+            " got 'manhattan'")):
         TCloseness("s", 0.2, distance="manhattan")
     ds = _sensitive_dataset()
-    with pytest.raises(ConfigError, match="hierarchical distance needs a hierarchy on 'disease'"):
+    with pytest.raises(ConfigError, match="^t-closeness on 'disease': the hierarchical distance needs a hierarchy on"):
         TCloseness("disease", 0.2, distance="hierarchical").validate(ds)
-    with pytest.raises(ConfigError, match="ordered distance needs an order on 'disease'"):
+    with pytest.raises(ConfigError, match="^t-closeness on 'disease': the ordered distance needs an order on"):
         TCloseness("disease", 0.2, distance="ordered").validate(ds)
     TCloseness("salary", 0.2, distance="ordered").validate(ds)  # numeric: ordered by value
     with pytest.raises(RuntimeError, match="validate"):
@@ -414,10 +417,10 @@ def test_squared_error_diversity_from_dataset() -> None:
     assert model.satisfied(stats).tolist() == [True, True]
     strict = SquaredErrorDiversity("salary", 0.6)
     assert strict.satisfied(stats).tolist() == [False, True]
-    with pytest.raises(ConfigError, match="'disease' must be numeric"):
+    with pytest.raises(ConfigError, match="^squared-error diversity on 'disease': 'disease' must be numeric"):
         SquaredErrorDiversity("disease", 1).validate(ds)
     with pytest.raises(ConfigError, match=exact(
-            "The 'error' parameter of SquaredErrorDiversity must be a number >= 0. Got -1 instead.")):
+            "squared-error diversity on 'salary': the 'error' parameter must be a number >= 0; got -1")):
         SquaredErrorDiversity("salary", -1)
 
 

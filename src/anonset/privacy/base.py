@@ -171,30 +171,34 @@ def _check_fraction(value: float) -> None:
 
 
 def require_int(owner: str, name: str, value: object, minimum: int) -> int:
-    """Validate an integer parameter in scikit-learn's message style."""
+    """Validate an integer parameter; ``owner`` names the model in user words (``k-anonymity``)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
-        raise ConfigError(f"The '{name}' parameter of {owner} must be an int >= {minimum}. Got {value!r} instead.")
+        raise ConfigError(f"{owner}: the '{name}' parameter must be an int >= {minimum}; got {value!r}")
     return int(value)
 
 
-def require_number(owner: str, name: str, value: object, low: float, high: float | None = None) -> float:
-    """Validate a real parameter in ``[low, high]``."""
+def require_number(owner: str, name: str, value: object, low: float, high: float | None = None,
+                   strict: bool = False) -> float:
+    """Validate a real parameter in ``[low, high]`` (``(low, high]`` when ``strict``)."""
     ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))
     if ok:
         v = float(value)  # type: ignore[arg-type]
-        ok = v >= low and (high is None or v <= high) and math.isfinite(v)
+        ok = (v > low if strict else v >= low) and (high is None or v <= high) and math.isfinite(v)
     if not ok:
-        span = f"in [{low:g}, {high:g}]" if high is not None else f">= {low:g}"
-        raise ConfigError(f"The '{name}' parameter of {owner} must be a number {span}. Got {value!r} instead.")
+        if high is not None:
+            span = f"in {'(' if strict else '['}{low:g}, {high:g}]"
+        else:
+            span = f"{'>' if strict else '>='} {low:g}"
+        raise ConfigError(f"{owner}: the '{name}' parameter must be a number {span}; got {value!r}")
     return float(value)  # type: ignore[arg-type]
 
 
 def require_sensitive(owner: str, dataset: Dataset, attribute: str) -> None:
     """The attribute must exist and be sensitive."""
     if attribute not in dataset.specs:
-        raise ConfigError(f"{owner}: attribute {attribute!r} is not a column of {dataset.source}")
+        raise ConfigError(f"{owner}: {attribute!r} is not a column of {dataset.source}")
     if attribute not in dataset.sensitive:
         raise ConfigError(
-            f"{owner}: attribute {attribute!r} must have role sensitive (it is {dataset.specs[attribute].role.value});"
+            f"{owner}: {attribute!r} must have role sensitive (it is {dataset.specs[attribute].role.value});"
             " set `role: sensitive` on it"
         )

@@ -24,7 +24,7 @@ class KAnonymity(PrivacyModel):
     monotonic = True
 
     def __init__(self, k: int):
-        self.k = require_int("KAnonymity", "k", k, 1)
+        self.k = require_int("k-anonymity", "k", k, 1)
 
     def satisfied(self, stats: ClassStats) -> np.ndarray:
         """Class size >= k."""

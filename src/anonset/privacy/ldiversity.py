@@ -24,7 +24,12 @@ class _LDiversity(PrivacyModel):
 
     def __init__(self, attribute: str, l: float):
         self.attribute = attribute
-        self.l = require_number(type(self).__name__, "l", l, 1.0)
+        self.l = require_number(self.owner, "l", l, 1.0)
+
+    @property
+    def owner(self) -> str:
+        """The model in user words, as messages name it: ``entropy l-diversity on 'disease'``."""
+        return f"{self.variant} l-diversity on {self.attribute!r}"
 
     @property
     def request(self) -> StatsRequest:
@@ -32,11 +37,11 @@ class _LDiversity(PrivacyModel):
 
     def validate(self, dataset: Dataset) -> None:
         """The attribute must be sensitive and have at least l distinct values."""
-        require_sensitive(type(self).__name__, dataset, self.attribute)
+        require_sensitive(self.owner, dataset, self.attribute)
         n_values = int((dataset.encoded[self.attribute].counts() > 0).sum())
         if self.l > n_values:
             raise ConfigError(
-                f"l = {self.l:g} is larger than the number of distinct values of {self.attribute!r}"
+                f"{self.owner}: l = {self.l:g} is larger than the number of distinct values of {self.attribute!r}"
                 f" ({n_values}); no class can be {self.l:g}-diverse: lower l"
             )
 
@@ -80,8 +85,13 @@ class RecursiveCLDiversity(_LDiversity):
     def __init__(self, attribute: str, l: float, c: float):
         super().__init__(attribute, l)
         if self.l != int(self.l) or self.l < 2:
-            raise ConfigError(f"The 'l' parameter of RecursiveCLDiversity must be an int >= 2. Got {l!r} instead.")
-        self.c = require_number("RecursiveCLDiversity", "c", c, 1e-12)
+            raise ConfigError(f"{self.owner}: the 'l' parameter must be an int >= 2; got {l!r}")
+        self.c = require_number(self.owner, "c", c, 0.0, strict=True)
+
+    @property
+    def owner(self) -> str:
+        """The model in user words: ``recursive (c, l)-diversity on 'disease'``."""
+        return f"recursive (c, l)-diversity on {self.attribute!r}"
 
     def satisfied(self, stats: ClassStats) -> np.ndarray:
         """Most frequent count < c times the tail sum from the l-th largest on."""

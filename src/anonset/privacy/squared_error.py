@@ -32,7 +32,7 @@ class SquaredErrorDiversity(PrivacyModel):
 
     def __init__(self, attribute: str, error: float):
         self.attribute = attribute
-        self.error = require_number("SquaredErrorDiversity", "error", error, 0.0)
+        self.error = require_number(self._owner, "error", error, 0.0)
 
     @property
     def request(self) -> StatsRequest:
@@ -40,11 +40,13 @@ class SquaredErrorDiversity(PrivacyModel):
 
     def validate(self, dataset: Dataset) -> None:
         """The attribute must be a numeric sensitive attribute."""
-        require_sensitive("SquaredErrorDiversity", dataset, self.attribute)
+        require_sensitive(self._owner, dataset, self.attribute)
         if dataset.specs[self.attribute].type is not AttributeType.NUMERIC:
-            raise ConfigError(
-                f"SquaredErrorDiversity: {self.attribute!r} must be numeric; set `type: numeric` on it"
-            )
+            raise ConfigError(f"{self._owner}: {self.attribute!r} must be numeric; set `type: numeric` on it")
+
+    @property
+    def _owner(self) -> str:
+        return f"squared-error diversity on {self.attribute!r}"
 
     def satisfied(self, stats: ClassStats) -> np.ndarray:
         """sumsq − sum²/n >= error per class."""

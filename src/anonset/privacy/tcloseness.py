@@ -46,11 +46,11 @@ class TCloseness(PrivacyModel):
 
     def __init__(self, attribute: str, t: float, distance: str = "equal"):
         self.attribute = attribute
-        self.t = require_number("TCloseness", "t", t, 0.0, 1.0)
+        owner = f"t-closeness on {attribute!r}"
+        self.t = require_number(owner, "t", t, 0.0, 1.0)
         if distance not in DISTANCES:
-            raise ConfigError(
-                f"The 'distance' parameter of TCloseness must be one of {' | '.join(DISTANCES)}. Got {distance!r} instead."
-            )
+            raise ConfigError(f"{owner}: the 'distance' parameter must be one of {' | '.join(DISTANCES)};"
+                              f" got {distance!r}")
         self.distance = distance
         self._reference: np.ndarray | None = None
         self._levels: list[np.ndarray] | None = None
@@ -62,22 +62,23 @@ class TCloseness(PrivacyModel):
 
     def validate(self, dataset: Dataset) -> None:
         """Check the attribute and remember the table's distribution (and hierarchy)."""
-        require_sensitive("TCloseness", dataset, self.attribute)
+        owner = f"t-closeness on {self.attribute!r}"
+        require_sensitive(owner, dataset, self.attribute)
         col = dataset.encoded[self.attribute]
         counts = col.counts().astype(np.float64)
         self._reference = counts / counts.sum()
         if self.distance == "hierarchical":
-            h = dataset.hierarchy(self.attribute) or dataset.specs[self.attribute].hierarchy
+            h = dataset.hierarchy(self.attribute)
             if h is None:
                 raise ConfigError(
-                    f"TCloseness: hierarchical distance needs a hierarchy on {self.attribute!r};"
+                    f"{owner}: the hierarchical distance needs a hierarchy on {self.attribute!r};"
                     " give it `hierarchy:` or use distance: equal"
                 )
             self._levels = [h.parent_map(j, j + 1) for j in range(h.n_levels - 1)]
         spec = dataset.specs[self.attribute]
         if self.distance == "ordered" and spec.type is AttributeType.CATEGORICAL and spec.order is None:
             raise ConfigError(
-                f"TCloseness: ordered distance needs an order on {self.attribute!r}; declare it"
+                f"{owner}: the ordered distance needs an order on {self.attribute!r}; declare it"
                 " `type: numeric` or `type: ordinal` with `order: [...]`, or use distance: equal"
             )
         if self.distance == "ordered":
