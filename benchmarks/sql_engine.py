@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import secrets
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,6 +53,10 @@ from anonset.io.tables import read_table
 from anonset.metrics import Loss
 from anonset.privacy import KAnonymity, Requirements
 from anonset.search.full_domain import lattice_of, optimal_search
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import header as print_header
+from _report import load as load_average
 
 ROOT = Path(__file__).resolve().parents[1]
 ADULT_DIR = ROOT.parent / "shared" / "data" / "adult"
@@ -227,7 +231,8 @@ def report(case: Case, n_rows: int, results: list[Measured]) -> None:
               f"{mean:>9.2f}{statistics.median(r.node_ms):>8.2f}{p90:>8.2f}{mean / base:>9.1f}"
               f"{r.classes:>11,}{fetched:>11}{r.bottom_s:>10.2f}")
     same = all(r.classes == results[0].classes for r in results)
-    print(f"(rows in table: {n_rows:,}; same number of classes from every engine: {'yes' if same else 'NO'};"
+    print(f"(after the nodes: {load_average()}; rows in table: {n_rows:,}; same number of classes from every"
+          f" engine: {'yes' if same else 'NO'};"
           " 'fetched': rows fetched into Python during the nodes, profile included; 'bottom s': fetching"
           " the most specific class table once, for comparison)")
 
@@ -276,7 +281,7 @@ def search_figures(case: Case, url: str | None) -> None:
             fetched = "" if backend is None else f", rows fetched {backend.rows_fetched:,}"
             print(f"{name:<11} total {done - started:6.2f} s (engine {built - started:5.2f} s, search"
                   f" {done - built:5.2f} s), optimum {result.levels}, checks {result.checks},"
-                  f" nodes computed {engine.nodes_computed}{fetched}")
+                  f" nodes computed {engine.nodes_computed}{fetched}; {load_average()}")
             if backend is not None:
                 backend.close()
     finally:
@@ -304,8 +309,7 @@ def main() -> None:
         if reason is not None:
             print(f"PostgreSQL not reachable at {redact_url(url)}: {reason} -- skipping PostgreSQL")
             url = None
-    print(f"anonset SQL engine benchmark; {platform.platform()}, {os.cpu_count()} CPUs, python"
-          f" {platform.python_version()}")
+    print_header("benchmarks/sql_engine.py")
     cases: list[Case] = []
     adult = None if args.no_adult else adult_case()
     if adult is not None:
