@@ -335,3 +335,26 @@ def test_a_duckdb_run_gives_the_same_summary_twice(tmp_path: Path) -> None:
     assert _without_timings(summaries[0]) == _without_timings(summaries[1])
     assert "output_table" not in summaries[0]["provenance"]
     assert summaries[0]["output"] == str(tmp_path / "out.csv")
+
+
+@pytest.mark.parametrize("method", ["optimal", "k-member", "xu-top-down", "xu-bottom-up", "mondrian"])
+def test_transform_refuses_records_the_fitted_recoding_does_not_cover(method: str) -> None:
+    """Every method alike: an unseen category, or a number beyond the fitted range, is one error naming it."""
+    from anonset.errors import DataError, HierarchyError
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"age": rng.integers(20, 60, 200).astype(str), "sex": rng.choice(["M", "F"], 200),
+                          "d": rng.choice(list("abc"), 200)})
+    age: dict = {"role": "quasi", "type": "numeric"}
+    if method == "optimal":
+        age["hierarchy"] = {"builder": "intervals", "widths": [10, 20]}
+    attrs = {"age": age, "sex": {"role": "quasi"}, "d": {"role": "sensitive"}}
+    model = Anonymizer(attrs, Requirements([KAnonymity(2)]), method=method).fit(table)
+    new = table.head(6).copy()
+    new.loc[0, "sex"] = "X"
+    with pytest.raises(HierarchyError, match=r"does not cover.*'sex'.*'X'"):
+        model.transform(new)
+    new = table.head(6).copy()
+    new.loc[0, "age"] = "150"
+    with pytest.raises((DataError, HierarchyError), match=r"'age'.*'150'"):
+        model.transform(new)

@@ -36,13 +36,13 @@ import pandas as pd
 from anonset import __version__
 from anonset.caveats import binding_models, passthrough_columns, useless_release
 from anonset.cluster.grouping import k_member, xu_bottom_up_method, xu_top_down_method
-from anonset.dataset import AttributeSpec, Dataset, Role
+from anonset.dataset import AttributeSpec, Dataset, Role, row_values
 from anonset.engine import NumpyEngine, StatsRequest
 from anonset.engine.base import ClassStats, Engine, stats_from_assignment
 from anonset.engine.sql_backends import SqlBackend, TableName, table_parts
 from anonset.engine.sql_engine import SqlEngine
 from anonset.engine.sql_release import verify_table, write_release
-from anonset.errors import ConfigError, DataError, InfeasibleError
+from anonset.errors import ConfigError, DataError, HierarchyError, InfeasibleError
 from anonset.metrics import SEARCH_METRICS, make_metric, reported_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
@@ -626,7 +626,11 @@ class Anonymizer:
         started = time.perf_counter()
         fitted = self.dataset_
         specs = {name: s for name, s in fitted.resolved_specs().items() if name in data.columns}
-        dataset = Dataset(data, specs, source=source)
+        try:
+            dataset = Dataset(data, specs, source=source)
+        except HierarchyError as exc:
+            raise HierarchyError(f"new records the recoding fitted on {fitted.source} does not cover: {exc}; or refit"
+                                 " on data that includes them") from None
         self.requirements.validate(dataset, new_rows=True)
         if self.levels_ is None:
             return self._transform_partition(dataset, started)
@@ -653,6 +657,7 @@ class Anonymizer:
 
     def _transform_partition(self, dataset: Dataset, started: float) -> Release:
         """Place new records into the fitted classes, grow the classes' values, re-check the requirements."""
+        _check_fitted_range(self.dataset_, dataset)
         row_class = self.grouping_.assign(dataset)
         partition = grown_partition(self.dataset_, self.grouping_.row_class, dataset, row_class)
         assert partition.row_class is not None
@@ -799,6 +804,31 @@ def _same_relation(backend: SqlBackend, a: tuple[str, ...], b: tuple[str, ...]) 
 def _regclass_name(parts: tuple[str, ...]) -> str:
     """A table name as ``to_regclass`` reads it: every part double-quoted."""
     return ".".join('"' + p.replace('"', '""') + '"' for p in parts)
+
+
+def _check_fitted_range(fitted: Dataset, new: Dataset) -> None:
+    """Refuse new records whose value lies outside the range the classes were learned on.
+
+    A class would have to widen beyond the data it was learned on (a class
+    ``57-60`` becoming ``57-150`` for one new record), which is a new
+    generalization no check was made for when fitting.
+    """
+    for q in new.quasi:
+        new_values = row_values(new, q)
+        fitted_values = row_values(fitted, q)
+        if new_values is None or fitted_values is None or not len(fitted_values):
+            continue
+        lo, hi = float(np.nanmin(fitted_values)), float(np.nanmax(fitted_values))
+        outside = np.flatnonzero((new_values < lo) | (new_values > hi))
+        if len(outside):
+            assert new.table is not None and fitted.table is not None
+            shown = new.table[q].iloc[outside[:3]].astype(str).tolist()
+            low, high = (str(fitted.table[q].iloc[int(np.nanargmin(fitted_values))]),
+                         str(fitted.table[q].iloc[int(np.nanargmax(fitted_values))]))
+            raise DataError(f"{new.source}, column {q!r}: {len(outside)} new record(s) outside the range the classes"
+                            f" were learned on ({low} to {high}), e.g. {', '.join(repr(v) for v in shown)}; the"
+                            " learned classes cannot take them without widening beyond their data: refit on data"
+                            " that includes them, or remove them")
 
 
 def _warn_single_class_targets(dataset: Dataset) -> None:
