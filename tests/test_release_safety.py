@@ -358,3 +358,11 @@ def test_transform_refuses_records_the_fitted_recoding_does_not_cover(method: st
     new.loc[0, "age"] = "150"
     with pytest.raises((DataError, HierarchyError), match=r"'age'.*'150'"):
         model.transform(new)
+
+
+def test_a_wrong_delimiter_is_named(tmp_path: Path) -> None:
+    (tmp_path / "t.csv").write_text("a;b;c\n1;x;p\n2;y;q\n")
+    (tmp_path / "run.yaml").write_text("input: {path: t.csv, delimiter: ','}\n"
+                                       "attributes: {a: {role: quasi, type: numeric}}\nprivacy: {k: 2}\n")
+    one_line_error(run("anonymize", str(tmp_path / "run.yaml")), "'a' is not in the data",
+                   "set input.delimiter: ';'")

@@ -258,6 +258,7 @@ class Dataset:
             if name not in columns:
                 raise DataError(
                     f"{self.source}: configured column {name!r} is not in the data; columns are: {', '.join(columns)}"
+                    + _delimiter_hint(columns)
                 )
             specs[name] = attribute_spec(name, spec)
         for name in columns:
@@ -589,6 +590,16 @@ def _leaf_ranks(source: str, name: str, h: Hierarchy, order: Sequence[str] | Non
 
 #: Types whose quasi-identifiers the partitioning methods compare by value and release as a range.
 BY_VALUE_TYPES = (AttributeType.NUMERIC, AttributeType.DATE, AttributeType.ORDINAL)
+
+
+def _delimiter_hint(columns: list[str]) -> str:
+    """A hint when a file read with the wrong delimiter left one column whose name holds the real one."""
+    if len(columns) != 1:
+        return ""
+    found = [d for d in (";", ",", "\t", "|") if d in columns[0]]
+    if not found:
+        return ""
+    return f" (one column only: the file seems to be {found[0]!r}-separated; set input.delimiter: {found[0]!r})"
 
 
 def row_values(dataset: Dataset, name: str) -> np.ndarray | None:
