@@ -131,7 +131,7 @@ def _formula_root(ds: Dataset) -> ResearchValue:
 
 def root_rule() -> None:
     ds = adult_morton(ADULT)
-    print("Root level worth zero (the paper) or what the formula gives (the earlier rule): the exhaustive optimum"
+    print("Root level worth zero (the paper) or valued by the formulas: the exhaustive optimum"
           " on Adult, auto weights, no rules")
     print(f"{'k':>3} {'root':8} {'best string':18} {'RV, zero root':>13} {'roots':>5} {'loss':>7} {'classes':>7}"
           f" {'discernibility':>14}  rv-local string")

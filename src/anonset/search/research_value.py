@@ -5,7 +5,11 @@ highest research value that satisfies the privacy requirements, computing as
 few frequency sets (class tables) as they can; each returns the list of
 successful strings it found, best first (highest RV, then fewest attributes
 at their root level), and releases the first unless the custodian picks
-another.
+another.  A success satisfies the requirements within the suppression budget
+and keeps at least one record: a string inside a large budget only because it
+suppresses everything is no release (the paper has no budget; with one, this
+keeps the exact searches equal to the exhaustive sweep, which scores such a
+string as all roots).
 
 * Pre-pruning: an attribute level whose values alone leave more records in
   groups smaller than k than the budget allows is infeasible in every string,
