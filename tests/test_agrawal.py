@@ -170,6 +170,35 @@ def test_attribute_specs_and_dataset() -> None:
     assert ds.require_hierarchy("elevel").labels[1].tolist() == ["0..1", "2..3", "4"]
 
 
+def test_elevel_is_generalized_through_its_hierarchy_as_in_figure_6() -> None:
+    # Figure 6 lists elevel as "hierarchy": categorical by default, ordinal only when asked for
+    assert agrawal_attributes()["elevel"].type is not AttributeType.ORDINAL
+    assert agrawal_attributes("hierarchy")["elevel"].type is agrawal_attributes()["elevel"].type
+    ordinal = agrawal_attributes("ordinal")["elevel"]
+    assert ordinal.type is AttributeType.ORDINAL and ordinal.order == ("0", "1", "2", "3", "4")
+    with pytest.raises(ConfigError, match=r"^elevel must be one of hierarchy, ordinal; got 'nominal'$"):
+        agrawal_attributes("nominal")
+
+
+@pytest.mark.parametrize("criterion", ["median", "infogain"])
+def test_mondrian_releases_elevel_as_hierarchy_nodes_unless_declared_ordinal(criterion: str) -> None:
+    from anonset import Anonymizer, KAnonymity, Requirements
+    from anonset.verify import verify_release
+
+    requirements = Requirements([KAnonymity(25)])
+    nodes = {"0", "1", "2", "3", "4", "0..1", "2..3", "*"}  # the leaves and nodes of elevel's hierarchy
+    released = {}
+    for elevel in ("hierarchy", "ordinal"):
+        ds = agrawal_dataset(2000, 4, seed=3, elevel=elevel)
+        release = Anonymizer({}, requirements, method="mondrian",
+                             method_options={"criterion": criterion}).fit_transform(ds)
+        assert release.verified and verify_release(release.table, ds, requirements, ds.n_rows).ok
+        released[elevel] = set(release.table["elevel"])
+    assert released["hierarchy"] <= nodes
+    # cut at thresholds, the ordinal declaration releases ranges no hierarchy node covers (e.g. 1..4)
+    assert released["ordinal"] - nodes
+
+
 def test_bad_arguments() -> None:
     with pytest.raises(ConfigError, match="function 3 is not available"):
         agrawal(10, 3)

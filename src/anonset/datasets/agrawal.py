@@ -60,6 +60,7 @@ from anonset.hierarchy.builders import ordered_grouping_hierarchy
 __all__ = [
     "AGRAWAL_COLUMNS",
     "AGRAWAL_FUNCTIONS",
+    "ELEVEL_TYPES",
     "AgrawalConstants",
     "agrawal",
     "agrawal_attributes",
@@ -75,6 +76,8 @@ AGRAWAL_COLUMNS: tuple[str, ...] = ("salary", "commission", "age", "elevel", "ca
                                     "loan")
 #: The label functions available.
 AGRAWAL_FUNCTIONS: tuple[int, ...] = (2, 4, 6, 7)
+#: How :func:`agrawal_attributes` can declare ``elevel``: the paper's hierarchy first (the default).
+ELEVEL_TYPES: tuple[str, ...] = ("hierarchy", "ordinal")
 
 _SALARY = (20_000, 150_000)
 _SALARY_PLUS_COMMISSION = (30_000, 150_000)
@@ -254,36 +257,55 @@ def function2_predicates(constants: AgrawalConstants | None = None) -> list[dict
             for (lo, hi), (s0, s1) in zip(bands, constants.intervals) if lo <= hi]
 
 
-def agrawal_attributes() -> dict[str, AttributeSpec]:
+def agrawal_attributes(elevel: str = "hierarchy") -> dict[str, AttributeSpec]:
     """Attribute specs for a table of :func:`agrawal`: every predictor a quasi-identifier, ``group`` the target.
 
     The continuous attributes of Figure 6 (``salary``, ``commission``,
     ``age``, ``zipcode``, ``hvalue``, ``hyears``, ``loan``) are numeric and
     split by value.  ``elevel`` and ``car`` are generalized through a
-    hierarchy, which the paper does not give; here consecutive levels are
-    grouped: ``elevel`` in pairs (``0..1``, ``2..3``, ``4``), ``car`` in fives
-    (``1..5`` .. ``16..20``), then ``*``.
+    hierarchy, as Figure 6 says; the paper does not give the hierarchies, so
+    here consecutive levels are grouped: ``elevel`` in pairs (``0..1``,
+    ``2..3``, ``4``), ``car`` in fives (``1..5`` .. ``16..20``), then ``*``.
+
+    Parameters
+    ----------
+    elevel : {"hierarchy", "ordinal"}
+        ``"hierarchy"`` (default, the paper's Figure 6): ``elevel`` is
+        categorical, so Mondrian splits it along the hierarchy above.
+        ``"ordinal"``: ``elevel`` is declared ordinal (order 0 .. 4, same
+        hierarchy), so Mondrian cuts it at any threshold like a number; this
+        departs from the paper.
 
     Returns
     -------
     dict of str to AttributeSpec
         The specs of :data:`AGRAWAL_COLUMNS` and ``group`` (the hierarchies
         cover the whole domains, so they fit any table of :func:`agrawal`).
+
+    Raises
+    ------
+    ConfigError
+        An unknown ``elevel``.
     """
+    if elevel not in ELEVEL_TYPES:
+        raise ConfigError(f"elevel must be one of {', '.join(ELEVEL_TYPES)}; got {elevel!r}")
     specs = {name: AttributeSpec(role=Role.QUASI, type=AttributeType.NUMERIC)
              for name in ("salary", "commission", "age", "zipcode", "hvalue", "hyears", "loan")}
-    specs["elevel"] = AttributeSpec(role=Role.QUASI, type=AttributeType.ORDINAL, order=tuple(map(str, range(5))),
-                                    hierarchy=ordered_grouping_hierarchy("elevel", [str(e) for e in range(5)],
-                                                                         fanouts=[2]))
+    levels = [str(e) for e in range(5)]
+    hierarchy = ordered_grouping_hierarchy("elevel", levels, fanouts=[2])
+    specs["elevel"] = (AttributeSpec(role=Role.QUASI, type=AttributeType.ORDINAL, order=tuple(levels),
+                                     hierarchy=hierarchy)
+                       if elevel == "ordinal" else AttributeSpec(role=Role.QUASI, hierarchy=hierarchy))
     specs["car"] = AttributeSpec(role=Role.QUASI, hierarchy=ordered_grouping_hierarchy(
         "car", [str(c) for c in range(1, 21)], fanouts=[5]))
     specs["group"] = AttributeSpec(role=Role.TARGET)
     return {name: specs[name] for name in (*AGRAWAL_COLUMNS, "group")}
 
 
-def agrawal_dataset(n_rows: int, function: int = 2, *, seed: int = 0, random_constants: bool = False) -> Dataset:
-    """:func:`agrawal` with :func:`agrawal_attributes` as a :class:`~anonset.dataset.Dataset`."""
+def agrawal_dataset(n_rows: int, function: int = 2, *, seed: int = 0, random_constants: bool = False,
+                    elevel: str = "hierarchy") -> Dataset:
+    """:func:`agrawal` with :func:`agrawal_attributes` (``elevel`` passed on) as a :class:`~anonset.dataset.Dataset`."""
     table = agrawal(n_rows, function, seed=seed, random_constants=random_constants)
-    return Dataset(table, agrawal_attributes(),
+    return Dataset(table, agrawal_attributes(elevel),
                    source=f"agrawal(n_rows={n_rows}, function={function}, seed={seed},"
-                          f" random_constants={random_constants})")
+                          f" random_constants={random_constants}, elevel={elevel!r})")
