@@ -115,13 +115,13 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         summary = release.summary()
         summary["seconds"] = round(time.perf_counter() - started, 4)
         _lift_search_lists(summary)
-        if summary_path is not None:
-            try:
+        try:
+            if summary_path is not None:
                 staged.stage(summary_path, _json_writer(summary))
-            except DataError:
-                _undo_database_release(cfg, release)
-                raise
-        staged.commit()
+            staged.commit()
+        except DataError:
+            _undo_database_release(cfg, release)
+            raise
     for warning in release.warnings:
         click.echo(f"warning: {warning}", err=True)
     if target is None and cfg.sql is None:
