@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +196,28 @@ def test_no_string_keeps_a_record_is_infeasible_for_the_rv_searches() -> None:
             search(ds, NumpyEngine(ds), req, metric)
 
 
+def _entropy(values: pd.Series) -> float:
+    p = values.value_counts(normalize=True).to_numpy()
+    return float(-(p * np.log(p)).sum())
+
+
+def _feasible_by_pandas(table: pd.DataFrame, hierarchies: dict[str, Hierarchy], models: list, budget: float,
+                        node: tuple[int, ...]) -> bool:
+    """Do the violating classes of a generalization string fit the budget?  From the definitions, with pandas.
+
+    ``models`` is k-anonymity, optionally followed by entropy l-diversity on ``s``.
+    """
+    keys = {}
+    for (q, h), level in zip(hierarchies.items(), node):
+        keys[q] = table[q].map({leaf: h.labels[level][h.maps[level][i]] for i, leaf in enumerate(h.leaves)})
+    classes = pd.DataFrame(keys).groupby(list(keys), sort=False).ngroup()
+    sizes = classes.value_counts()
+    ok = sizes >= models[0].k
+    if len(models) > 1:
+        ok &= table.groupby(classes)["s"].agg(_entropy).reindex(sizes.index) >= np.log(models[1].l) - 1e-9
+    return int(sizes[~ok].sum()) <= math.floor(budget * len(table) + 1e-9)
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), diverse=st.booleans(),
        budget=st.one_of(st.sampled_from([0.0, 0.05, 1.0]), st.floats(0.0, 1.0)))
@@ -217,10 +241,13 @@ def test_exact_searches_equal_the_exhaustive_sweep(seed: int, diverse: bool, bud
     try:
         reference = exhaustive_search(ds, NumpyEngine(ds, req.request), req, metric)
     except InfeasibleError:
+        lattice = itertools.product(*(range(h.n_levels) for h in hierarchies.values()))
+        assert not any(_feasible_by_pandas(table, hierarchies, models, budget, node) for node in lattice)
         for search in searches:  # nothing feasible for the reference: nothing for the searches either
             with pytest.raises(InfeasibleError):
                 search(ds, NumpyEngine(ds, req.request), req, metric)
         return
+    assert _feasible_by_pandas(table, hierarchies, models, budget, reference.levels)
     if reference.verdict.suppressed_rows == ds.n_rows:  # the reference releases no record: the searches refuse
         for search in searches:
             with pytest.raises(InfeasibleError, match="suppresses every record"):
@@ -234,6 +261,9 @@ def test_exact_searches_equal_the_exhaustive_sweep(seed: int, diverse: bool, bud
     try:
         local = rv_local(ds, NumpyEngine(ds, req.request), req, metric)
     except InfeasibleError:
+        # every probe failed, so the lockstep search climbed to the all-root string: the whole table, one class,
+        # must violate the models (k <= n was validated, so the entropy l-diversity)
+        assert diverse and _entropy(table["s"]) < np.log(models[1].l) - 1e-9
         return
     for entry in local.details["success_list"]:  # everything the local search calls a success is feasible
         levels = tuple(entry["levels"][q] for q in ds.quasi)
