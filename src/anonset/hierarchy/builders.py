@@ -130,7 +130,8 @@ def interval_hierarchy(
     Returns
     -------
     Hierarchy
-        Leaves, one level per width (or cut list), then the root.
+        Leaves, one level per width (or cut list), then the root; a level
+        with a single interval (it equals the root) is left out.
 
     Raises
     ------
@@ -394,7 +395,9 @@ def ordered_grouping_hierarchy(
     -------
     Hierarchy
         A group is labelled ``"first..last"`` after the leaves it covers; a
-        group of a single leaf keeps the leaf's label.
+        group of a single leaf keeps the leaf's label.  A level with a single
+        group (it equals the root) is left out.  Use :func:`build_hierarchy`
+        to have the values sorted naturally first.
 
     Raises
     ------
