@@ -6,18 +6,25 @@ and education-num numeric, the rest with the taxonomies in ``taxonomies/``; ``in
 class — is the class label for CM).  Every release goes through the Anonymizer, so every one is
 verified by anonset's independent re-check (the ``ok`` column).  It prints; nothing is asserted.
 
+Every timing line carries the 1-minute load average at its end (the machine may be shared).
+
 Sections (``--sections``, default all but ``million``):
 
 - ``byun``: Figures 6–8 — Total-IL, discernibility (DM) and CM of k-member, classification-aware
   k-member (``class_penalty``) and median Mondrian (strict), k in ``--k``.
-- ``xu``: NCP (GCP × 100 = "NCP %") of xu-bottom-up and xu-top-down against median Mondrian, k in ``--k``.
+- ``xu``: NCP (GCP × 100 = "NCP %") of xu-bottom-up (both merge rules: ``union``, the paper's, and
+  ``increase``) and xu-top-down against median Mondrian, k in ``--k``.
+- ``merge``: the two merge rules of xu-bottom-up on 30,000 synthetic records (the patient register's
+  six quasi-identifiers), k in ``--k``.
 - ``weights``: NCP per attribute at k = 10 for both Xu methods, without weights and with weight 10 on age.
-- ``peers``: GCP and time at k = 10 of every method beside the peer figures measured on this machine.
+- ``peers``: GCP and time at k = 10 of every method (Mondrian also with the categorical
+  quasi-identifiers declared ordinal, as the peers cut categories) beside the peer figures.
+- ``timing``: seconds of the whole fit at k = 10, median of 3 runs, for the three clustering methods.
 - ``million``: xu-top-down on 250,000, 500,000 and 1,000,000 synthetic records (the patient
   register's six quasi-identifiers), k = 10, each in a fresh process: time and the process's peak
   resident memory (linear in n).
 
-    .venv/bin/python benchmarks/local_recoding.py [--k 5,10,25,50,100] [--sections byun,xu,weights,peers]
+    .venv/bin/python benchmarks/local_recoding.py [--k 5,10,25,50,100] [--sections byun,xu,merge,weights,peers,timing]
     .venv/bin/python benchmarks/local_recoding.py --sections million
 """
 
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -37,10 +45,15 @@ from anonset.datasets import adult_morton
 from anonset.metrics import NCP
 from anonset.release import Release
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import header, load
+from mondrian import adult_ordinal
+
 ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
 CLASS_PENALTY = 1.0
 
-# Peers measured on this machine (issue #4), k = 10, NCP %: Qiyuan Gong's public implementations.
+# Qiyuan Gong's public implementations (github.com/qiyuangong), run on Adult with the same records and
+# quasi-identifiers, k = 10, NCP %; measured once on the 2-core python-svc VM and not re-run by this script.
 PEERS = {
     "strict Mondrian": ("11.24%", "0.19 s"),
     "relaxed Mondrian": ("15.85%", "–"),
@@ -79,24 +92,44 @@ def byun(ds: Dataset, ks: list[int]) -> None:
             release, seconds = run(ds, method, k, **kwargs)
             m = release.metrics
             print(f"{k:>4} {label:22} {m['total_il']:10.1f} {m['discernibility']:12.0f} {m['cm']:7.4f}"
-                  f" {seconds:8.2f} {release.n_classes:>8} {release.verified}")
+                  f" {seconds:8.2f} {release.n_classes:>8} {release.verified}  {load()}", flush=True)
+
+
+XU_VARIANTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("bottom-up (union)", "xu-bottom-up", {}),
+    ("bottom-up (increase)", "xu-bottom-up", {"method_options": {"merge_cost": "increase"}}),
+    ("top-down", "xu-top-down", {}),
+    ("mondrian", "mondrian", {}),
+)
 
 
 def xu(ds: Dataset, ks: list[int]) -> None:
-    print("\n## Xu et al.: NCP % (GCP x 100)")
-    methods = ("xu-bottom-up", "xu-top-down", "mondrian")
-    print(f"{'k':>4} " + " ".join(f"{m:>16}" for m in methods) + "  sizes (bottom-up, top-down)")
+    print("\n## Xu et al.: NCP % (GCP x 100), seconds of the whole fit, class sizes")
+    print(f"{'k':>4} " + " ".join(f"{label:>24}" for label, _, _ in XU_VARIANTS))
     for k in ks:
         cells = []
-        sizes = []
-        for method in methods:
-            release, seconds = run(ds, method, k)
-            cells.append(f"{100 * release.metrics['gcp']:6.2f} ({seconds:5.2f} s)")
-            if method != "mondrian":
-                s = release.partition.sizes
-                sizes.append(f"{s.min()}-{s.max()}")
+        for _, method, kwargs in XU_VARIANTS:
+            release, seconds = run(ds, method, k, **kwargs)
+            s = release.partition.sizes
+            cells.append(f"{100 * release.metrics['gcp']:6.2f} ({seconds:5.1f} s) {s.min()}-{s.max()}")
             assert release.verified
-        print(f"{k:>4} " + " ".join(f"{c:>16}" for c in cells) + "  " + ", ".join(sizes))
+        print(f"{k:>4} " + " ".join(f"{c:>24}" for c in cells) + f"  {load()}", flush=True)
+
+
+def merge(ks: list[int]) -> None:
+    """The two merge rules of xu-bottom-up on synthetic records."""
+    from anonset.datasets import patient_register_dataset
+
+    ds = patient_register_dataset(30_000, seed=1)
+    print(f"\n## xu-bottom-up merge rules on {ds.n_rows:,} synthetic records (patient register; quasi-identifiers"
+          f" {', '.join(ds.quasi)}): NCP %")
+    print(f"{'k':>4} {'union':>8} {'increase':>8} {'increase / union':>17}")
+    for k in ks:
+        union, _ = run(ds, "xu-bottom-up", k)
+        increase, _ = run(ds, "xu-bottom-up", k, method_options={"merge_cost": "increase"})
+        assert union.verified and increase.verified
+        u, i = 100 * union.metrics["gcp"], 100 * increase.metrics["gcp"]
+        print(f"{k:>4} {u:8.2f} {i:8.2f} {i / u:17.3f}", flush=True)
 
 
 def per_attribute_ncp(release: Release, ds: Dataset) -> dict[str, float]:
@@ -123,14 +156,34 @@ def weights(ds: Dataset) -> None:
 
 def peers(ds: Dataset) -> None:
     print("\n## k = 10 beside the peers (GCP x 100 = NCP %; time of the whole fit)")
-    for label, method, kwargs in (("xu-top-down", "xu-top-down", {}), ("xu-bottom-up", "xu-bottom-up", {}),
-                                  ("k-member", "k-member", {}), ("mondrian (strict)", "mondrian", {}),
-                                  ("mondrian (relaxed)", "mondrian", {"method_options": {"strict": False}})):
-        release, seconds = run(ds, method, 10, **kwargs)
-        print(f"  anonset {label:20} {100 * release.metrics['gcp']:6.2f}%  {seconds:6.2f} s  verified"
-              f" {release.verified}")
+    ordinal = adult_ordinal()
+    runs: tuple[tuple[str, Dataset, str, dict[str, Any]], ...] = (
+        ("xu-top-down", ds, "xu-top-down", {}),
+        ("xu-bottom-up (union)", ds, "xu-bottom-up", {}),
+        ("xu-bottom-up (increase)", ds, "xu-bottom-up", {"method_options": {"merge_cost": "increase"}}),
+        ("k-member", ds, "k-member", {}),
+        ("mondrian (strict)", ds, "mondrian", {}),
+        ("mondrian (relaxed)", ds, "mondrian", {"method_options": {"strict": False}}),
+        ("mondrian, ordinal (strict)", ordinal, "mondrian", {}),
+        ("mondrian, ordinal (relaxed)", ordinal, "mondrian", {"method_options": {"strict": False}}),
+    )
+    for label, data, method, kwargs in runs:
+        release, seconds = run(data, method, 10, **kwargs)
+        print(f"  anonset {label:28} {100 * release.metrics['gcp']:6.2f}%  {seconds:6.2f} s  verified"
+              f" {release.verified}  {load()}", flush=True)
     for name, (ncp, seconds_text) in PEERS.items():
-        print(f"  peer {name:23} {ncp}  {seconds_text}")
+        print(f"  peer {name:31} {ncp}  {seconds_text}")
+
+
+def timing(ds: Dataset) -> None:
+    print("\n## Seconds of the whole fit at k = 10, median of 3 runs")
+    for label, method, kwargs in (("k-member", "k-member", {}), ("xu-bottom-up (union)", "xu-bottom-up", {}),
+                                  ("xu-bottom-up (increase)", "xu-bottom-up",
+                                   {"method_options": {"merge_cost": "increase"}}),
+                                  ("xu-top-down", "xu-top-down", {})):
+        times = [run(ds, method, 10, **kwargs)[1] for _ in range(3)]
+        print(f"  {label:24} {statistics.median(times):6.2f} s (runs: {', '.join(f'{t:.2f}' for t in times)})"
+              f"  {load()}", flush=True)
 
 
 def million_run(n: int) -> None:
@@ -145,7 +198,7 @@ def million_run(n: int) -> None:
     s = release.partition.sizes
     print(f"  n = {n:>9,}: {seconds:7.1f} s, peak RSS {after / 1024:7.0f} MB ({before / 1024:.0f} MB before the fit),"
           f" GCP {100 * release.metrics['gcp']:.2f}%, {release.n_classes:,} classes of {s.min()}-{s.max()},"
-          f" verified {release.verified}", flush=True)
+          f" verified {release.verified}; {load()}", flush=True)
 
 
 def million() -> None:
@@ -158,7 +211,7 @@ def million() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", default="5,10,25,50,100")
-    parser.add_argument("--sections", default="byun,xu,weights,peers")
+    parser.add_argument("--sections", default="byun,xu,merge,weights,peers,timing")
     parser.add_argument("--rows", type=int, help="run xu-top-down on this many synthetic rows only (used by million)")
     args = parser.parse_args()
     if args.rows:
@@ -166,6 +219,7 @@ def main() -> None:
         return
     ks = [int(v) for v in args.k.split(",")]
     sections = args.sections.split(",")
+    header("benchmarks/local_recoding.py")
     if sections != ["million"]:
         ds = adult_with_label()
         print(f"Adult: {ds.n_rows:,} records, quasi-identifiers {', '.join(ds.quasi)}; class label income")
@@ -175,12 +229,17 @@ def main() -> None:
         byun(ds, ks)
     if "xu" in sections:
         xu(ds, ks)
+    if "merge" in sections:
+        merge(ks)
     if "weights" in sections:
         weights(ds)
     if "peers" in sections:
         peers(ds)
+    if "timing" in sections:
+        timing(ds)
     if "million" in sections:
         million()
+    print(f"at the end: {load()}")
 
 
 if __name__ == "__main__":

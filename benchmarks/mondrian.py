@@ -8,7 +8,7 @@ quasi-identifier declared ``type: ordinal`` (order: its taxonomy's leaf order), 
 thresholds and releases ranges of categories — how the peer implementation below treats categories
 (cut as ordered codes, no hierarchy; NCP of a range is the share of the order it spans), so only
 those rows compare with the peers' figures.  Then ``adult.csv`` as the
-anonypy measurement of issue #5 was set up (ARX hierarchies, salary-class sensitive, NCP by lowest
+anonypy comparison was set up (ARX hierarchies, salary-class sensitive, NCP by lowest
 common ancestor over the ARX hierarchies).  Then the synthetic patient
 register with 1,000,000 records and eight quasi-identifiers (its six plus ``length_of_stay``,
 numeric, and ``diagnosis`` with its hierarchy), k = 10, strict and relaxed; and, for the generic
@@ -19,7 +19,8 @@ Per run: seconds of :func:`anonset.partition.mondrian` alone, its peak memory ab
 size before the call (the process's high-water mark, reset through ``/proc/self/clear_refs``; on
 systems without it, the peak traced by ``tracemalloc``, which misses the compiled kernel's arrays),
 the classes, the smallest class, GCP (NCP as a share of its maximum, ×100 = "NCP %"), and whether
-anonset's independent re-check of the rendered release passes.  It prints; nothing is asserted.
+anonset's independent re-check of the rendered release passes, and the 1-minute load average.  It prints;
+nothing is asserted.
 
     .venv/bin/python benchmarks/mondrian.py [--k 5,10,25,50,100] [--rows 1000000] [--skip-adult]
 """
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -46,10 +48,14 @@ from anonset.privacy.base import PrivacyModel
 from anonset.release import render_partition
 from anonset.verify import verify_release
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import header, load
+
 ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
 
-# Peers measured on this machine (issue #4), Adult, k = 10, NCP %: Qiyuan Gong's public implementations,
-# which split categorical attributes as ranges of integer codes (compare with the adult-codes rows).
+# Qiyuan Gong's public Mondrian implementations on Adult, k = 10, NCP %, measured once on the 2-core
+# python-svc VM (not re-run here); they cut categorical attributes as ranges of integer codes, so compare
+# them with the adult-ordinal rows.
 PEERS = {"strict Mondrian": "11.24% in 0.19 s", "relaxed Mondrian": "15.85%"}
 
 
@@ -99,7 +105,7 @@ def report(label: str, ds: Dataset, models: list[PrivacyModel], strict: bool, ch
     if check:
         verified = str(verify_release(render_partition(ds, partition), ds, requirements, ds.n_rows).ok)
     print(f"{label:12} {requirements.k:>4} {'strict' if strict else 'relaxed':8} {seconds:8.2f} {peak:8.1f} {how:6}"
-          f" {tree.n_classes:>8} {int(partition.sizes.min()):>5} {100 * gcp:7.2f} {verified}")
+          f" {tree.n_classes:>8} {int(partition.sizes.min()):>5} {100 * gcp:7.2f} {verified:8}  {load()}", flush=True)
 
 
 def adult_ordinal() -> Dataset:
@@ -117,7 +123,7 @@ def adult_ordinal() -> Dataset:
 
 
 def anonypy_comparison() -> None:
-    """``adult.csv`` as the anonypy measurement of issue #5 set it up, scored the same way.
+    """``adult.csv`` as the anonypy comparison set it up, scored the same way.
 
     Eight quasi-identifiers with the ARX hierarchies of ``hierarchies/`` (age split by value),
     salary-class sensitive, k = 10; NCP is the lowest-common-ancestor NCP over the ARX hierarchies
@@ -140,8 +146,8 @@ def anonypy_comparison() -> None:
         seconds = time.perf_counter() - started
         ncp = GCP().score(partition_of_assignment(lca, tree.row_class), lca)
         print(f"  anonset median Mondrian ({'strict' if strict else 'relaxed'}): {seconds:.3f} s,"
-              f" {tree.n_classes:,} classes, NCP {ncp:.3f}")
-    print("  anonypy (issue #5, measured on this machine): 37 s, 1,998 classes, NCP 0.283")
+              f" {tree.n_classes:,} classes, NCP {ncp:.3f}; {load()}")
+    print("  anonypy (measured once on the 2-core python-svc VM, not re-run here): 37 s, 1,998 classes, NCP 0.283")
 
 
 def synthetic(n_rows: int) -> Dataset:
@@ -159,6 +165,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--skip-adult", action="store_true")
     args = parser.parse_args()
+    header("benchmarks/mondrian.py")
     print(f"{'data':12} {'k':>4} {'variant':8} {'seconds':>8} {'peak MB':>8} {'(peak)':6} {'classes':>8}"
           f" {'min':>5} {'GCP %':>7} verified")
     mondrian(synthetic(1000), Requirements([KAnonymity(10)]))  # load the compiled kernel outside the timings
@@ -182,7 +189,7 @@ def main() -> None:
     generic = patient_register_dataset(100_000, seed=0)
     for strict in (True, False):
         report("synth generic", generic, [KAnonymity(10), EntropyLDiversity("diagnosis", 3)], strict)
-    print("peers on Adult at k = 10, categories cut as codes (NCP %, measured on this machine; issue #4):")
+    print("peers on Adult at k = 10, categories cut as codes (NCP %; measured once on the 2-core python-svc VM):")
     for name, figure in PEERS.items():
         print(f"  {name}: {figure}")
 

@@ -8,7 +8,8 @@ original training records.  It prints tables; nothing is asserted.
 
 Sections (``--sections``, default all):
 
-- ``fig8``: Figure 8.  Agrawal et al.'s generator (Figure 6), functions 2, 4, 6 and 7; per trial a
+- ``fig8``: Figure 8, once with ``elevel`` generalized through its hierarchy as Figure 6 says, and once
+  with ``elevel`` declared ordinal (``--elevel``).  Agrawal et al.'s generator, functions 2, 4, 6 and 7; per trial a
   1,000-record training set and an independently drawn 1,000-record test set with the same label
   function (for 2, 4 and 6 its constants drawn at random per trial, as the authors did; 7 fixed);
   k = 25; decision tree, naive Bayes, random forest, linear SVM on the original data, on Median
@@ -36,7 +37,7 @@ Sections (``--sections``, default all):
   :func:`anonset.partition.mondrian` and peak memory above the resident size before the call
   (``benchmarks/mondrian.py``'s ``measure``).
 
-    .venv/bin/python benchmarks/workload_aware.py            # full: 100 trials, about 5 minutes
+    .venv/bin/python benchmarks/workload_aware.py            # full: 100 trials, about 8 minutes on a quiet machine
     .venv/bin/python benchmarks/workload_aware.py --quick    # 5 trials, 3 folds, 100,000 rows
     .venv/bin/python benchmarks/workload_aware.py --sections fig8,fig11 --trials 20
 """
@@ -65,6 +66,7 @@ from anonset.partition import imprecision, mondrian
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mondrian as mondrian_bench  # benchmarks/mondrian.py: measure, synthetic
+from _report import header, load
 
 ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
 CLASSIFIERS = ("decision_tree", "naive_bayes", "random_forest", "linear_svm")
@@ -80,10 +82,11 @@ def mean_std(values: Sequence[float] | np.ndarray) -> str:
 
 
 # ---------------------------------------------------------------- Figure 8
-def fig8(trials: int, k: int = 25) -> None:
-    print(f"\n## Figure 8: Agrawal functions 2, 4, 6, 7; 1,000 training + 1,000 test records per trial, k = {k},"
-          f" {trials} trials; accuracy mean ± std over the trials")
-    attrs = agrawal_attributes()
+def fig8(trials: int, elevel: str, k: int = 25) -> None:
+    how = {"hierarchy": "elevel through its hierarchy (Figure 6)", "ordinal": "elevel ordinal (not the paper's)"}
+    print(f"\n## Figure 8, {how[elevel]}: Agrawal functions 2, 4, 6, 7; 1,000 training + 1,000 test records per"
+          f" trial, k = {k}, {trials} trials; accuracy mean ± std over the trials")
+    attrs = agrawal_attributes(elevel)
     requirements = Requirements([KAnonymity(k)])
     print(f"{'fn':>2} {'model':14} {'original':>17} {'median Mondrian':>17} {'InfoGain Mondrian':>17}"
           f" {'IG>med / = / <':>15} {'paired t p':>10}")
@@ -125,7 +128,7 @@ def fig8(trials: int, k: int = 25) -> None:
               f" conditional entropy (bits) median {mean_std(entropy['median'])}, InfoGain"
               f" {mean_std(entropy['infogain'])}; average class size median {np.mean(size['median']):.1f},"
               f" InfoGain {np.mean(size['infogain']):.1f}; {skipped} one-class training sets skipped;"
-              f" {time.perf_counter() - started:.0f} s", flush=True)
+              f" {time.perf_counter() - started:.0f} s, {load()}", flush=True)
 
 
 # ---------------------------------------------------------------- Figure 11
@@ -265,7 +268,8 @@ def speed(n_rows: int) -> None:
             lambda: mondrian(ds, requirements, criterion=criterion, strict=strict))
         sizes = np.bincount(tree.row_class)
         print(f"{label:26} {criterion:9} {10:>3} {'strict' if strict else 'relaxed':8} {seconds:8.2f}"
-              f" {peak:8.1f}{'' if how == 'rss' else '*'} {tree.n_classes:>8} {int(sizes.min()):>5}", flush=True)
+              f" {peak:8.1f}{'' if how == 'rss' else '*'} {tree.n_classes:>8} {int(sizes.min()):>5}  {load()}",
+              flush=True)
 
     for label, build in ((f"patient register {n_rows // 1000}k", mondrian_bench.synthetic),
                          (f"agrawal {n_rows // 1000}k (8 QIs)", agrawal_eight)):
@@ -291,6 +295,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="few trials, 3 folds, two k, 100,000 rows")
     parser.add_argument("--sections", default="fig8,fig11,adult,regression,speed")
     parser.add_argument("--trials", type=int, help="Figure 8 trials (default 100, quick 5)")
+    parser.add_argument("--elevel", default="hierarchy,ordinal",
+                        help="Figure 8's declarations of elevel, each its own table (hierarchy: the paper's)")
     parser.add_argument("--fig11-trials", type=int, help="Figure 11 datasets (default 20, quick 3)")
     parser.add_argument("--rows", type=int, help="rows of the speed runs (default 1,000,000, quick 100,000)")
     args = parser.parse_args()
@@ -301,9 +307,11 @@ def main() -> None:
     ks = [10, 50] if quick else [5, 10, 25, 50, 100]
     folds = 3 if quick else 10
     sections = args.sections.split(",")
+    header("benchmarks/workload_aware.py")
     started = time.perf_counter()
     if "fig8" in sections:
-        fig8(trials)
+        for elevel in args.elevel.split(","):
+            fig8(trials, elevel)
     if "fig11" in sections:
         fig11(fig11_trials, [5, 25, 100] if quick else [5, 10, 25, 50, 100, 250])
     if "adult" in sections:
@@ -312,7 +320,7 @@ def main() -> None:
         regression(ks, folds)
     if "speed" in sections:
         speed(rows)
-    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    print(f"\ntotal {time.perf_counter() - started:.0f} s; at the end: {load()}")
 
 
 if __name__ == "__main__":
