@@ -243,8 +243,8 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=5000, help="frequency-set budget of the scaling runs")
     args = parser.parse_args()
     sections = set(args.sections.split(","))
-    print(f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.platform()}, {os.cpu_count()} CPUs,"
-          f" load average {os.getloadavg()[0]:.2f} at the start")
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.platform()}, {os.cpu_count()} CPUs, Python"
+          f" {platform.python_version()}, load average {os.getloadavg()[0]:.2f} at the start")
     if "golden" in sections:
         golden()
     if "adult" in sections:

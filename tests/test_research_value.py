@@ -429,3 +429,32 @@ def test_auto_weights_are_computed_inside_the_database(engine: str, method: str,
     in_memory = Dataset(frame, {q: {"role": "quasi"} for q in RV_ATTRIBUTES})
     report = verify_release(released, in_memory, Requirements([KAnonymity(5)]))
     assert report.ok, report.problems
+
+
+def test_auto_weights_of_a_database_table_use_its_open_sql_engine() -> None:
+    """From the profile alone the weights cannot be computed; with the SQL engine open they equal numpy's."""
+    from anonset.datasets import patient_register
+    from anonset.engine.sql_backends import DuckDBBackend
+    from anonset.engine.sql_engine import SqlEngine
+    from anonset.engine.sql_profile import dataset_from_table
+
+    frame = patient_register(800, seed=5)
+    ages = sorted({int(a) for a in frame["age"]})
+    decades = [[str(a), f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in ages]
+    attributes = {"age": {"role": "quasi", "type": "numeric", "hierarchy": Hierarchy.from_rows("age", decades)},
+                  "sex": {"role": "quasi"}, "race": {"role": "quasi"}}
+    in_memory = Dataset(frame, attributes)
+    expected = cramers_v_weights(in_memory)
+    backend = DuckDBBackend.from_dataframe(frame)
+    profiled = dataset_from_table(backend, backend.table, attributes)
+    with pytest.raises(ConfigError, match="build a SqlEngine"):
+        ResearchValue().tables(profiled)
+    with SqlEngine(profiled, None, backend, backend.table):
+        tables = ResearchValue().tables(profiled)
+    assert cramers_v_weights(profiled) == pytest.approx(expected, rel=1e-12)
+    assert [list(t) for t in tables] == [pytest.approx(list(t), rel=1e-12)
+                                         for t in ResearchValue().tables(in_memory)]
+    closed = dataset_from_table(backend, backend.table, attributes)
+    SqlEngine(closed, None, backend, backend.table).close()
+    with pytest.raises(ConfigError, match="build a SqlEngine"):  # a closed engine is not used
+        ResearchValue().tables(closed)
