@@ -148,7 +148,7 @@ def test_adult_as_morton_configured_it(k: int) -> None:
         assert found.levels == reference.levels, search.__name__
         assert found.score == pytest.approx(reference.score)
     global_run = rv_global(ds, NumpyEngine(ds), req, metric)
-    assert global_run.details["frequency_sets"] <= 0.05 * 4320  # the target: at most 5% of the lattice
+    assert global_run.details["frequency_sets"] <= 0.05 * 4320  # at most 5% of the lattice
     assert global_run.details["complete"] is True
 
 
