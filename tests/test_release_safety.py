@@ -153,8 +153,10 @@ def test_a_useful_release_has_no_such_warning(tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.stderr == "", result.stderr
 
 
-def test_unnamed_columns_that_single_out_records_are_flagged(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_unnamed_columns_that_single_out_records_are_flagged(tmp_path: Path, engine: str) -> None:
     config = project(tmp_path, privacy="{k: 3}")
+    config.write_text(config.read_text() + f"engine: {engine}\n")
     table = pd.read_csv(tmp_path / "t.csv", dtype=str)
     rng = np.random.default_rng(5)
     table["charges"] = [f"{v:.2f}" for v in rng.uniform(1000, 60000, len(table))]  # unique per record

@@ -34,7 +34,12 @@ import numpy as np
 import pandas as pd
 
 from anonset import __version__
-from anonset.caveats import binding_models, passthrough_columns, useless_release
+from anonset.caveats import (
+    binding_models,
+    passthrough_columns,
+    passthrough_columns_in_database,
+    useless_release,
+)
 from anonset.cluster.grouping import k_member, xu_bottom_up_method, xu_top_down_method
 from anonset.dataset import AttributeSpec, Dataset, Role, row_values
 from anonset.engine import NumpyEngine, StatsRequest
@@ -577,7 +582,9 @@ class Anonymizer:
             requirements=self.requirements.describe(), search=search, seconds=time.perf_counter() - started,
             provenance=provenance, location=backend.where(out), engine=backend.dialect,
             rows_fetched=backend.rows_fetched, omitted_metrics=omitted, classes=report.classes,
-            smallest_class=report.min_class_size, warnings=[useless] if useless else [],
+            smallest_class=report.min_class_size,
+            warnings=([useless] if useless else []) + passthrough_columns_in_database(backend, out, dataset,
+                                                                                      self.requirements.k),
         )
 
     def _metric(self) -> Metric:

@@ -20,6 +20,8 @@ Two things pass every privacy check and still defeat the purpose of a release:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -27,7 +29,17 @@ from anonset.dataset import Dataset
 from anonset.engine.base import Engine
 from anonset.privacy.base import Requirements
 
-__all__ = ["NEARLY_UNIQUE", "SPLIT_SHARE", "binding_models", "passthrough_columns", "useless_release"]
+if TYPE_CHECKING:
+    from anonset.engine.sql_backends import SqlBackend
+
+__all__ = [
+    "NEARLY_UNIQUE",
+    "SPLIT_SHARE",
+    "binding_models",
+    "passthrough_columns",
+    "passthrough_columns_in_database",
+    "useless_release",
+]
 
 #: An unnamed column with more distinct values than this share of the records is nearly unique.
 NEARLY_UNIQUE = 0.5
@@ -105,20 +117,55 @@ def passthrough_columns(table: pd.DataFrame, dataset: Dataset, k: int) -> list[s
         values = table[name].astype(str)
         distinct = values.nunique()
         if distinct > NEARLY_UNIQUE * len(table):
-            out.append(f"column {name!r} is not named in the configuration and is released unchanged, but it is"
-                       f" nearly unique ({distinct:,} distinct values in {len(table):,} records); declare it"
-                       " (role: identifier to drop it, quasi to generalize it, insensitive to keep it as is)")
+            out.append(_nearly_unique(name, distinct, len(table)))
             continue
         codes, _ = pd.factorize(values)
         group = quasi_codes * (int(codes.max()) + 1) + codes
         _, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
         small = int((counts[inverse.reshape(-1)] < floor).sum())
         if small > SPLIT_SHARE * len(table):
-            out.append(f"column {name!r} is not named in the configuration and is released unchanged; with the"
-                       f" quasi-identifiers it puts {small:,} released records in groups smaller than {floor}"
-                       f" (an attacker who knows it can single them out); declare it (role: quasi to generalize"
-                       " it, identifier to drop it, insensitive to keep it as is)")
+            out.append(_splits_classes(name, small, floor))
     return out
+
+
+def passthrough_columns_in_database(backend: SqlBackend, table: tuple[str, ...], dataset: Dataset,
+                                    k: int) -> list[str]:
+    """:func:`passthrough_columns` for a release written into a database table (two queries per column)."""
+    named = set(dataset.attributes)
+    unnamed = [c for c in backend.columns(table) if c not in named and c not in dataset.quasi]
+    if not unnamed:
+        return []
+    ref = backend.table_ref(table)
+    n_rows = int(backend.fetch_rows(f"SELECT COUNT(*) FROM {ref}", (), "counting the release")[0][0])
+    floor = max(k, 2)
+    out = []
+    for name in unnamed:
+        column = backend.quote(name)
+        rows = backend.fetch_rows(f"SELECT COUNT(DISTINCT {column}) FROM {ref}", (), f"profiling {name!r}")
+        distinct = int(rows[0][0])
+        if distinct > NEARLY_UNIQUE * n_rows:
+            out.append(_nearly_unique(name, distinct, n_rows))
+            continue
+        group = ", ".join([*(backend.quote(q) for q in dataset.quasi), column])
+        rows = backend.fetch_rows(f"SELECT COALESCE(SUM(c), 0) FROM (SELECT COUNT(*) AS c FROM {ref} GROUP BY"
+                                  f" {group}) AS g WHERE c < {int(floor)}", (), f"grouping on {name!r}")
+        small = int(rows[0][0])
+        if small > SPLIT_SHARE * n_rows:
+            out.append(_splits_classes(name, small, floor))
+    return out
+
+
+def _nearly_unique(name: str, distinct: int, n_rows: int) -> str:
+    return (f"column {name!r} is not named in the configuration and is released unchanged, but it is nearly"
+            f" unique ({distinct:,} distinct values in {n_rows:,} records); declare it (role: identifier to drop"
+            " it, quasi to generalize it, insensitive to keep it as is)")
+
+
+def _splits_classes(name: str, small: int, floor: int) -> str:
+    return (f"column {name!r} is not named in the configuration and is released unchanged; with the"
+            f" quasi-identifiers it puts {small:,} released records in groups smaller than {floor} (an attacker"
+            " who knows it can single them out); declare it (role: quasi to generalize it, identifier to drop it,"
+            " insensitive to keep it as is)")
 
 
 def _row_codes(table: pd.DataFrame, columns: list[str]) -> np.ndarray:
