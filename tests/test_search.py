@@ -23,8 +23,10 @@ from anonset.privacy import (
     SquaredErrorDiversity,
     TCloseness,
 )
+from anonset.release import render_full_domain
 from anonset.search import exhaustive_search, optimal_search
 from anonset.search.full_domain import lattice_of
+from anonset.verify import verify_release
 from support import random_table, require_adult
 
 METRIC_NAMES = ["loss", "glm", "ncp", "gcp", "precision", "discernibility", "aecs"]
@@ -69,6 +71,12 @@ def test_optimal_equals_exhaustive(seed: int, kind: str, metric_name: str, budge
     except InfeasibleError:
         with pytest.raises(InfeasibleError):
             optimal_search(ds, NumpyEngine(ds, req.request), req, metric)
+        # independently: at every node, the classes of the rendered strings that violate a model hold more
+        # records than the budget allows, so no node can be released
+        nobody = np.zeros(ds.n_rows, dtype=np.bool_)
+        for node in lattice_of(ds).nodes:
+            released = render_full_domain(ds, tuple(int(v) for v in node), nobody)
+            assert verify_release(released, ds, req).violating_rows > req.budget_rows(ds.n_rows), node
         return
     found = optimal_search(ds, NumpyEngine(ds, req.request), req, metric)
     assert found.levels == reference.levels
