@@ -352,15 +352,15 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     names = list(dict.fromkeys(q.strip() for q in quasi.split(",") if q.strip()))
     if not names:
         raise ConfigError("--quasi names no column; give the released quasi-identifier columns, comma-separated")
+    if sensitive in names:
+        raise ConfigError(f"{sensitive!r} is in --quasi and --sensitive; a column is either a quasi-identifier"
+                          " (an attacker may know it) or sensitive (an attacker must not learn it): name it once")
     wanted = {"--l": l_value, "--t": t_value, "--squared-error": squared_error}
     given = [flag for flag, value in wanted.items() if value is not None]
     if given and not sensitive:
         raise ConfigError(f"{given[0]} needs --sensitive COLUMN")
     if sensitive and not given:
         raise ConfigError(f"--sensitive {sensitive} is checked by nothing; add --l, --t or --squared-error")
-    if sensitive in names:
-        raise ConfigError(f"{sensitive!r} is in --quasi and --sensitive; a column is either a quasi-identifier"
-                          " (an attacker may know it) or sensitive (an attacker must not learn it): name it once")
     if t_value is not None and input_records is not None:
         raise ConfigError("--t compares with the sensitive column of DATA, which lacks the dropped records; check"
                           " t-closeness on a release that marks suppressed records (output suppressed: mark)")
