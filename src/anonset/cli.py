@@ -337,7 +337,7 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     Classes are recomputed from the released quasi-identifier values. Given
     the run's budget (--max-suppression) and, when the run dropped its
     suppressed records, --input-records, the figures are those of the summary
-    of the ``anonymize`` run that wrote DATA.
+    of the anonymize run that wrote DATA.
     """
     from anonset.dataset import Dataset
     from anonset.io.tables import read_table
