@@ -68,7 +68,7 @@ from anonset.search.full_domain import SearchResult, exhaustive_search, optimal_
 from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
 from anonset.verify import verify_release
 
-__all__ = ["METHODS", "Anonymizer", "ReleaseViolation", "anonymize", "check_output_table"]
+__all__ = ["METHODS", "Anonymizer", "ReleaseViolation", "anonymize", "check_output_table", "front_entries", "protects"]
 
 SearchFunction = Callable[..., SearchResult]
 
@@ -386,7 +386,7 @@ class Anonymizer:
                   "search_seconds": round(result.seconds, 4), "objectives": list(result.objectives),
                   "eta": eta, "epsilon": None if result.epsilon is None else list(result.epsilon),
                   "picked": index, "chosen_by": "pick" if self.pick is not None else "floor",
-                  "floors": dict(floors), "front": _front_entries(result)}
+                  "floors": dict(floors), "front": front_entries(result)}
         self.release_ = self._release(dataset, levels, partition, started, search=search,
                                       requirements=release_requirements)
         return self
@@ -897,8 +897,8 @@ def _require_quasi(dataset: Dataset) -> None:
                           " release would be the input itself; declare the quasi-identifiers (role: quasi)")
 
 
-def _front_entries(result: ParetoResult) -> list[dict[str, Any]]:
-    """The front as JSON-ready entries, in the order ``pick`` counts."""
+def front_entries(result: ParetoResult) -> list[dict[str, Any]]:
+    """The front as JSON-ready entries (levels, objectives, suppressed records), in the order ``pick`` counts."""
     return [{"levels": dict(zip(result.quasi, m.levels)), "objectives": dict(m.objectives),
              "suppressed_rows": m.suppressed_rows} for m in result.front]
 

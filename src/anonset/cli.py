@@ -24,7 +24,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from anonset.anonymizer import PARETO_METHODS, Anonymizer, _front_entries, check_output_table
+from anonset.anonymizer import PARETO_METHODS, Anonymizer, check_output_table, front_entries
 from anonset.errors import ConfigError, DataError, InfeasibleError, InputError
 from anonset.io.outputs import StagedOutputs, check_output_paths, is_stdout
 from anonset.io.tables import atomic_write, table_writer, write_table
@@ -120,7 +120,7 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
                 staged.stage(summary_path, _json_writer(summary))
             staged.commit()
         except DataError:
-            _undo_database_release(cfg, release)
+            _undo_database_release(cfg)
             raise
     for warning in release.warnings:
         click.echo(f"warning: {warning}", err=True)
@@ -172,7 +172,7 @@ def _explore_front(cfg: RunConfig, model: Anonymizer, target: Path | None, summa
         "method": cfg.method, "released": False, "objectives": list(result.objectives),
         "nodes_evaluated": result.nodes_evaluated, "lattice_size": result.lattice_size, "eta": result.eta,
         "epsilon": None if result.epsilon is None else list(result.epsilon), "seconds": round(result.seconds, 4),
-        "front": _front_entries(result),
+        "front": front_entries(result),
     }
     if summary_path is not None:
         with StagedOutputs() as staged:
@@ -196,13 +196,12 @@ def _json_writer(summary: dict[str, Any]) -> Callable[[Path], None]:
     return _write
 
 
-def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool = False,
-                output_table: TableName | None = None) -> Anonymizer:
-    """The Anonymizer a config describes (``output_table``: where a database release goes)."""
+def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool) -> Anonymizer:
+    """The Anonymizer a config describes (a database run sets its ``output_table`` once connected)."""
     return Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
                       weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
-                      method_options=cfg.method_options, pick=pick, output_table=output_table,
-                      replace_output=cfg.output_replace, allow_unprotected=allow_unprotected)
+                      method_options=cfg.method_options, pick=pick, replace_output=cfg.output_replace,
+                      allow_unprotected=allow_unprotected)
 
 
 #: The table a DuckDB run releases into, inside its own in-memory database.
@@ -241,7 +240,7 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, target: Path | Non
     return release
 
 
-def _undo_database_release(cfg: RunConfig, release: Release) -> None:
+def _undo_database_release(cfg: RunConfig) -> None:
     """Drop a PostgreSQL release whose summary could not be written (it did not exist before the run).
 
     A release that replaced an existing table (``output.replace``) stays:
