@@ -422,7 +422,7 @@ def test_output_folder_is_a_file(tmp_path: Path) -> None:
     project.out_dir.write_text("not a folder\n", encoding="utf-8")
     before = _tree(tmp_path)
     result = invoke(project.anonymize_args())
-    assert_one_line_error(result, 2, ("released.csv", "does not exist", "create it first"))
+    assert_one_line_error(result, 2, ("released.csv", "is a file, not a folder"))
     assert _tree(tmp_path) == before
     assert project.out_dir.read_text(encoding="utf-8") == "not a folder\n"
 

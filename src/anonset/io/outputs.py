@@ -95,6 +95,8 @@ def check_output_paths(outputs: Mapping[str, Path | None], inputs: Mapping[str, 
             continue
         if path.is_dir():
             raise DataError(f"{path}: is a directory; give the path of a file to write the {role} to")
+        if not _is_special(path) and path.parent.exists() and not path.parent.is_dir():
+            raise DataError(f"{path}: {path.parent} is a file, not a folder; correct the path of the {role}")
         if not _is_special(path) and not path.parent.is_dir():
             raise DataError(f"{path}: folder {path.parent} does not exist; create it first or correct the path"
                             f" of the {role}")

@@ -56,7 +56,7 @@ def read_table(path: str | Path, delimiter: str | None = None, fmt: str | None =
     """
     p = Path(path)
     if not p.exists():
-        raise DataError(f"{p}: file not found; check the path (relative paths are relative to the config file)")
+        raise DataError(f"{p}: file not found; check the path (in a config, relative paths are relative to the config file)")
     if p.is_dir():
         raise DataError(f"{p}: is a directory, not a data file; name the CSV or Parquet file")
     if p.stat().st_size == 0:
