@@ -90,8 +90,13 @@ def section_of(case_id: str) -> str:
         return "Values and attribute types"
     if case_id.startswith(("k ", "l ", "t ", "max_suppression")):
         return "Privacy parameters"
-    if case_id.startswith(("unknown", "YAML")):
+    if case_id.startswith(("unknown", "YAML", "duplicate YAML", "config path", "row-level", "output delimiter",
+                           "--pick")):
         return "Configuration"
+    if case_id.startswith(("requirements that protect", "no quasi", "pareto method")):
+        return "Releases that would protect nothing"
+    if case_id.startswith(("output path is the", "summary path is", "output folder does not")):
+        return "Outputs"
     if case_id.startswith("infeasible"):
         return "Infeasible requirements"
     if case_id.startswith(("missing", "empty", "header", "ragged", "duplicate", "configured")):
