@@ -44,7 +44,7 @@ def message(case) -> tuple[int, str]:
         args = case.args(project) if case.args else project.anonymize_args()
         result = invoke(args)
         text = result.stderr.strip().replace(str(Path(folder).resolve()) + "/", "").replace(folder + "/", "")
-        return result.exit_code, text
+        return result.exit_code, text.replace(str(Path(folder).resolve()), "<folder>").replace(folder, "<folder>")
 
 
 def output_messages() -> list[tuple[str, int, str]]:
@@ -76,13 +76,16 @@ def row(case: str, error: str, code: int, text: str) -> str:
 
 SCHEMA = "anonset_errdemo"
 SECTIONS = ("Files and tables", "Hierarchies", "Values and attribute types", "Privacy parameters", "Configuration",
-            "Infeasible requirements", "`anonset check` on bad input", "Output paths")
+            "Releases that would protect nothing", "Outputs", "Infeasible requirements",
+            "`anonset check` on bad input", "Output paths")
 
 
 def section_of(case_id: str) -> str:
     """The docs/errors.md section a case of tests/test_bad_input.py belongs to."""
     if case_id.startswith("check:"):
         return "`anonset check` on bad input"
+    if case_id.startswith(("output path is the", "summary path is", "output folder does not")):
+        return "Outputs"
     if "hierarchy" in case_id and not case_id.startswith(("non-numeric", "numeric quasi", "missing hierarchy",
                                                            "empty hierarchy")):
         return "Hierarchies"
@@ -95,8 +98,6 @@ def section_of(case_id: str) -> str:
         return "Configuration"
     if case_id.startswith(("requirements that protect", "no quasi", "pareto method")):
         return "Releases that would protect nothing"
-    if case_id.startswith(("output path is the", "summary path is", "output folder does not")):
-        return "Outputs"
     if case_id.startswith("infeasible"):
         return "Infeasible requirements"
     if case_id.startswith(("missing", "empty", "header", "ragged", "duplicate", "configured")):
