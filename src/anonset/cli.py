@@ -431,7 +431,7 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
     summary["output"] = _where(output)
     _print_summary(summary, out)
     out.print("first released records:")
-    out.print(release.table.head(8).to_string(index=False), highlight=False)
+    out.print(release.table.head(8).to_string(index=False), highlight=False, markup=False, soft_wrap=True)
 
 
 def _print_success_list(entries: list[dict[str, Any]], picked: int, out: Console, shown: int = 10) -> None:
