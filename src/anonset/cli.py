@@ -429,6 +429,8 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
     summary = release.summary()
     summary["seconds"] = round(time.perf_counter() - started, 4)
     summary["output"] = _where(output)
+    for warning in release.warnings:
+        click.echo(f"warning: {warning}", err=True)
     _print_summary(summary, out)
     out.print("first released records:")
     out.print(release.table.head(8).to_string(index=False), highlight=False, markup=False, soft_wrap=True)
