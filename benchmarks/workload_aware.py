@@ -37,7 +37,7 @@ Sections (``--sections``, default all):
   :func:`anonset.partition.mondrian` and peak memory above the resident size before the call
   (``benchmarks/mondrian.py``'s ``measure``).
 
-    .venv/bin/python benchmarks/workload_aware.py            # full: 100 trials, about 8 minutes on a quiet machine
+    .venv/bin/python benchmarks/workload_aware.py            # full: 100 trials per elevel declaration, about 17 minutes
     .venv/bin/python benchmarks/workload_aware.py --quick    # 5 trials, 3 folds, 100,000 rows
     .venv/bin/python benchmarks/workload_aware.py --sections fig8,fig11 --trials 20
 """
