@@ -164,7 +164,7 @@ class Anonymizer:
         (rv-global, rv-hybrid, rv-partitioned: stop there and release the best
         string found, reported as not proven optimal); ``class_penalty`` and
         ``target`` (k-member: Byun's classification-aware variant),
-        ``rounds`` (xu-top-down), ``split`` (xu-bottom-up), ``strict``,
+        ``rounds`` (xu-top-down), ``split`` and ``merge_cost`` (xu-bottom-up), ``strict``,
         ``criterion`` (median, infogain, lsd, selection), ``targets`` and
         ``selections`` (mondrian).
     pick : int, optional
@@ -619,6 +619,10 @@ class Anonymizer:
         Classes of the new release that violate the requirements are
         suppressed while the budget allows; beyond it the configured
         ``on_violation`` applies (raise :class:`InfeasibleError` or warn).
+        A record the fitted recoding does not cover (a category it never
+        saw; for a partitioning method also a number or date outside the
+        range its classes were learned on) raises a one-line
+        :class:`~anonset.errors.InputError` naming the column and values.
         The new records must be in memory (a DataFrame, or a Dataset holding
         one); a table in a database cannot be transformed yet.
         """
