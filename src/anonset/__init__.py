@@ -4,13 +4,15 @@ The public surface is kept small::
 
     from anonset import Dataset, Hierarchy, Anonymizer, anonymize, Requirements, KAnonymity
 
-See README.md for a quick start and docs/ for the user guide.
+See README.md for a quick start and docs/ for the user guide.  The names are
+imported on first use: ``import anonset`` itself loads only the exceptions.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
 
-from anonset.anonymizer import Anonymizer, anonymize
-from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role, TableProfile
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from anonset.errors import (
     AnonsetError,
     ConfigError,
@@ -19,17 +21,51 @@ from anonset.errors import (
     InfeasibleError,
     InputError,
 )
-from anonset.hierarchy import Hierarchy, read_hierarchy
-from anonset.privacy import (
-    DistinctLDiversity,
-    EntropyLDiversity,
-    KAnonymity,
-    RecursiveCLDiversity,
-    Requirements,
-    SquaredErrorDiversity,
-    TCloseness,
-)
-from anonset.release import Release
+
+__version__ = "0.1.0"
+
+#: Public name -> the module that defines it, imported on first use so that ``import anonset``
+#: (and with it every ``anonset`` command) loads no numerical library until one is needed.
+_LAZY = {
+    "Anonymizer": "anonset.anonymizer", "anonymize": "anonset.anonymizer",
+    "AttributeSpec": "anonset.dataset", "AttributeType": "anonset.dataset", "Dataset": "anonset.dataset",
+    "Role": "anonset.dataset", "TableProfile": "anonset.dataset",
+    "Hierarchy": "anonset.hierarchy", "read_hierarchy": "anonset.hierarchy",
+    "DistinctLDiversity": "anonset.privacy", "EntropyLDiversity": "anonset.privacy",
+    "KAnonymity": "anonset.privacy", "RecursiveCLDiversity": "anonset.privacy",
+    "Requirements": "anonset.privacy", "SquaredErrorDiversity": "anonset.privacy",
+    "TCloseness": "anonset.privacy",
+    "Release": "anonset.release",
+}
+
+if TYPE_CHECKING:
+    from anonset.anonymizer import Anonymizer, anonymize
+    from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role, TableProfile
+    from anonset.hierarchy import Hierarchy, read_hierarchy
+    from anonset.privacy import (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        KAnonymity,
+        RecursiveCLDiversity,
+        Requirements,
+        SquaredErrorDiversity,
+        TCloseness,
+    )
+    from anonset.release import Release
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'anonset' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "AnonsetError",

@@ -24,15 +24,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from anonset.anonymizer import PARETO_METHODS, Anonymizer, check_output_table, front_entries
 from anonset.errors import ConfigError, DataError, InfeasibleError, InputError
-from anonset.io.outputs import StagedOutputs, check_output_paths, is_stdout
-from anonset.io.tables import atomic_write, table_writer, write_table
-from anonset.release import Release, table_copier
+from anonset.io.outputs import StagedOutputs, atomic_write, check_output_paths, is_stdout
 
 if TYPE_CHECKING:
+    from anonset.anonymizer import Anonymizer
     from anonset.engine.sql_backends import TableName
     from anonset.io.config import RunConfig
+    from anonset.release import Release
 
 __all__ = ["main"]
 
@@ -88,7 +87,9 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     method without --pick or a floor (privacy.k) prints its front and
     releases nothing.
     """
+    from anonset.anonymizer import PARETO_METHODS
     from anonset.io.config import load_config
+    from anonset.io.tables import table_writer
 
     started = time.perf_counter()
     cfg = load_config(config)
@@ -161,6 +162,8 @@ def _lift_search_lists(summary: dict[str, Any]) -> None:
 def _explore_front(cfg: RunConfig, model: Anonymizer, target: Path | None, summary_path: Path | None, quiet: bool,
                    out: Console) -> None:
     """A pareto method with neither --pick nor a floor: print (and summarize) the front, release nothing."""
+    from anonset.anonymizer import front_entries
+
     if target is not None or cfg.sql is not None:
         raise ConfigError(f"{cfg.path}: method {cfg.method} finds a front of releases and writes one only when told"
                           " which: give --pick N or a floor such as privacy.k (run it without an output first to"
@@ -198,6 +201,8 @@ def _json_writer(summary: dict[str, Any]) -> Callable[[Path], None]:
 
 def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool) -> Anonymizer:
     """The Anonymizer a config describes (a database run sets its ``output_table`` once connected)."""
+    from anonset.anonymizer import Anonymizer
+
     return Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
                       weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
                       method_options=cfg.method_options, pick=pick, replace_output=cfg.output_replace,
@@ -215,7 +220,9 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, target: Path | Non
     written into a table of the in-memory database and copied from there
     into a staged file for ``target``, when there is one.
     """
+    from anonset.anonymizer import check_output_table
     from anonset.engine.sql_engine import SqlEngine
+    from anonset.release import table_copier
 
     backend = cfg.connect()
     try:
@@ -411,7 +418,9 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
 @_user_errors
 def demo(rows: int, seed: int, output: Path | None) -> None:
     """Generate the built-in synthetic patient register and anonymize it."""
+    from anonset.anonymizer import Anonymizer
     from anonset.datasets import patient_register_dataset
+    from anonset.io.tables import write_table
     from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
 
     started = time.perf_counter()

@@ -35,7 +35,7 @@ from typing import Self
 
 from anonset.errors import ConfigError, DataError
 
-__all__ = ["STDOUT", "StagedOutputs", "check_output_paths", "is_stdout"]
+__all__ = ["STDOUT", "StagedOutputs", "atomic_write", "check_output_paths", "is_stdout"]
 
 #: The output path that means standard output.
 STDOUT = "-"
@@ -224,3 +224,14 @@ class StagedOutputs:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.discard()
+
+
+def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
+    """Call ``write(tmp)`` on a temporary file and put it at ``path`` (one :class:`StagedOutputs`).
+
+    Nothing appears at ``path`` when ``write`` fails; ``-`` is standard
+    output and a device or pipe is written into, never replaced.
+    """
+    with StagedOutputs() as staged:
+        staged.stage(path, write)
+        staged.commit()

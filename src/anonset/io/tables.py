@@ -18,7 +18,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from anonset.errors import DataError
-from anonset.io.outputs import StagedOutputs
+from anonset.io.outputs import atomic_write
 
 __all__ = ["atomic_write", "check_delimiter", "read_table", "sniff_delimiter", "table_writer", "write_table"]
 
@@ -120,17 +120,6 @@ def _check_unique_columns(p: Path, names: list[str]) -> None:
         if name in seen:
             raise DataError(f"{p}: duplicate column name {name!r}; rename the columns so each is unique")
         seen.add(name)
-
-
-def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` on a temporary file and put it at ``path`` (see :class:`~anonset.io.outputs.StagedOutputs`).
-
-    Nothing appears at ``path`` when ``write`` fails; ``-`` is standard
-    output and a device or pipe is written into, never replaced.
-    """
-    with StagedOutputs() as staged:
-        staged.stage(path, write)
-        staged.commit()
 
 
 def write_table(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", fmt: str | None = None) -> None:
