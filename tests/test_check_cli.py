@@ -84,16 +84,21 @@ def cmc_head(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _anonymize(cmc_head: Path, tmp_path: Path, privacy: str, method: str = "optimal") -> dict:
+    """Run ``anonset anonymize`` on the cmc head into ``release.csv``; its summary."""
+    config = tmp_path / "run.yaml"
+    config.write_text(f"input: {{path: {cmc_head}}}\n{ATTRIBUTES}privacy: {privacy}\n"
+                      f"method: {{name: {method}}}\noutput: {{path: {tmp_path / 'release.csv'}}}\n")
+    run = CliRunner().invoke(main, ["anonymize", str(config), "--quiet", "--summary", str(tmp_path / "s.json")])
+    assert run.exit_code == 0, run.output
+    return dict(json.loads((tmp_path / "s.json").read_text()))
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_check_agrees_with_anonymize_on_its_release(case: str, cmc_head: Path, tmp_path: Path) -> None:
     privacy, extra = CASES[case]
     method = case.split(",")[0]
-    config = tmp_path / "run.yaml"
-    config.write_text(f"input: {{path: {cmc_head}}}\n{ATTRIBUTES}privacy: {json.dumps(privacy)}\n"
-                      f"method: {{name: {method}}}\noutput: {{path: {tmp_path / 'release.csv'}}}\n")
-    run = CliRunner().invoke(main, ["anonymize", str(config), "--quiet", "--summary", str(tmp_path / "s.json")])
-    assert run.exit_code == 0, run.output
-    summary = json.loads((tmp_path / "s.json").read_text())
+    summary = _anonymize(cmc_head, tmp_path, json.dumps(privacy), method)
     budget = privacy.get("max_suppression", 0.0)
     code, figures, output = _run_check([str(tmp_path / "release.csv"), "--quasi", ",".join(QUASI),
                                         "-k", str(privacy["k"]), "--max-suppression", str(budget), *extra])
@@ -115,12 +120,7 @@ def test_check_agrees_with_anonymize_on_its_release(case: str, cmc_head: Path, t
 
 def test_optimal_release_with_suppression_counts_them_as_anonymize_does(cmc_head: Path, tmp_path: Path) -> None:
     """The suppressed records form a group big enough to pass k: still suppressed records, not a class."""
-    config = tmp_path / "run.yaml"
-    config.write_text(f"input: {{path: {cmc_head}}}\n{ATTRIBUTES}privacy: {{k: 10, max_suppression: 0.05}}\n"
-                      f"output: {{path: {tmp_path / 'release.csv'}}}\n")
-    run = CliRunner().invoke(main, ["anonymize", str(config), "--quiet", "--summary", str(tmp_path / "s.json")])
-    assert run.exit_code == 0, run.output
-    summary = json.loads((tmp_path / "s.json").read_text())
+    summary = _anonymize(cmc_head, tmp_path, "{k: 10, max_suppression: 0.05}")
     release = pd.read_csv(tmp_path / "release.csv", dtype=str, keep_default_na=False)
     starred = int((release[QUASI] == "*").all(axis=1).sum())
     assert starred == summary["suppressed_rows"] >= 10  # the case the old check got wrong: a "class" of >= k

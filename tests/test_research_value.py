@@ -49,16 +49,22 @@ def test_worked_example_research_value_is_0_0054() -> None:
     assert rv[0] == pytest.approx(0.2)  # at the most specific level the RV equals the weight
 
 
+#: The do-not-mix rules of Morton et al.'s Table 1 on race (importances 5, 20, 10, 5: 40 in all).
+RACE_RULES = {"race": [DoNotMix(("White", "Hispanic"), 5), DoNotMix(("White", "Black"), 20),
+                       DoNotMix(("Hispanic", "Black"), 10), DoNotMix(("Hispanic", "Asian"), 5)]}
+
+
+def _race_dataset(rows: list[list[str]]) -> Dataset:
+    """Twenty records, five of each race, over a two-level race hierarchy given by its rows."""
+    table = pd.DataFrame({"race": ["White", "Hispanic", "Black", "Asian"] * 5})
+    return Dataset(table, {"race": {"role": "quasi", "hierarchy": Hierarchy.from_rows("race", rows)}})
+
+
 def test_race_rules_of_table_1() -> None:
     """Mixing Hispanic and Black violates the rule of importance 10: 30 / 40 = 0.75 remains."""
-    rows = [["White", "White", "*"], ["Hispanic", "Hispanic-Black", "*"], ["Black", "Hispanic-Black", "*"],
-            ["Asian", "Asian", "*"]]
-    h = Hierarchy.from_rows("race", rows)
-    table = pd.DataFrame({"race": ["White", "Hispanic", "Black", "Asian"] * 5})
-    ds = Dataset(table, {"race": {"role": "quasi", "hierarchy": h}})
-    rules = {"race": [DoNotMix(("White", "Hispanic"), 5), DoNotMix(("White", "Black"), 20),
-                      DoNotMix(("Hispanic", "Black"), 10), DoNotMix(("Hispanic", "Asian"), 5)]}
-    rv = ResearchValue(weights={"race": 1.0}, rules=rules).tables(ds)[0]
+    ds = _race_dataset([["White", "White", "*"], ["Hispanic", "Hispanic-Black", "*"],
+                        ["Black", "Hispanic-Black", "*"], ["Asian", "Asian", "*"]])
+    rv = ResearchValue(weights={"race": 1.0}, rules=RACE_RULES).tables(ds)[0]
     # level 1 keeps 3 of 4 values (|A_1|/|A_0| = 3/4) and 30/40 of the rule importance
     assert rv[1] == pytest.approx(0.75 * 0.75)
     assert rv[2] == pytest.approx(0.25 * 0.0)  # the root mixes everything: no rule holds
@@ -80,14 +86,9 @@ def test_worked_example_weighs_rules_by_importance_not_by_count() -> None:
 
 def test_race_rule_of_importance_20_of_40_leaves_half() -> None:
     """Merging White and Black violates the rule of importance 20 only: 20/40 weighted, 3/4 counted."""
-    rows = [["White", "White-Black", "*"], ["Black", "White-Black", "*"], ["Hispanic", "Hispanic", "*"],
-            ["Asian", "Asian", "*"]]
-    h = Hierarchy.from_rows("race", rows)
-    table = pd.DataFrame({"race": ["White", "Hispanic", "Black", "Asian"] * 5})
-    ds = Dataset(table, {"race": {"role": "quasi", "hierarchy": h}})
-    rules = {"race": [DoNotMix(("White", "Hispanic"), 5), DoNotMix(("White", "Black"), 20),
-                      DoNotMix(("Hispanic", "Black"), 10), DoNotMix(("Hispanic", "Asian"), 5)]}
-    rv = ResearchValue(weights={"race": 0.4}, rules=rules).tables(ds)[0]
+    ds = _race_dataset([["White", "White-Black", "*"], ["Black", "White-Black", "*"],
+                        ["Hispanic", "Hispanic", "*"], ["Asian", "Asian", "*"]])
+    rv = ResearchValue(weights={"race": 0.4}, rules=RACE_RULES).tables(ds)[0]
     # level 1 has 3 of 4 values (|A_1|/|A_0| = 3/4); White-Hispanic (5), Hispanic-Black (10) and
     # Hispanic-Asian (5) still hold: 20 of 40.  RV_1 = 0.4 · 3/4 · 20/40 = 0.15 (counted: 0.4 · 3/4 · 3/4 = 0.225)
     assert rv[1] == pytest.approx(0.15, rel=1e-12)
