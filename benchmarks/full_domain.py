@@ -3,7 +3,7 @@
 Every configuration of ``CONFIGS`` is measured the way the ARX figures were:
 the data and hierarchies are loaded once (timed separately), then each repeat
 builds a fresh :class:`~anonset.engine.NumpyEngine` and runs
-:func:`~anonset.search.full_domain.optimal_search` with the Loss metric.
+:func:`~anonset.methods.full_domain.search.optimal_search` with the Loss metric.
 Engine construction plus search is the search time.  One warm-up run comes
 first, so numba's compilation / on-disk cache load is not counted; the median
 of the repeats is reported beside ARX's median, together with the optimum,
@@ -43,10 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from anonset.dataset import AttributeSpec, Dataset
-from anonset.engine import NumpyEngine
-from anonset.hierarchy.files import read_hierarchy
+from anonset.core.dataset import AttributeSpec, Dataset
+from anonset.core.hierarchy_csv import read_hierarchy
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.io.tables import read_table
+from anonset.methods.full_domain.search import exhaustive_search, lattice_of, optimal_search
 from anonset.metrics import Loss
 from anonset.privacy import (
     DistinctLDiversity,
@@ -56,7 +57,6 @@ from anonset.privacy import (
     Requirements,
     TCloseness,
 )
-from anonset.search.full_domain import exhaustive_search, lattice_of, optimal_search
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import header as print_header

@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from anonset import Anonymizer, KAnonymity, Requirements
-from anonset.dataset import AttributeSpec, Dataset, Role
+from anonset.core.dataset import AttributeSpec, Dataset, Role
 from anonset.datasets import adult_morton
 from anonset.metrics import NCP
-from anonset.release import Release
+from anonset.release.release import Release
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import header, load

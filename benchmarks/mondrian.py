@@ -15,7 +15,7 @@ numeric, and ``diagnosis`` with its hierarchy), k = 10, strict and relaxed; and,
 path (any privacy model; a Python loop over regions), 100,000 records of the register with its six
 quasi-identifiers, k = 10 and entropy 3-diversity on ``diagnosis``.
 
-Per run: seconds of :func:`anonset.partition.mondrian` alone, its peak memory above the resident
+Per run: seconds of :func:`anonset.methods.mondrian.regions` alone, its peak memory above the resident
 size before the call (the process's high-water mark, reset through ``/proc/self/clear_refs``; on
 systems without it, the peak traced by ``tracemalloc``, which misses the compiled kernel's arrays),
 the classes, the smallest class, GCP (NCP as a share of its maximum, ×100 = "NCP %"), and whether
@@ -38,15 +38,16 @@ from pathlib import Path
 import pandas as pd
 
 from anonset import EntropyLDiversity, KAnonymity, Requirements
-from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.core.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.core.partition import partition_of_assignment
 from anonset.datasets import adult_morton, patient_register_dataset
 from anonset.datasets.synthetic import patient_register, patient_register_attributes
 from anonset.hierarchy import read_hierarchy
+from anonset.methods.mondrian.regions import MondrianTree, mondrian
 from anonset.metrics import GCP
-from anonset.partition import MondrianTree, mondrian, partition_of_assignment
 from anonset.privacy.base import PrivacyModel
-from anonset.release import render_partition
-from anonset.verify import verify_release
+from anonset.release.release import render_partition
+from anonset.release.verify import verify_release
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import header, load

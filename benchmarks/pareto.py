@@ -46,12 +46,19 @@ from typing import Any
 
 import numpy as np
 
-from anonset.dataset import AttributeSpec, Dataset
-from anonset.engine import NumpyEngine, StatsRequest
-from anonset.hierarchy.files import read_hierarchy
+from anonset.core.dataset import AttributeSpec, Dataset
+from anonset.core.hierarchy_csv import read_hierarchy
+from anonset.core.stats import StatsRequest
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.io.tables import read_table
-from anonset.pareto import ParetoResult, assess, box_representatives, pareto_ea, pareto_exhaustive
-from anonset.pareto.objectives import NodeEvaluator
+from anonset.methods.pareto import (
+    ParetoResult,
+    assess,
+    box_representatives,
+    pareto_ea,
+    pareto_exhaustive,
+)
+from anonset.methods.pareto.objectives import NodeEvaluator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import header

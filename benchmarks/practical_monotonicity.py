@@ -20,11 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from anonset.dataset import Dataset
-from anonset.engine import NumpyEngine
+from anonset.core.dataset import Dataset
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import InfeasibleError
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table
+from anonset.methods.full_domain import optimal_search
 from anonset.metrics import Loss
 from anonset.privacy import (
     DistinctLDiversity,
@@ -33,7 +34,6 @@ from anonset.privacy import (
     Requirements,
     TCloseness,
 )
-from anonset.search import optimal_search
 
 ROOT = Path(__file__).resolve().parents[1]
 ADULT = ROOT.parent / "shared" / "data" / "adult"

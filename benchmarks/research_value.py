@@ -31,18 +31,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import AttributeType, Dataset
+from anonset.core.dataset import AttributeType, Dataset
+from anonset.core.partition import Partition
 from anonset.datasets import adult_morton, patient_register_dataset, wide_survey_dataset
-from anonset.engine import NumpyEngine
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import AnonsetError
 from anonset.hierarchy import Hierarchy
+from anonset.methods.full_domain import exhaustive_search
+from anonset.methods.full_domain.research_value import (
+    rv_global,
+    rv_hybrid,
+    rv_local,
+    rv_partitioned,
+)
 from anonset.metrics.class_metrics import Discernibility
 from anonset.metrics.loss import Loss
 from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue, cramers_v_weights
-from anonset.partition import Partition
 from anonset.privacy import KAnonymity, Requirements
-from anonset.search import exhaustive_search
-from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
 
 ROOT = Path(__file__).resolve().parents[1]
 ADULT = ROOT.parent / "shared" / "data" / "adult"
@@ -186,9 +191,9 @@ def _pg_load(frame: pd.DataFrame) -> tuple[Any, str]:
 
 
 def engines() -> None:
-    from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend
-    from anonset.engine.sql_engine import SqlEngine
-    from anonset.engine.sql_profile import dataset_from_table
+    from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend
+    from anonset.engine.sql.engine import SqlEngine
+    from anonset.engine.sql.profile import dataset_from_table
 
     tables = {
         "Adult (Morton)": (adult_morton(ADULT), 5),

@@ -8,7 +8,7 @@ random order) is computed by a fresh engine of every kind; the time of each
   DataFrame into a DuckDB table; PostgreSQL: ``COPY`` into a table of a
   scratch schema, then ``ANALYZE``).  numpy: none (the table is in memory).
 * ``profile`` -- PostgreSQL only: the value counts the dataset is built from
-  (:func:`anonset.engine.sql_profile.dataset_from_table`).
+  (:func:`anonset.engine.sql.profile.dataset_from_table`).
 * ``setup``   -- engine construction: numpy's pass over the rows; the SQL
   engine's mapping-table uploads and the bottom class table built in the
   database.
@@ -42,17 +42,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import AttributeSpec, Dataset
+from anonset.core.dataset import AttributeSpec, Dataset
+from anonset.core.stats import StatsRequest
 from anonset.datasets import patient_register, patient_register_attributes
-from anonset.engine import NumpyEngine, StatsRequest
-from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend, redact_url
-from anonset.engine.sql_engine import SqlEngine
-from anonset.engine.sql_profile import dataset_from_table
+from anonset.engine.numpy.engine import NumpyEngine
+from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend, redact_url
+from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.profile import dataset_from_table
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table
+from anonset.methods.full_domain.search import lattice_of, optimal_search
 from anonset.metrics import Loss
 from anonset.privacy import KAnonymity, Requirements
-from anonset.search.full_domain import lattice_of, optimal_search
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import header as print_header

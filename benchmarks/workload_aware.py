@@ -34,7 +34,7 @@ Sections (``--sections``, default all):
 - ``speed``: Median Mondrian, k = 10, strict and relaxed, on 1,000,000 synthetic records with eight
   quasi-identifiers — the patient register of ``benchmarks/mondrian.py`` and Agrawal's generator
   without ``hvalue`` — and InfoGain (and LSD) Mondrian on Adult, k = 10: seconds of
-  :func:`anonset.partition.mondrian` and peak memory above the resident size before the call
+  :func:`anonset.methods.mondrian.regions` and peak memory above the resident size before the call
   (``benchmarks/mondrian.py``'s ``measure``).
 
     .venv/bin/python benchmarks/workload_aware.py            # full: 100 trials per elevel declaration, about 17 minutes
@@ -56,13 +56,14 @@ import pandas as pd
 from scipy import stats
 
 from anonset import KAnonymity, Requirements
-from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.core.dataset import AttributeSpec, AttributeType, Dataset, Role
 from anonset.datasets import adult_morton, agrawal, agrawal_attributes
 from anonset.datasets.agrawal import function2_predicates
 from anonset.datasets.reference import read_adult_raw
 from anonset.evaluation import evaluate, split_rows
 from anonset.hierarchy import read_taxonomy
-from anonset.partition import imprecision, mondrian
+from anonset.methods.mondrian.regions import mondrian
+from anonset.methods.mondrian.selection import imprecision
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mondrian as mondrian_bench  # benchmarks/mondrian.py: measure, synthetic
@@ -257,7 +258,7 @@ def agrawal_eight(n_rows: int) -> Dataset:
 
 
 def speed(n_rows: int) -> None:
-    print("\n## Speed: seconds of anonset.partition.mondrian alone; peak MB above the resident size before the call")
+    print("\n## Speed: seconds of anonset.methods.mondrian.regions alone; peak MB above the resident size before the call")
     print(f"{'data':26} {'criterion':9} {'k':>3} {'variant':8} {'seconds':>8} {'peak MB':>8} {'classes':>8}"
           f" {'min':>5}")
     mondrian(agrawal_eight(2000), Requirements([KAnonymity(10)]))  # compile the kernel outside the timings

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset.dataset import Dataset
-from anonset.engine.sql_backends import redact_url
+from anonset.core.dataset import Dataset
+from anonset.engine.sql.backends import redact_url
 from anonset.hierarchy import Hierarchy
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -11,8 +11,8 @@ from anonset import Anonymizer, InfeasibleError, anonymize
 from anonset.datasets import patient_register, patient_register_attributes, patient_register_dataset
 from anonset.metrics import Loss
 from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements, TCloseness
-from anonset.release import SUPPRESSED
-from anonset.verify import verify_release
+from anonset.release.release import SUPPRESSED
+from anonset.release.verify import verify_release
 
 QUASI = ["age", "sex", "zip", "race", "marital_status", "education"]
 
@@ -149,7 +149,7 @@ def test_classification_metric_is_reported_when_a_target_exists() -> None:
     attrs = dict(patient_register_attributes(table))
     plain = anonymize(table, attrs, requirements=Requirements([KAnonymity(5)], 0.02))
     assert "cm" not in plain.metrics and "total_il" in plain.metrics
-    from anonset.dataset import AttributeSpec, Role
+    from anonset.core.dataset import AttributeSpec, Role
 
     attrs["diagnosis"] = AttributeSpec(role=Role.TARGET)
     with_target = anonymize(table, attrs, requirements=Requirements([KAnonymity(5)], 0.02))

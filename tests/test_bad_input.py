@@ -29,7 +29,8 @@ from click.testing import CliRunner, Result
 
 from anonset.anonymizer import Anonymizer
 from anonset.cli import main
-from anonset.dataset import Dataset
+from anonset.config import load_config, parse_config
+from anonset.core.dataset import Dataset
 from anonset.errors import (
     AnonsetError,
     ConfigError,
@@ -39,7 +40,6 @@ from anonset.errors import (
     InputError,
 )
 from anonset.hierarchy import Hierarchy, read_hierarchy
-from anonset.io.config import load_config, parse_config
 from anonset.io.tables import read_table, write_table
 from anonset.privacy import (
     DistinctLDiversity,

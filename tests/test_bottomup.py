@@ -1,4 +1,4 @@
-"""Tests of Xu et al.'s bottom-up local recoding (anonset.cluster.bottomup)."""
+"""Tests of Xu et al.'s bottom-up local recoding (anonset.methods.cluster.bottomup)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset.cluster.bottomup import xu_bottom_up
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
 from anonset.hierarchy import Hierarchy
+from anonset.methods.cluster.bottomup import xu_bottom_up
 from support import clustering_dataset as _dataset
 from support import ncp_by_definition as _ncp
 
@@ -267,7 +267,7 @@ def test_both_merge_rules_release_verified_tables(rule: str) -> None:
 
     from anonset import Anonymizer, KAnonymity, Requirements
     from anonset.datasets import patient_register_dataset
-    from anonset.verify import verify_release
+    from anonset.release.verify import verify_release
 
     ds = patient_register_dataset(800, seed=4)
     requirements = Requirements([KAnonymity(5)])

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from anonset import DataError, Dataset, Hierarchy, HierarchyError
-from anonset.dataset import AttributeSpec
+from anonset.core.dataset import AttributeSpec
 from anonset.errors import ConfigError
 from anonset.hierarchy import date_hierarchy
 

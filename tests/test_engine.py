@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import Dataset
-from anonset.engine import NumpyEngine, StatsRequest
-from anonset.search.full_domain import lattice_of
+from anonset.core.dataset import Dataset
+from anonset.core.stats import StatsRequest
+from anonset.engine.numpy.engine import NumpyEngine
+from anonset.methods.full_domain.search import lattice_of
 from support import random_table
 
 

@@ -25,15 +25,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset.dataset import AttributeSpec, Dataset
-from anonset.engine import ClassStats, NumpyEngine, StatsRequest
-from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend
-from anonset.engine.sql_engine import SqlEngine
-from anonset.engine.sql_profile import dataset_from_table
+from anonset.core.dataset import AttributeSpec, Dataset
+from anonset.core.stats import ClassStats, StatsRequest
+from anonset.engine.numpy.engine import NumpyEngine
+from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend
+from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.profile import dataset_from_table
 from anonset.errors import DataError
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table, write_table
-from anonset.search.full_domain import lattice_of
+from anonset.methods.full_domain.search import lattice_of
 from support import PG_URL, PgSchema, random_table, require_adult
 
 ENGINES = ["numpy", "duckdb-frame", "duckdb-csv", "postgres"]

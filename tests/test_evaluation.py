@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 from anonset import ConfigError, KAnonymity, Requirements
 from anonset.cli import main
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
+from anonset.core.partition import partition_of_assignment
 from anonset.evaluation import evaluate, original_features, partition_features, split_rows
 from anonset.hierarchy import Hierarchy
-from anonset.partition import partition_of_assignment
 
 
 def test_folds_cover_every_record_once() -> None:

@@ -1,4 +1,4 @@
-"""Tests of greedy k-member clustering (anonset.cluster.kmember)."""
+"""Tests of greedy k-member clustering (anonset.methods.cluster.kmember)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset.cluster import cluster_information_loss, greedy_k_member, information_loss
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
 from anonset.hierarchy import Hierarchy
+from anonset.methods.cluster import cluster_information_loss, greedy_k_member, information_loss
 from support import random_table
 
 
@@ -262,10 +262,10 @@ def test_k_member_from_the_cli(tmp_path) -> None:
 
 def test_total_il_metric_equals_byuns_information_loss() -> None:
     """The shared Total-IL metric, scored on the release's partition, equals the clustering's own IL."""
-    from anonset.cluster import greedy_k_member, information_loss
+    from anonset.core.partition import partition_of_assignment
     from anonset.datasets import patient_register_dataset
+    from anonset.methods.cluster import greedy_k_member, information_loss
     from anonset.metrics import TotalIL
-    from anonset.partition import partition_of_assignment
 
     ds = patient_register_dataset(1200, seed=5)
     labels = greedy_k_member(ds, 6, seed=0)
@@ -277,9 +277,9 @@ def test_classification_metric_by_hand() -> None:
     """Two classes: {y, y, n} costs 1 (one minority record), {n, n} costs 0, one suppressed record costs 1."""
     import pandas as pd
 
-    from anonset.dataset import Dataset
+    from anonset.core.dataset import Dataset
+    from anonset.core.partition import partition_of_assignment
     from anonset.metrics import ClassificationMetric
-    from anonset.partition import partition_of_assignment
 
     table = pd.DataFrame({"q": ["a", "a", "a", "b", "b", "c"], "label": ["y", "y", "n", "n", "n", "y"]})
     ds = Dataset(table, {"q": {"role": "quasi"}, "label": {"role": "target"}})

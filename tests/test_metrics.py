@@ -23,8 +23,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset.dataset import Dataset
-from anonset.engine import NumpyEngine
+from anonset.core.dataset import Dataset
+from anonset.core.lattice import Lattice
+from anonset.core.partition import HierarchyNodes, Intervals, Partition
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import ConfigError
 from anonset.hierarchy import Hierarchy
 from anonset.metrics import (
@@ -40,9 +42,7 @@ from anonset.metrics import (
     make_metric,
     standard_metrics,
 )
-from anonset.partition import HierarchyNodes, Intervals, Partition
 from anonset.privacy import KAnonymity, Requirements
-from anonset.search.lattice import Lattice
 
 SEX = Hierarchy.from_rows("sex", [["M", "*"], ["F", "*"]])
 ZIP = Hierarchy.from_rows("zip", [

@@ -1,7 +1,7 @@
-"""Tests of median Mondrian (anonset.partition.mondrian).
+"""Tests of median Mondrian (anonset.methods.mondrian.regions).
 
 Every partition is re-checked independently: rendered as a release and judged
-by :func:`anonset.verify.verify_release` (and, in places, by pycanon), and the
+by :func:`anonset.release.verify.verify_release` (and, in places, by pycanon), and the
 tree is compared with a plain-Python reference Mondrian written from the
 definitions in the module docstrings.
 """
@@ -16,19 +16,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonset.dataset import Dataset
-from anonset.engine.base import stats_from_assignment
+from anonset.core.dataset import Dataset
+from anonset.core.grouping import Grouping
+from anonset.core.partition import HierarchyNodes, Intervals, partition_of_assignment
+from anonset.core.stats import stats_from_assignment
 from anonset.errors import ConfigError, InfeasibleError
 from anonset.hierarchy import Hierarchy
-from anonset.partition import Grouping, MondrianTree, mondrian, partition_of_assignment
-from anonset.partition.classes import HierarchyNodes, Intervals
+from anonset.methods.mondrian.regions import MondrianTree, mondrian
 from anonset.privacy.base import PrivacyModel, Requirements
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonset.privacy.squared_error import SquaredErrorDiversity
 from anonset.privacy.tcloseness import TCloseness
-from anonset.release import render_partition
-from anonset.verify import verify_release
+from anonset.release.release import render_partition
+from anonset.release.verify import verify_release
 from support import clustering_dataset, random_table, require_adult
 
 Classes = set[frozenset[int]]
@@ -462,8 +463,8 @@ def test_mondrian_through_the_anonymizer_and_the_cli(tmp_path) -> None:
 
     from anonset import Anonymizer, KAnonymity, Requirements
     from anonset.cli import main
+    from anonset.core.hierarchy_builders import masking_hierarchy
     from anonset.datasets import patient_register
-    from anonset.hierarchy.builders import masking_hierarchy
     from anonset.io.tables import write_table
     from anonset.privacy.ldiversity import l_diversity
 

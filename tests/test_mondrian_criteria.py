@@ -1,4 +1,4 @@
-"""Tests of the workload-aware Mondrian criteria (anonset.partition.mondrian_criteria).
+"""Tests of the workload-aware Mondrian criteria (anonset.methods.mondrian.criteria).
 
 Hand-worked examples derive the expected splits in comments; imprecision and
 the selection scores are checked against plain-Python implementations of the
@@ -14,20 +14,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
+from anonset.core.partition import partition_of_assignment
 from anonset.datasets import agrawal_dataset, function2_predicates
 from anonset.errors import ConfigError, InfeasibleError
 from anonset.hierarchy import Hierarchy
-from anonset.partition import MondrianTree, mondrian, partition_of_assignment
-from anonset.partition.mondrian import CRITERIA
-from anonset.partition.mondrian_criteria import InfoGainCriterion, LSDCriterion
-from anonset.partition.mondrian_selection import SelectionCriterion, compile_selections, imprecision
-from anonset.partition.mondrian_split import MedianCriterion, attribute_space, describe_region
+from anonset.methods.mondrian.criteria import InfoGainCriterion, LSDCriterion
+from anonset.methods.mondrian.regions import CRITERIA, MondrianTree, mondrian
+from anonset.methods.mondrian.selection import SelectionCriterion, compile_selections, imprecision
+from anonset.methods.mondrian.split import MedianCriterion, attribute_space, describe_region
 from anonset.privacy.base import Requirements
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity
-from anonset.release import render_partition
-from anonset.verify import verify_release
+from anonset.release.release import render_partition
+from anonset.release.verify import verify_release
 from support import clustering_dataset, require_adult
 
 Classes = set[frozenset[int]]

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from anonset import Anonymizer, ConfigError, KAnonymity, Requirements
-from anonset.dataset import Dataset, row_values
-from anonset.partition import imprecision, mondrian
+from anonset.core.dataset import Dataset, row_values
+from anonset.methods.mondrian.regions import mondrian
+from anonset.methods.mondrian.selection import imprecision
 
 LEVELS = ("none", "primary", "secondary", "bachelor", "master", "doctorate")
 

@@ -12,12 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset.dataset import Dataset
-from anonset.engine import NumpyEngine, StatsRequest
+from anonset.core.dataset import Dataset
+from anonset.core.partition import Partition
+from anonset.core.stats import StatsRequest
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import ConfigError
 from anonset.hierarchy import Hierarchy
-from anonset.metrics import GLM, ClassificationMetric
-from anonset.pareto import (
+from anonset.methods.pareto import (
     OBJECTIVES,
     BoxArchive,
     NodeEvaluator,
@@ -30,12 +31,12 @@ from anonset.pareto import (
     representation_ratio,
     suppression_threshold,
 )
-from anonset.pareto.dominance import box_dominates, boxes, dominates, orient
-from anonset.pareto.evolutionary import spea2_fitness
-from anonset.partition import Partition
+from anonset.methods.pareto.dominance import box_dominates, boxes, dominates, orient
+from anonset.methods.pareto.evolutionary import spea2_fitness
+from anonset.metrics import GLM, ClassificationMetric
 from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
-from anonset.release import render_full_domain
-from anonset.verify import verify_release
+from anonset.release.release import render_full_domain
+from anonset.release.verify import verify_release
 from support import random_table, require_adult
 
 ALL = ("k", "l", "s_k", "s_l", "glm", "cm")
@@ -334,7 +335,7 @@ def test_ea_finds_the_exact_front_on_a_small_lattice() -> None:
 
 def test_ce_and_rr_by_hand() -> None:
     def result(values: list[list[float]]) -> ParetoResult:
-        from anonset.pareto.objectives import FrontMember
+        from anonset.methods.pareto.objectives import FrontMember
 
         front = [FrontMember((i,), {"k": v[0], "glm": v[1]}, 0) for i, v in enumerate(values)]
         return ParetoResult(("k", "glm"), ("q",), front, len(front), 10, 0.0, 0.0, None,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
+from anonset.core.partition import HierarchyNodes, Intervals, partition_of_assignment
 from anonset.hierarchy import Hierarchy
 from anonset.metrics import GCP, NCP
-from anonset.partition import HierarchyNodes, Intervals, partition_of_assignment
-from anonset.release import SUPPRESSED, render_partition
-from anonset.verify import classes_of_table
+from anonset.release.release import SUPPRESSED, render_partition
+from anonset.release.verify import classes_of_table
 
 JOBS = Hierarchy.from_rows("job", [["nurse", "health", "*"], ["doctor", "health", "*"],
                                    ["clerk", "office", "*"], ["typist", "office", "*"]])

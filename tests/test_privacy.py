@@ -17,9 +17,9 @@ from pycanon import anonymity as pyc
 from scipy.optimize import linprog
 from scipy.stats import wasserstein_distance
 
-from anonset.dataset import Dataset
-from anonset.engine import NumpyEngine
-from anonset.engine.base import ClassStats, StatsRequest, stats_from_assignment
+from anonset.core.dataset import Dataset
+from anonset.core.stats import ClassStats, StatsRequest, stats_from_assignment
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import ConfigError
 from anonset.hierarchy import Hierarchy
 from anonset.privacy import (

@@ -21,7 +21,7 @@ from click.testing import CliRunner, Result
 from anonset import Anonymizer, ConfigError, KAnonymity, Requirements
 from anonset.cli import main
 from anonset.io.tables import write_table
-from anonset.verify import classes_of_table
+from anonset.release.verify import classes_of_table
 from support import SHARED, random_table
 
 CMC = SHARED / "data" / "cmc" / "cmc.csv"

@@ -15,16 +15,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anonset import Anonymizer, ConfigError, InfeasibleError
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
 from anonset.datasets import adult_morton, patient_register_dataset
-from anonset.engine import NumpyEngine
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.hierarchy import Hierarchy
+from anonset.methods.full_domain import exhaustive_search
+from anonset.methods.full_domain.research_value import (
+    rv_global,
+    rv_hybrid,
+    rv_local,
+    rv_partitioned,
+)
+from anonset.methods.full_domain.search import lattice_of
 from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue, cramers_v_weights
 from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
-from anonset.search import exhaustive_search
-from anonset.search.full_domain import lattice_of
-from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
-from anonset.verify import verify_release
+from anonset.release.verify import verify_release
 from support import random_table, require_adult
 
 
@@ -350,7 +355,7 @@ def test_cli_prints_and_writes_the_success_list(tmp_path) -> None:
     ("method: {name: rv-partitioned, subset_size: 0}\n", "subset_size must be an integer"),
 ])
 def test_bad_research_value_config(tmp_path, body: str, match: str) -> None:
-    from anonset.io.config import load_config
+    from anonset.config import load_config
 
     with pytest.raises(ConfigError, match=match):
         load_config(_config(tmp_path, body))
@@ -435,9 +440,9 @@ def test_auto_weights_are_computed_inside_the_database(engine: str, method: str,
 def test_auto_weights_of_a_database_table_use_its_open_sql_engine() -> None:
     """From the profile alone the weights cannot be computed; with the SQL engine open they equal numpy's."""
     from anonset.datasets import patient_register
-    from anonset.engine.sql_backends import DuckDBBackend
-    from anonset.engine.sql_engine import SqlEngine
-    from anonset.engine.sql_profile import dataset_from_table
+    from anonset.engine.sql.backends import DuckDBBackend
+    from anonset.engine.sql.engine import SqlEngine
+    from anonset.engine.sql.profile import dataset_from_table
 
     frame = patient_register(800, seed=5)
     ages = sorted({int(a) for a in frame["age"]})

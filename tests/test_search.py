@@ -7,13 +7,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonset.dataset import Dataset
-from anonset.engine import NumpyEngine
+from anonset.core.dataset import Dataset
+from anonset.core.partition import Partition
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import InfeasibleError
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table
+from anonset.methods.full_domain import exhaustive_search, optimal_search
+from anonset.methods.full_domain.search import lattice_of
 from anonset.metrics import Loss, make_metric
-from anonset.partition import Partition
 from anonset.privacy import (
     DistinctLDiversity,
     EntropyLDiversity,
@@ -23,10 +25,8 @@ from anonset.privacy import (
     SquaredErrorDiversity,
     TCloseness,
 )
-from anonset.release import render_full_domain
-from anonset.search import exhaustive_search, optimal_search
-from anonset.search.full_domain import lattice_of
-from anonset.verify import verify_release
+from anonset.release.release import render_full_domain
+from anonset.release.verify import verify_release
 from support import random_table, require_adult
 
 METRIC_NAMES = ["loss", "glm", "ncp", "gcp", "precision", "discernibility", "aecs"]

@@ -15,20 +15,21 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset.dataset import AttributeSpec, Dataset
-from anonset.engine import NumpyEngine, StatsRequest
-from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend, SqlBackend
-from anonset.engine.sql_engine import SqlEngine
-from anonset.engine.sql_profile import dataset_from_table, profile_table
-from anonset.engine.sql_release import verify_table, write_release
+from anonset.core.dataset import AttributeSpec, Dataset
+from anonset.core.stats import StatsRequest
+from anonset.engine.numpy.engine import NumpyEngine
+from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend, SqlBackend
+from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.profile import dataset_from_table, profile_table
 from anonset.errors import DataError
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table
+from anonset.methods.full_domain.search import optimal_search
 from anonset.metrics import Loss
 from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
-from anonset.release import render_full_domain
-from anonset.search.full_domain import optimal_search
-from anonset.verify import verify_release
+from anonset.release.database import verify_table, write_release
+from anonset.release.release import render_full_domain
+from anonset.release.verify import verify_release
 from support import PG_URL, SHARED, PgSchema, require_adult
 
 ADULT_QUASI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class")
@@ -149,8 +150,8 @@ def test_optimal_search_in_postgres_fetches_class_tables_only(pg: PgSchema, adul
 def test_rv_global_in_postgres_fetches_one_number_per_frequency_set(pg: PgSchema, adult_pg: tuple[str, str],
                                                                    adult_table: pd.DataFrame) -> None:
     """With k-anonymity alone, each probe asks the database for the records in small classes: one row."""
+    from anonset.methods.full_domain.research_value import rv_global
     from anonset.metrics.research_value import ResearchValue
-    from anonset.search.research_value import rv_global
 
     schema, table = adult_pg
     attrs = _adult_attrs(sensitive=False)
@@ -355,10 +356,10 @@ def test_csv_values_are_read_exactly_as_written(tmp_path: Any) -> None:
 def test_write_release_with_replace_creates_a_missing_table_on_postgresql() -> None:
     """replace=True must work when the output table does not exist yet (the lookup may not abort the rename)."""
     from anonset.datasets import patient_register_dataset
-    from anonset.engine.sql_backends import PostgresBackend
-    from anonset.engine.sql_engine import SqlEngine
-    from anonset.engine.sql_profile import dataset_from_table
-    from anonset.engine.sql_release import write_release
+    from anonset.engine.sql.backends import PostgresBackend
+    from anonset.engine.sql.engine import SqlEngine
+    from anonset.engine.sql.profile import dataset_from_table
+    from anonset.release.database import write_release
 
     schema = PgSchema(PG_URL)
     try:
@@ -419,7 +420,7 @@ def _database_release(cfg: Any, out: Any) -> tuple[Any, pd.DataFrame]:
 def test_one_config_gives_one_release_on_every_engine(pg: PgSchema, tmp_path: Any) -> None:
     """numpy (rows in memory), DuckDB and PostgreSQL (value counts) build the same hierarchies and release."""
     from anonset import Anonymizer
-    from anonset.io.config import parse_config
+    from anonset.config import parse_config
 
     if not CMC.exists():
         pytest.skip(f"reference data not found at {CMC}")

@@ -29,17 +29,17 @@ from click.testing import CliRunner, Result
 
 from anonset.anonymizer import Anonymizer
 from anonset.cli import main
-from anonset.dataset import Dataset
+from anonset.config import parse_config, requirements_from_config
+from anonset.core.dataset import Dataset
 from anonset.datasets import patient_register, patient_register_attributes
-from anonset.engine.sql_backends import PostgresBackend
-from anonset.engine.sql_engine import SqlEngine
-from anonset.engine.sql_profile import dataset_from_table
-from anonset.engine.sql_release import verify_table
+from anonset.engine.sql.backends import PostgresBackend
+from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.profile import dataset_from_table
 from anonset.errors import ConfigError, DataError
-from anonset.io.config import parse_config, requirements_from_config
 from anonset.io.tables import read_table, write_table
 from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
-from anonset.verify import VerificationReport, verify_release
+from anonset.release.database import verify_table
+from anonset.release.verify import VerificationReport, verify_release
 from support import PG_URL, PgSchema
 
 BASE_ROWS = 3000
@@ -528,7 +528,7 @@ def test_api_failed_verification_leaves_nothing(pg: PgSchema, monkeypatch: pytes
 
 def test_api_sql_engine_on_a_dataframe_keeps_the_pandas_release(register: pd.DataFrame) -> None:
     """An in-memory dataset searched through DuckDB: the release is rendered in pandas as before."""
-    from anonset.engine.sql_backends import DuckDBBackend
+    from anonset.engine.sql.backends import DuckDBBackend
 
     requirements = _requirements()
     attrs = patient_register_attributes(register)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset.dataset import AttributeType, Dataset, Role
+from anonset.core.dataset import AttributeType, Dataset, Role
 from anonset.datasets import patient_register, patient_register_attributes, patient_register_dataset
 from anonset.datasets.synthetic import (
     COLUMNS,

@@ -1,4 +1,4 @@
-"""Tests of Xu et al.'s top-down local recoding (anonset.cluster.topdown)."""
+"""Tests of Xu et al.'s top-down local recoding (anonset.methods.cluster.topdown)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonset.cluster import xu_top_down
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
 from anonset.hierarchy import Hierarchy
+from anonset.methods.cluster import xu_top_down
 from support import clustering_dataset as _dataset
 from support import ncp_by_definition as _ncp
 

@@ -28,20 +28,21 @@ __version__ = "0.1.0"
 #: (and with it every ``anonset`` command) loads no numerical library until one is needed.
 _LAZY = {
     "Anonymizer": "anonset.anonymizer", "anonymize": "anonset.anonymizer",
-    "AttributeSpec": "anonset.dataset", "AttributeType": "anonset.dataset", "Dataset": "anonset.dataset",
-    "Role": "anonset.dataset", "TableProfile": "anonset.dataset",
+    "AttributeSpec": "anonset.core.dataset", "AttributeType": "anonset.core.dataset", "Dataset": "anonset.core.dataset",
+    "Role": "anonset.core.dataset", "TableProfile": "anonset.core.dataset",
     "Hierarchy": "anonset.hierarchy", "read_hierarchy": "anonset.hierarchy",
     "DistinctLDiversity": "anonset.privacy", "EntropyLDiversity": "anonset.privacy",
     "KAnonymity": "anonset.privacy", "RecursiveCLDiversity": "anonset.privacy",
     "Requirements": "anonset.privacy", "SquaredErrorDiversity": "anonset.privacy",
     "TCloseness": "anonset.privacy",
-    "Release": "anonset.release",
+    "Release": "anonset.release.release",
 }
 
 if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer, anonymize
-    from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role, TableProfile
-    from anonset.hierarchy import Hierarchy, read_hierarchy
+    from anonset.core.dataset import AttributeSpec, AttributeType, Dataset, Role, TableProfile
+    from anonset.core.hierarchy import Hierarchy
+    from anonset.core.hierarchy_csv import read_hierarchy
     from anonset.privacy import (
         DistinctLDiversity,
         EntropyLDiversity,
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
         SquaredErrorDiversity,
         TCloseness,
     )
-    from anonset.release import Release
+    from anonset.release.release import Release
 
 
 def __getattr__(name: str) -> Any:

@@ -2,23 +2,23 @@
 
 ``fit`` runs a method and keeps the learned recoding — the full-domain node
 (``levels_``) of a search, or the classes and placement rule (``grouping_``,
-a :class:`~anonset.partition.grouping.Grouping`) of a partitioning method —
+a :class:`~anonset.core.grouping.Grouping`) of a partitioning method —
 and the release of the fitted table (``release_``); ``transform`` applies the
 same recoding to new records and re-checks every privacy model on the new
-release — the guarantee does not carry over by itself.  Every release is verified by :mod:`anonset.verify`
+release — the guarantee does not carry over by itself.  Every release is verified by :mod:`anonset.release.verify`
 before it is returned.
 
 Two release paths:
 
 * a dataset held in memory (a DataFrame) is searched with the numpy engine
   (or the engine passed to ``fit``), rendered with pandas and re-checked by
-  :func:`anonset.verify.verify_release`;
+  :func:`anonset.release.verify.verify_release`;
 * a dataset of a table that stays in a database
-  (:func:`anonset.engine.sql_profile.dataset_from_table`) is searched through
-  the :class:`~anonset.engine.sql_engine.SqlEngine` passed to ``fit``, written
-  inside the database with :func:`anonset.engine.sql_release.write_release`
+  (:func:`anonset.engine.sql.profile.dataset_from_table`) is searched through
+  the :class:`~anonset.engine.sql.engine.SqlEngine` passed to ``fit``, written
+  inside the database with :func:`anonset.release.database.write_release`
   into ``output_table`` and re-checked there by
-  :func:`anonset.engine.sql_release.verify_table`; only value counts and
+  :func:`anonset.release.database.verify_table`; only value counts and
   class tables travel to Python.
 """
 
@@ -34,39 +34,47 @@ import numpy as np
 import pandas as pd
 
 from anonset import __version__
-from anonset.caveats import (
+from anonset.core.dataset import AttributeSpec, Dataset, Role, row_values
+from anonset.core.grouping import Grouping
+from anonset.core.partition import Partition, grown_partition, partition_of_assignment
+from anonset.core.stats import ClassStats, StatsRequest, stats_from_assignment
+from anonset.engine.base import Engine
+from anonset.engine.numpy.engine import NumpyEngine
+from anonset.engine.sql.backends import SqlBackend, TableName, table_parts
+from anonset.engine.sql.engine import SqlEngine
+from anonset.errors import ConfigError, DataError, HierarchyError, InfeasibleError
+from anonset.methods.cluster.grouping import k_member, xu_bottom_up_method, xu_top_down_method
+from anonset.methods.full_domain.research_value import (
+    rv_global,
+    rv_hybrid,
+    rv_local,
+    rv_partitioned,
+)
+from anonset.methods.full_domain.search import SearchResult, exhaustive_search, optimal_search
+from anonset.methods.mondrian.regions import mondrian
+from anonset.methods.pareto import (
+    OBJECTIVES,
+    FrontMember,
+    ParetoResult,
+    pareto_ea,
+    pareto_exhaustive,
+)
+from anonset.methods.pareto.objectives import budget_rows, suppression_threshold
+from anonset.metrics import SEARCH_METRICS, make_metric, reported_metrics
+from anonset.metrics.base import Metric
+from anonset.metrics.research_value import ResearchValue
+from anonset.privacy.base import PrivacyModel, Requirements, Verdict
+from anonset.privacy.kanonymity import KAnonymity
+from anonset.privacy.ldiversity import DistinctLDiversity
+from anonset.release.caveats import (
     binding_models,
     passthrough_columns,
     passthrough_columns_in_database,
     useless_release,
 )
-from anonset.cluster.grouping import k_member, xu_bottom_up_method, xu_top_down_method
-from anonset.dataset import AttributeSpec, Dataset, Role, row_values
-from anonset.engine import NumpyEngine, StatsRequest
-from anonset.engine.base import ClassStats, Engine, stats_from_assignment
-from anonset.engine.sql_backends import SqlBackend, TableName, table_parts
-from anonset.engine.sql_engine import SqlEngine
-from anonset.engine.sql_release import verify_table, write_release
-from anonset.errors import ConfigError, DataError, HierarchyError, InfeasibleError
-from anonset.metrics import SEARCH_METRICS, make_metric, reported_metrics
-from anonset.metrics.base import Metric
-from anonset.metrics.research_value import ResearchValue
-from anonset.pareto import OBJECTIVES, FrontMember, ParetoResult, pareto_ea, pareto_exhaustive
-from anonset.pareto.objectives import budget_rows, suppression_threshold
-from anonset.partition import (
-    Grouping,
-    Partition,
-    grown_partition,
-    mondrian,
-    partition_of_assignment,
-)
-from anonset.privacy.base import PrivacyModel, Requirements, Verdict
-from anonset.privacy.kanonymity import KAnonymity
-from anonset.privacy.ldiversity import DistinctLDiversity
-from anonset.release import Release, render_full_domain, render_partition
-from anonset.search.full_domain import SearchResult, exhaustive_search, optimal_search
-from anonset.search.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
-from anonset.verify import verify_release
+from anonset.release.database import verify_table, write_release
+from anonset.release.release import Release, render_full_domain, render_partition
+from anonset.release.verify import verify_release
 
 __all__ = ["METHODS", "Anonymizer", "ReleaseViolation", "anonymize", "check_output_table", "front_entries", "protects"]
 
@@ -129,7 +137,7 @@ class Anonymizer:
     the released member's — or None for a partitioning method), ``result_``
     (a full-domain search's result, else None), ``grouping_`` (a partitioning
     method's classes and placement rule), ``front_`` (a trade-off search's
-    :class:`~anonset.pareto.ParetoResult`), ``dataset_``, ``metric_`` and
+    :class:`~anonset.methods.pareto.ParetoResult`), ``dataset_``, ``metric_`` and
     ``release_``.
 
     Parameters
@@ -255,14 +263,14 @@ class Anonymizer:
         data : pandas.DataFrame or Dataset
             The records, or a dataset: in memory, or built from the profile of
             a table that stays in a database
-            (:func:`anonset.engine.sql_profile.dataset_from_table`).
+            (:func:`anonset.engine.sql.profile.dataset_from_table`).
         source : str
             How messages name a DataFrame.
         engine : Engine, optional
             The engine that computes class statistics, built for this very
             dataset with (at least) ``requirements.request``; default a
             :class:`~anonset.engine.NumpyEngine`.  A dataset that lives in a
-            database needs a :class:`~anonset.engine.sql_engine.SqlEngine`
+            database needs a :class:`~anonset.engine.sql.engine.SqlEngine`
             over its table; its release is written into ``output_table`` in
             the same database and re-checked there (``release_.table`` is
             then ``None`` and ``release_.location`` names the table).  The

@@ -29,9 +29,9 @@ from anonset.io.outputs import StagedOutputs, atomic_write, check_output_paths, 
 
 if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
-    from anonset.engine.sql_backends import TableName
-    from anonset.io.config import RunConfig
-    from anonset.release import Release
+    from anonset.config import RunConfig
+    from anonset.engine.sql.backends import TableName
+    from anonset.release.release import Release
 
 __all__ = ["main"]
 
@@ -88,7 +88,7 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     releases nothing.
     """
     from anonset.anonymizer import PARETO_METHODS
-    from anonset.io.config import load_config
+    from anonset.config import load_config
     from anonset.io.tables import table_writer
 
     started = time.perf_counter()
@@ -221,8 +221,8 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, target: Path | Non
     into a staged file for ``target``, when there is one.
     """
     from anonset.anonymizer import check_output_table
-    from anonset.engine.sql_engine import SqlEngine
-    from anonset.release import table_copier
+    from anonset.engine.sql.engine import SqlEngine
+    from anonset.release.release import table_copier
 
     backend = cfg.connect()
     try:
@@ -255,7 +255,7 @@ def _undo_database_release(cfg: RunConfig) -> None:
     """
     if cfg.sql is None or cfg.output_replace or cfg.output_table is None:
         return
-    from anonset.engine.sql_backends import table_parts
+    from anonset.engine.sql.backends import table_parts
 
     backend = cfg.connect()
     try:
@@ -275,8 +275,8 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
     """Train/test evaluation of CONFIG's method (see docs/workload_aware.md): the recoding is learned on
     training records only and applied to test records; models trained on the recoded records are scored
     against the same models on the original ones.  Nothing is released."""
+    from anonset.config import load_config
     from anonset.evaluation import evaluate as run_evaluation
-    from anonset.io.config import load_config
 
     cfg = load_config(config)
     if cfg.engine != "numpy":
@@ -345,7 +345,7 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     suppressed records, --input-records, the figures are those of the summary
     of the anonymize run that wrote DATA.
     """
-    from anonset.dataset import Dataset
+    from anonset.core.dataset import Dataset
     from anonset.io.tables import read_table
     from anonset.privacy import (
         KAnonymity,
@@ -355,7 +355,7 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
         TCloseness,
     )
     from anonset.privacy.ldiversity import l_diversity
-    from anonset.verify import verify_release
+    from anonset.release.verify import verify_release
 
     names = list(dict.fromkeys(q.strip() for q in quasi.split(",") if q.strip()))
     if not names:

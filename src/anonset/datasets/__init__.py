@@ -4,7 +4,7 @@ The built-in table is a seeded synthetic hospital patient register
 (:func:`patient_register`), realistic enough in its correlations that
 anonymizing it is not trivial, with ready-made attribute specs and
 generalization hierarchies (:func:`patient_register_attributes`) and both
-combined into a :class:`~anonset.dataset.Dataset`
+combined into a :class:`~anonset.core.dataset.Dataset`
 (:func:`patient_register_dataset`).  It needs no download, so examples,
 tests and benchmarks can use it anywhere and at any size.
 """

@@ -53,9 +53,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.core.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.core.hierarchy_builders import ordered_grouping_hierarchy
 from anonset.errors import ConfigError
-from anonset.hierarchy.builders import ordered_grouping_hierarchy
 
 __all__ = [
     "AGRAWAL_COLUMNS",
@@ -304,7 +304,7 @@ def agrawal_attributes(elevel: str = "hierarchy") -> dict[str, AttributeSpec]:
 
 def agrawal_dataset(n_rows: int, function: int = 2, *, seed: int = 0, random_constants: bool = False,
                     elevel: str = "hierarchy") -> Dataset:
-    """:func:`agrawal` with :func:`agrawal_attributes` (``elevel`` passed on) as a :class:`~anonset.dataset.Dataset`."""
+    """:func:`agrawal` with :func:`agrawal_attributes` (``elevel`` passed on) as a :class:`~anonset.core.dataset.Dataset`."""
     table = agrawal(n_rows, function, seed=seed, random_constants=random_constants)
     return Dataset(table, agrawal_attributes(elevel),
                    source=f"agrawal(n_rows={n_rows}, function={function}, seed={seed},"

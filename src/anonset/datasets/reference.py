@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.core.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.core.hierarchy import Hierarchy
+from anonset.core.hierarchy_builders import interval_hierarchy
+from anonset.core.hierarchy_csv import read_taxonomy
 from anonset.errors import DataError
-from anonset.hierarchy import Hierarchy, interval_hierarchy, read_taxonomy
 
 __all__ = ["ADULT_COLUMNS", "adult_morton", "read_adult_raw"]
 

@@ -29,7 +29,7 @@ a million rows take about a second.
 :func:`patient_register_attributes` gives the matching attribute specs
 (roles, types and generalization hierarchies), and
 :func:`patient_register_dataset` puts both into a
-:class:`~anonset.dataset.Dataset`.
+:class:`~anonset.core.dataset.Dataset`.
 """
 
 from __future__ import annotations
@@ -39,15 +39,15 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import AttributeSpec, AttributeType, Dataset, Role
-from anonset.errors import ConfigError
-from anonset.hierarchy import Hierarchy
-from anonset.hierarchy.builders import (
+from anonset.core.dataset import AttributeSpec, AttributeType, Dataset, Role
+from anonset.core.hierarchy import Hierarchy
+from anonset.core.hierarchy_builders import (
     flat_hierarchy,
     interval_hierarchy,
     masking_hierarchy,
     ordered_grouping_hierarchy,
 )
+from anonset.errors import ConfigError
 
 __all__ = [
     "COLUMNS",
@@ -540,7 +540,7 @@ def patient_register_attributes(table: pd.DataFrame) -> dict[str, AttributeSpec]
 
 
 def patient_register_dataset(n_rows: int = 10_000, seed: int = 0) -> Dataset:
-    """A :class:`~anonset.dataset.Dataset` of a synthetic patient register with its specs.
+    """A :class:`~anonset.core.dataset.Dataset` of a synthetic patient register with its specs.
 
     Parameters
     ----------

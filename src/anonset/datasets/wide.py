@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anonset.dataset import AttributeSpec, Dataset, Role
+from anonset.core.dataset import AttributeSpec, Dataset, Role
+from anonset.core.hierarchy import Hierarchy
 from anonset.errors import ConfigError
-from anonset.hierarchy import Hierarchy
 
 __all__ = ["wide_survey", "wide_survey_dataset"]
 

@@ -1,34 +1,36 @@
 """Engines compute the class statistics of candidate releases.
 
-The :class:`Engine` protocol is what search methods talk to; the numpy engine
-is the reference implementation and others (SQL, distributed) must return
-identical statistics.
-
-The SQL engine (:class:`SqlEngine`) computes them inside a database: DuckDB
-(embedded, for CSV / Parquet files and DataFrames) or PostgreSQL (a table that
-never leaves the server), through a :class:`DuckDBBackend` or
-:class:`PostgresBackend`.  :func:`dataset_from_table` builds the dataset of a
-database table from its value counts.  The release of such a table is written
-and re-checked in SQL by :mod:`anonset.engine.sql_release` (imported from
-there: it depends on the release and verification modules).
+The :class:`~anonset.engine.base.Engine` protocol is what search methods talk
+to; the numpy engine (:mod:`anonset.engine.numpy`) is the reference
+implementation and the SQL engine (:mod:`anonset.engine.sql`, DuckDB or
+PostgreSQL) must return identical statistics.  The names below are imported
+on first use, so ``import anonset.engine`` loads no backend.
 """
 
-from anonset.engine.base import ClassStats, Engine, StatsRequest, stats_from_assignment
-from anonset.engine.numpy_engine import NumpyEngine
-from anonset.engine.sql_backends import DuckDBBackend, PostgresBackend, SqlBackend
-from anonset.engine.sql_engine import SqlEngine
-from anonset.engine.sql_profile import dataset_from_table, profile_table
+from __future__ import annotations
 
-__all__ = [
-    "ClassStats",
-    "DuckDBBackend",
-    "Engine",
-    "NumpyEngine",
-    "PostgresBackend",
-    "SqlBackend",
-    "SqlEngine",
-    "StatsRequest",
-    "dataset_from_table",
-    "profile_table",
-    "stats_from_assignment",
-]
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "Engine": "anonset.engine.base",
+    "NumpyEngine": "anonset.engine.numpy.engine",
+    "DuckDBBackend": "anonset.engine.sql.backends",
+    "PostgresBackend": "anonset.engine.sql.backends",
+    "SqlBackend": "anonset.engine.sql.backends",
+    "SqlEngine": "anonset.engine.sql.engine",
+    "dataset_from_table": "anonset.engine.sql.profile",
+    "profile_table": "anonset.engine.sql.profile",
+}
+
+__all__ = ["DuckDBBackend", "Engine", "NumpyEngine", "PostgresBackend", "SqlBackend", "SqlEngine",
+           "dataset_from_table", "profile_table"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'anonset.engine' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

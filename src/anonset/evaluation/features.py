@@ -4,7 +4,7 @@ LeFevre et al. map a d-dimensional box to 2·d numbers, the lower and upper
 bound per attribute, so that models run unmodified on anonymized data.  Every
 quasi-identifier gets a *coordinate* per leaf:
 
-- an attribute compared by value (:func:`anonset.dataset.row_values`:
+- an attribute compared by value (:func:`anonset.core.dataset.row_values`:
   numeric, date, ordinal): the leaf's number, date or rank;
 - any other: the leaf's position in a depth-first order of its hierarchy
   (leaves sorted by their ancestors from the root down), so the leaves under
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonset.dataset import Dataset, row_values
-from anonset.partition import HierarchyNodes, Intervals, Partition
+from anonset.core.dataset import Dataset, row_values
+from anonset.core.partition import HierarchyNodes, Intervals, Partition
 
 __all__ = ["feature_names", "level_features", "original_features", "partition_features"]
 

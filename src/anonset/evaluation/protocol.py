@@ -6,7 +6,7 @@ training and test tables):
 1. the anonymization method is fitted on the training records alone (any
    anonset method: a partitioning method's classes, or a full-domain node);
 2. the same recoding is applied to the test records — a partitioning method
-   places them with its :meth:`~anonset.partition.grouping.Grouping.assign`
+   places them with its :meth:`~anonset.core.grouping.Grouping.assign`
    (Mondrian: down its tree), a full-domain node generalizes them — without
    looking at their labels and without a privacy re-check (the test records
    are not released, they are what a model trained on the release meets);
@@ -36,12 +36,12 @@ import numpy as np
 import pandas as pd
 
 from anonset.anonymizer import Anonymizer
-from anonset.dataset import AttributeType, Dataset, Role
+from anonset.core.dataset import AttributeType, Dataset, Role
 from anonset.errors import ConfigError
 from anonset.evaluation.features import level_features, original_features, partition_features
 from anonset.evaluation.models import CLASSIFIERS, REGRESSORS, make_model
-from anonset.partition.mondrian_criteria import Predicate
-from anonset.partition.mondrian_selection import imprecision
+from anonset.methods.mondrian.criteria import Predicate
+from anonset.methods.mondrian.selection import imprecision
 from anonset.privacy.base import Requirements
 
 __all__ = ["EvaluationResult", "evaluate", "split_rows"]

@@ -1,6 +1,7 @@
 """Generalization hierarchies: the core type, builders and the ARX CSV format."""
 
-from anonset.hierarchy.builders import (
+from anonset.core.hierarchy import Hierarchy
+from anonset.core.hierarchy_builders import (
     build_hierarchy,
     check_builder_spec,
     date_hierarchy,
@@ -10,8 +11,8 @@ from anonset.hierarchy.builders import (
     natural_sorted,
     ordered_grouping_hierarchy,
 )
-from anonset.hierarchy.core import Hierarchy
-from anonset.hierarchy.files import read_hierarchy, read_taxonomy, write_hierarchy
+from anonset.core.hierarchy_csv import read_hierarchy, read_taxonomy
+from anonset.hierarchy.files import write_hierarchy
 
 __all__ = [
     "Hierarchy",

@@ -2,7 +2,7 @@
 
 CSV values are read as strings exactly as written (``007`` stays ``007``,
 padding and non-ASCII characters are kept); typing happens later in
-:class:`anonset.dataset.Dataset`, guided by the attribute specs.
+:class:`anonset.core.dataset.Dataset`, guided by the attribute specs.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from anonset.dataset import Dataset, Role
+from anonset.core.dataset import Dataset, Role
 from anonset.errors import ConfigError
 from anonset.metrics.base import CellMetric, Metric
 from anonset.metrics.cell_metrics import GCP, GLM, NCP, Precision, TotalIL

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
+from anonset.core.partition import GeneralizedValues, HierarchyNodes, Intervals, Partition
 from anonset.errors import ConfigError
-from anonset.partition import GeneralizedValues, HierarchyNodes, Intervals, Partition
 
 __all__ = ["CellMetric", "Metric"]
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonset.dataset import AttributeType, Dataset
+from anonset.core.dataset import AttributeType, Dataset
+from anonset.core.partition import GeneralizedValues, HierarchyNodes
 from anonset.metrics.base import CellMetric, interval_share, node_facts, node_index, value_range
-from anonset.partition import GeneralizedValues, HierarchyNodes
 
 __all__ = ["GCP", "GLM", "NCP", "Precision"]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
+from anonset.core.partition import HierarchyNodes, Intervals, Partition
 from anonset.metrics.base import Metric, node_facts
-from anonset.partition import HierarchyNodes, Intervals, Partition
 
 __all__ = ["AverageClassSize", "Discernibility", "NonUniformEntropy"]
 
@@ -124,7 +124,7 @@ class ClassificationMetric(Metric):
 
 
 def _target_of(dataset: Dataset) -> str | None:
-    from anonset.dataset import Role
+    from anonset.core.dataset import Role
 
     targets = [name for name, spec in dataset.specs.items() if spec.role is Role.TARGET]
     return targets[0] if targets else None

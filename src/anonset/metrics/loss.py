@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonset.dataset import Dataset
+from anonset.core.dataset import Dataset
+from anonset.core.partition import GeneralizedValues, HierarchyNodes
 from anonset.metrics.base import CellMetric, interval_share, node_facts, node_index
-from anonset.partition import GeneralizedValues, HierarchyNodes
 
 __all__ = ["Loss"]
 

@@ -38,10 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from anonset.dataset import AttributeType, Dataset
+from anonset.core.dataset import AttributeType, Dataset
+from anonset.core.partition import HierarchyNodes, Partition
 from anonset.errors import ConfigError
 from anonset.metrics.base import Metric
-from anonset.partition import HierarchyNodes, Partition
 
 __all__ = ["DoNotMix", "KeepBoundary", "ResearchValue", "cramers_v_weights"]
 
@@ -293,8 +293,8 @@ def cramers_v_weights(dataset: Dataset, engine: Any = None) -> np.ndarray:
 
 def _engine_of(dataset: Dataset) -> Any:
     """An engine of ``dataset``: numpy for rows in memory, else the live SQL engine built for it."""
-    from anonset.engine import NumpyEngine
-    from anonset.engine.sql_engine import ENGINE_OF_DATASET
+    from anonset.engine.numpy.engine import NumpyEngine
+    from anonset.engine.sql.engine import ENGINE_OF_DATASET
 
     if dataset.table is not None:
         return NumpyEngine(dataset)

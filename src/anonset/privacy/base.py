@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonset.dataset import Dataset
-from anonset.engine.base import ClassStats, StatsRequest
+from anonset.core.dataset import Dataset
+from anonset.core.stats import ClassStats, StatsRequest
 from anonset.errors import ConfigError
 
 __all__ = ["PrivacyModel", "Requirements", "Verdict"]

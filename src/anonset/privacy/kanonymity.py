@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonset.dataset import Dataset
-from anonset.engine.base import ClassStats
+from anonset.core.dataset import Dataset
+from anonset.core.stats import ClassStats
 from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_int
 

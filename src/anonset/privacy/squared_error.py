@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonset.dataset import AttributeType, Dataset
-from anonset.engine.base import ClassStats, StatsRequest
+from anonset.core.dataset import AttributeType, Dataset
+from anonset.core.stats import ClassStats, StatsRequest
 from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_number, require_sensitive
 

@@ -1,0 +1,577 @@
+"""The YAML run configuration: parsing and validation with one-line errors.
+
+A configuration names the input, the attributes (role, type, hierarchy file or
+builder, missing-value policy), the privacy requirements, the method and
+metric, the engine and the output.  Relative paths are relative to the config
+file.  Every key is documented in docs/config.md.
+
+The input is a CSV or Parquet file (``input: {path: ...}``) or a table in
+PostgreSQL (``input: {sql: {url: ..., table: ...}}``).  A file is read into
+memory for the numpy engine, or searched inside DuckDB (``engine: duckdb``);
+a PostgreSQL table never leaves the server: it is profiled there
+(:meth:`RunConfig.load_dataset` with the backend of :meth:`RunConfig.connect`)
+and released into ``output.table`` of the same database.  Messages never show
+a database password.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from anonset.core.dataset import AttributeSpec, Dataset, attribute_spec
+from anonset.core.hierarchy_csv import read_hierarchy
+from anonset.engine.sql.backends import SqlBackend, TableName, redact_url, table_parts
+from anonset.errors import ConfigError, DataError
+from anonset.io.tables import check_delimiter, read_table, sniff_delimiter
+from anonset.metrics.base import Metric
+from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
+from anonset.privacy import (
+    KAnonymity,
+    PrivacyModel,
+    Requirements,
+    SquaredErrorDiversity,
+    TCloseness,
+)
+from anonset.privacy.ldiversity import l_diversity
+
+__all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
+
+TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation"}
+EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predicates"}
+#: Values of the top-level ``engine`` key.
+ENGINES = ("numpy", "duckdb", "postgresql")
+#: The view :meth:`RunConfig.connect` exposes an input file as (``engine: duckdb``).
+DUCKDB_VIEW = "data"
+ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
+PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression"}
+
+
+@dataclass(frozen=True)
+class SqlInput:
+    """``input.sql``: a table in PostgreSQL.
+
+    The URL may hold a password; it is left out of ``repr`` and shown only
+    through :attr:`shown_url` (password replaced by ``***``).
+    """
+
+    url: str = field(repr=False)
+    table: TableName
+
+    @property
+    def shown_url(self) -> str:
+        """The URL with any password replaced by ``***``."""
+        return redact_url(self.url)
+
+
+@dataclass
+class RunConfig:
+    """A parsed configuration.
+
+    ``input_path`` is ``None`` for a table in PostgreSQL (``sql``);
+    ``engine`` is ``numpy``, ``duckdb`` or ``postgresql``; ``output_table``
+    and ``output_replace`` describe the output of a PostgreSQL input.
+    """
+
+    path: Path
+    input_path: Path | None
+    delimiter: str | None
+    input_format: str | None
+    attributes: dict[str, dict[str, Any]]
+    requirements: Requirements
+    method: str
+    metric: str
+    weights: dict[str, float] | None
+    output_path: Path | None
+    output_delimiter: str | None
+    drop_suppressed: bool
+    seed: int
+    method_options: dict[str, Any] = field(default_factory=dict)
+    metric_object: Metric | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)  # may hold a database password
+    engine: str = "numpy"
+    sql: SqlInput | None = None
+    output_table: TableName | None = None
+    output_replace: bool = False
+    evaluation: dict[str, Any] = field(default_factory=dict)
+
+    def input_files(self) -> dict[str, Path]:
+        """Every file the run reads, by what it is: the config, the input table, the hierarchy files."""
+        files: dict[str, Path] = {"config": self.path}
+        if self.input_path is not None:
+            files["input table"] = self.input_path
+        for name, entry in self.attributes.items():
+            if isinstance(entry.get("hierarchy"), str):
+                files[f"hierarchy file of {name!r}"] = _resolve(self.path.parent, entry["hierarchy"])
+        return files
+
+    def release_delimiter(self) -> str:
+        """The delimiter of a CSV release: ``output.delimiter``, else the input's (given or sniffed), else ``,``."""
+        if self.output_delimiter is not None:
+            return self.output_delimiter
+        if self.delimiter is not None:
+            return self.delimiter
+        if self.input_path is not None and self.input_format != "parquet" and self.input_path.suffix.lower() not in (
+                ".parquet", ".pq") and self.input_path.is_file():
+            return sniff_delimiter(self.input_path)
+        return ","
+
+    @property
+    def source_table(self) -> TableName:
+        """The table the SQL engine reads: ``input.sql.table``, or the DuckDB view of the input file."""
+        return self.sql.table if self.sql is not None else DUCKDB_VIEW
+
+    def connect(self) -> SqlBackend:
+        """Open the database of a SQL run (close it when done).
+
+        PostgreSQL at ``input.sql.url``, or (``engine: duckdb``) an in-memory
+        DuckDB database exposing the input file as the view ``data``.
+
+        Raises
+        ------
+        ConfigError
+            For ``engine: numpy``, which has no database.
+        DataError
+            When the server cannot be reached or the file cannot be read.
+        """
+        from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend
+
+        if self.sql is not None:
+            return PostgresBackend(self.sql.url)
+        if self.engine == "duckdb" and self.input_path is not None:
+            return DuckDBBackend.from_file(self.input_path, self.delimiter, table=DUCKDB_VIEW, fmt=self.input_format)
+        raise ConfigError(f"{self.path}: engine: {self.engine} reads the input into memory; there is no database"
+                          " to connect to")
+
+    def load_dataset(self, backend: SqlBackend | None = None) -> Dataset:
+        """Build the Dataset (hierarchies from files or builders).
+
+        Without ``backend`` the input file is read into memory.  With the
+        backend of :meth:`connect`, the source table is profiled inside the
+        database (value counts of the quasi-identifiers and the sensitive
+        attributes) and the dataset is built from that profile: no record is
+        read.  Either way the :class:`~anonset.core.dataset.Dataset` builds the
+        builder hierarchies from the column's distinct values in natural order
+        (or the given ``order``), so both paths give the same hierarchies.
+        """
+        if backend is not None:
+            return self._profiled_dataset(backend)
+        if self.input_path is None:
+            raise ConfigError(f"{self.path}: input.sql is a table in PostgreSQL; it is profiled in the database"
+                              " (load_dataset(config.connect())), never read into memory")
+        table = read_table(self.input_path, self.delimiter, self.input_format)
+        specs = {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
+        return Dataset(table, specs, source=str(self.input_path))
+
+    def _profiled_dataset(self, backend: SqlBackend) -> Dataset:
+        """The dataset of the source table, built from value counts computed in the database."""
+        from anonset.engine.sql.profile import dataset_from_table
+
+        specs = {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
+        return dataset_from_table(backend, self.source_table, specs)
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read and validate a YAML configuration file."""
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"config file {p} not found; check the path")
+    if p.is_dir():
+        raise ConfigError(f"{p}: is a directory; give the path of the YAML config file")
+    try:
+        with open(p, encoding="utf-8") as fh:
+            raw = yaml.load(fh, Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{p}: YAML syntax error{where}: {problem}; fix the file's syntax") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not valid UTF-8; save the config as UTF-8") from exc
+    return parse_config(raw, p)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (YAML would keep the last silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            if key in seen:
+                mark = key_node.start_mark
+                raise ConfigError(f"{self.name}: key {key!r} appears twice in one mapping (line {mark.line + 1});"
+                                  " keep one of them")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_config(raw: Any, path: Path) -> RunConfig:
+    """Validate a configuration mapping (``path`` anchors relative paths and messages)."""
+    where = str(path)
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: the config must be a mapping with keys input, attributes, privacy, method")
+    _unknown(where, "", raw, TOP_KEYS)
+    base = path.parent
+    inp = raw.get("input")
+    if isinstance(inp, str):
+        inp = {"path": inp}
+    if isinstance(inp, Mapping) and "path" in inp and "sql" in inp:
+        raise ConfigError(f"{where}: `input` has both `path` and `sql`; give one: a file, or a table in PostgreSQL")
+    if not isinstance(inp, Mapping) or ("path" not in inp and "sql" not in inp):
+        raise ConfigError(f"{where}: `input` needs a `path`, e.g. input: {{path: data.csv, delimiter: ';'}},"
+                          " or `sql` for a table in PostgreSQL, e.g. input: {sql: {url:"
+                          " 'postgresql://user@host:5432/db', table: schema.patients}}")
+    sql: SqlInput | None = None
+    if "sql" in inp:
+        _unknown(where, "input.", inp, {"sql"})
+        sql = _sql_input(inp["sql"], where)
+    else:
+        _unknown(where, "input.", inp, {"path", "delimiter", "format"})
+        for key in ("delimiter", "format"):
+            if inp.get(key) is not None and not isinstance(inp[key], str):
+                raise ConfigError(f"{where}: input.{key} must be a string; got {inp[key]!r}")
+    engine = _engine(raw, sql, where)
+    attributes = raw.get("attributes")
+    if not isinstance(attributes, Mapping) or not attributes:
+        raise ConfigError(f"{where}: `attributes` must map column names to {{role: ..., ...}}")
+    attrs: dict[str, dict[str, Any]] = {}
+    for name, entry in attributes.items():
+        if entry is None:
+            entry = {}
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{where}: attributes.{name} must be a mapping such as {{role: quasi}}")
+        _unknown(where, f"attributes.{name}.", entry, ATTRIBUTE_KEYS)
+        attrs[str(name)] = dict(entry)
+    method = raw.get("method", {"name": "optimal"})
+    if isinstance(method, str):
+        method = {"name": method}
+    if not isinstance(method, Mapping):
+        raise ConfigError(f"{where}: `method` must be a mapping such as {{name: optimal, metric: loss}}")
+    from anonset.anonymizer import METHOD_OPTIONS
+
+    option_keys = sorted(set().union(*METHOD_OPTIONS.values()))
+    _unknown(where, "method.", method, {"name", "metric", "weights", *option_keys})
+    options = {key: method[key] for key in option_keys if key in method}
+    if not isinstance(options.get("assume_practical_monotonicity", False), bool):
+        raise ConfigError(f"{where}: method.assume_practical_monotonicity must be true or false")
+    for key in ("subset_size", "success_limit", "max_frequency_sets"):
+        value = options.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{where}: method.{key} must be an integer >= 1; got {value!r}")
+    weights = method.get("weights")
+    if weights is not None and not isinstance(weights, Mapping):
+        raise ConfigError(f"{where}: method.weights must map quasi-identifiers to numbers")
+    out = raw.get("output") or {}
+    if isinstance(out, str):
+        out = {"path": out}
+    if not isinstance(out, Mapping):
+        raise ConfigError(f"{where}: `output` must be a mapping such as {{path: released.csv}}"
+                          + (" (or {table: NAME} for input.sql)" if sql is not None else ""))
+    output_table, output_replace = _output_table(out, sql, where)
+    if out.get("delimiter") is not None:
+        check_delimiter(out["delimiter"], f"{where}: output.delimiter")
+    if inp.get("delimiter") is not None:
+        check_delimiter(inp["delimiter"], f"{where}: input.delimiter")
+    suppressed = out.get("suppressed", "mark")
+    if suppressed not in ("mark", "drop"):
+        raise ConfigError(f"{where}: output.suppressed must be mark or drop; got {suppressed!r}")
+    seed = raw.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError(f"{where}: seed must be an integer; got {seed!r}")
+    from anonset.anonymizer import METHOD_NAMES, PARETO_METHODS, RESEARCH_VALUE_METHODS
+    from anonset.metrics import METRICS, SEARCH_METRICS
+
+    name = str(method.get("name", "optimal"))
+    if name not in METHOD_NAMES:
+        raise ConfigError(f"{where}: unknown method {name!r}; use one of {' | '.join(METHOD_NAMES)}")
+    if name in PARETO_METHODS:
+        requirements = _pareto_requirements(raw.get("privacy"), where, name)
+    else:
+        requirements = requirements_from_config(raw.get("privacy"), where)
+    metric = str(method.get("metric", "research_value" if name in RESEARCH_VALUE_METHODS else "loss"))
+    if metric not in SEARCH_METRICS:
+        if metric in METRICS:
+            raise ConfigError(f"{where}: metric {metric!r} needs record-level detail and cannot guide the search"
+                              f" (every release reports it); use one of {' | '.join(SEARCH_METRICS)}")
+        raise ConfigError(f"{where}: unknown metric {metric!r}; use one of {' | '.join(SEARCH_METRICS)}")
+    if name in RESEARCH_VALUE_METHODS and metric != "research_value":
+        raise ConfigError(f"{where}: method {name} optimizes research value; drop method.metric or set it to"
+                          " research_value")
+    metric_object: Metric | None = None
+    if metric == "research_value":
+        metric_object = research_value_from_config(raw.get("research_value") or {}, where)
+    elif raw.get("research_value") is not None:
+        raise ConfigError(f"{where}: a research_value section is used only by the rv-* methods or"
+                          " metric: research_value; remove it or change the method")
+    evaluation = raw.get("evaluation") or {}
+    if not isinstance(evaluation, Mapping):
+        raise ConfigError(f"{where}: `evaluation` must be a mapping such as {{target: income, folds: 10}}")
+    _unknown(where, "evaluation.", evaluation, EVALUATION_KEYS)
+    models = evaluation.get("models")
+    if models is not None and (isinstance(models, str) or not isinstance(models, list)):
+        raise ConfigError(f"{where}: evaluation.models must be a list such as [decision_tree, naive_bayes]")
+    return RunConfig(
+        path=path, input_path=_resolve(base, inp["path"]) if sql is None else None, delimiter=inp.get("delimiter"),
+        input_format=inp.get("format"), attributes=attrs, requirements=requirements, method=name, metric=metric,
+        weights={str(k): float(v) for k, v in weights.items()} if weights else None,
+        output_path=_resolve(base, out["path"]) if out.get("path") else None,
+        output_delimiter=out.get("delimiter"), drop_suppressed=suppressed == "drop", seed=seed,
+        method_options=options, metric_object=metric_object, raw=dict(raw),
+        engine=engine, sql=sql, output_table=output_table, output_replace=output_replace,
+        evaluation=dict(evaluation),
+    )
+
+
+def _sql_input(section: Any, where: str) -> SqlInput:
+    """Validate ``input.sql``: ``{url: postgresql://..., table: NAME}``."""
+    example = "{url: 'postgresql://user@host:5432/database', table: schema.patients}"
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{where}: input.sql must be a mapping such as {example}")
+    _unknown(where, "input.sql.", section, {"url", "table"})
+    for key in ("url", "table"):
+        if key not in section:
+            raise ConfigError(f"{where}: input.sql needs `{key}`, e.g. input: {{sql: {example}}}")
+    url = section["url"]
+    if not isinstance(url, str) or not url.strip():
+        raise ConfigError(f"{where}: input.sql.url must be a string such as"
+                          f" postgresql://user@host:5432/database; got"
+                          f" {'an empty string' if isinstance(url, str) else 'a ' + type(url).__name__}")
+    if not (url.startswith(("postgresql://", "postgres://")) or "=" in url):
+        raise ConfigError(f"{where}: input.sql.url must be a PostgreSQL URL such as"
+                          f" postgresql://user@host:5432/database (or a libpq conninfo string); got"
+                          f" {redact_url(url)!r}")
+    return SqlInput(url=url, table=_table_name(section["table"], where, "input.sql.table"))
+
+
+def _table_name(value: Any, where: str, key: str) -> TableName:
+    """A table name: ``name`` or ``schema.name``, or a list of parts for names that contain a dot."""
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        value = tuple(value)
+    elif not isinstance(value, str):
+        raise ConfigError(f"{where}: {key} must be a table name such as patients or schema.patients;"
+                          f" got {value!r}")
+    try:
+        table_parts(value)
+    except DataError as exc:
+        raise ConfigError(f"{where}: {key}: {exc}") from None
+    return value
+
+
+def _engine(raw: Mapping[str, Any], sql: SqlInput | None, where: str) -> str:
+    """Validate the top-level ``engine`` against the input."""
+    default = "postgresql" if sql is not None else "numpy"
+    engine = raw.get("engine", default)
+    if not isinstance(engine, str) or engine not in ENGINES:
+        raise ConfigError(f"{where}: engine must be one of {' | '.join(ENGINES)}; got {engine!r}")
+    if sql is not None and engine != "postgresql":
+        raise ConfigError(f"{where}: engine: {engine} cannot search a table in PostgreSQL (input.sql); drop"
+                          " `engine` or set it to postgresql")
+    if sql is None and engine == "postgresql":
+        raise ConfigError(f"{where}: engine: postgresql needs input.sql (a table in PostgreSQL); a file input"
+                          " is searched by engine: numpy (in memory) or duckdb")
+    return engine
+
+
+def _output_table(out: Mapping[str, Any], sql: SqlInput | None, where: str) -> tuple[TableName | None, bool]:
+    """Validate the output keys against the input: ``table``/``replace`` for input.sql, ``path`` for files."""
+    if sql is None:
+        for key in ("table", "replace"):
+            if key in out:
+                raise ConfigError(f"{where}: output.{key} is for a table in PostgreSQL (input.sql); a file input"
+                                  " is released to output.path")
+        _unknown(where, "output.", out, {"path", "delimiter", "suppressed"})
+        return None, False
+    for key in ("path", "delimiter"):
+        if key in out:
+            raise ConfigError(f"{where}: output.{key}: a table in PostgreSQL is released into a table of the same"
+                              " database, never a file; give output: {table: NAME}")
+    _unknown(where, "output.", out, {"table", "replace", "suppressed"})
+    if out.get("table") is None:
+        raise ConfigError(f"{where}: input.sql needs output.table: the release is written as a new table in the"
+                          " same database, e.g. output: {table: patients_anonymized}")
+    table = _table_name(out["table"], where, "output.table")
+    replace = out.get("replace", False)
+    if not isinstance(replace, bool):
+        raise ConfigError(f"{where}: output.replace must be true or false; got {replace!r}")
+    if table_parts(table) == table_parts(sql.table):
+        raise ConfigError(f"{where}: output.table is the input table {'.'.join(table_parts(table))}; choose"
+                          " another name (the input is never overwritten)")
+    return table, replace
+
+
+def requirements_from_config(privacy: Any, where: str = "config") -> Requirements:
+    """Build the Requirements from a ``privacy:`` mapping."""
+    try:
+        return _requirements(privacy, where)
+    except ConfigError as exc:
+        if str(exc).startswith(f"{where}:"):
+            raise
+        # a model's parameter check (k, l, t, max_suppression): name the config file too
+        raise ConfigError(f"{where}: {exc}") from exc
+
+
+def _requirements(privacy: Any, where: str) -> Requirements:
+    if not isinstance(privacy, Mapping):
+        raise ConfigError(f"{where}: `privacy` must be a mapping with at least `k`, e.g. privacy: {{k: 5}}")
+    _unknown(where, "privacy.", privacy, PRIVACY_KEYS)
+    models: list[PrivacyModel] = []
+    if "k" in privacy:
+        models.append(KAnonymity(privacy["k"]))
+    for entry in _entries(privacy.get("l_diversity"), where, "l_diversity"):
+        _unknown(where, "privacy.l_diversity.", entry, {"attribute", "l", "variant", "c"})
+        attribute, l_value = _need(entry, where, "l_diversity", "attribute"), _need(entry, where, "l_diversity", "l")
+        variant = entry.get("variant", "distinct")
+        if variant == "recursive":
+            _need(entry, where, "l_diversity", "c")
+        models.append(l_diversity(attribute, l_value, variant, entry.get("c")))
+    for entry in _entries(privacy.get("t_closeness"), where, "t_closeness"):
+        _unknown(where, "privacy.t_closeness.", entry, {"attribute", "t", "distance"})
+        models.append(TCloseness(_need(entry, where, "t_closeness", "attribute"),
+                                 _need(entry, where, "t_closeness", "t"), entry.get("distance", "equal")))
+    for entry in _entries(privacy.get("squared_error_diversity"), where, "squared_error_diversity"):
+        _unknown(where, "privacy.squared_error_diversity.", entry, {"attribute", "error"})
+        models.append(SquaredErrorDiversity(_need(entry, where, "squared_error_diversity", "attribute"),
+                                            _need(entry, where, "squared_error_diversity", "error")))
+    return Requirements(models, privacy.get("max_suppression", 0.0))
+
+
+def _pareto_requirements(privacy: Any, where: str, method: str) -> Requirements:
+    """The requirements of a trade-off search: the budget η (``max_suppression``) and optional floors.
+
+    ``k`` and a distinct ``l_diversity`` are floors on the front members' k
+    and l objectives: the member released without ``--pick`` is the one
+    meeting them with the least loss.
+    """
+    privacy = privacy or {}
+    if not isinstance(privacy, Mapping):
+        raise ConfigError(f"{where}: `privacy` must be a mapping such as {{k: 5, max_suppression: 0.01}}")
+    others = sorted(key for key in privacy if key not in ("max_suppression", "k", "l_diversity"))
+    if others:
+        raise ConfigError(f"{where}: method {method} measures privacy through its objectives (k, l, s_k, s_l);"
+                          f" remove privacy.{others[0]}: only k and l_diversity (floors on the released member)"
+                          " and max_suppression (the budget η) apply")
+    for entry in _entries(privacy.get("l_diversity"), where, "l_diversity"):
+        if entry.get("variant", "distinct") != "distinct":
+            raise ConfigError(f"{where}: method {method}: privacy.l_diversity is a floor on the l objective,"
+                              " which is distinct l-diversity; drop `variant` or set it to distinct")
+    floors = {key: privacy[key] for key in ("k", "l_diversity") if key in privacy}
+    if "k" not in floors:
+        floors["k"] = 1
+    return requirements_from_config({**floors, "max_suppression": privacy.get("max_suppression", 0.0)}, where)
+
+
+def research_value_from_config(section: Any, where: str = "config") -> ResearchValue:
+    """Build the ResearchValue metric from a ``research_value:`` mapping (weights, rules, levels)."""
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{where}: research_value must be a mapping with weights, rules and/or levels")
+    _unknown(where, "research_value.", section, {"weights", "rules", "levels"})
+    weights = section.get("weights", "auto")
+    if not (weights == "auto" or isinstance(weights, Mapping)):
+        raise ConfigError(f"{where}: research_value.weights must be auto or a mapping attribute -> weight")
+    if isinstance(weights, Mapping):
+        for attribute, w in weights.items():
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
+                raise ConfigError(f"{where}: research_value.weights.{attribute} must be a number >= 0; got {w!r}")
+        weights = {str(a): float(w) for a, w in weights.items()}
+    rules: dict[str, list[DoNotMix | KeepBoundary]] = {}
+    for attribute, entries in (section.get("rules") or {}).items():
+        if not isinstance(entries, list):
+            raise ConfigError(f"{where}: research_value.rules.{attribute} must be a list of rules")
+        parsed: list[DoNotMix | KeepBoundary] = []
+        for entry in entries:
+            if not isinstance(entry, Mapping):
+                raise ConfigError(f"{where}: research_value.rules.{attribute}: each rule is a mapping such as"
+                                  " {do_not_mix: [a, b], importance: 5} or {keep_boundary: 65, importance: 10}")
+            _unknown(where, f"research_value.rules.{attribute}.", entry, {"do_not_mix", "keep_boundary", "importance"})
+            importance = entry.get("importance", 1)
+            if isinstance(importance, bool) or not isinstance(importance, (int, float)) or importance < 0:
+                raise ConfigError(f"{where}: research_value.rules.{attribute}: importance must be a number >= 0")
+            if ("do_not_mix" in entry) == ("keep_boundary" in entry):
+                raise ConfigError(f"{where}: research_value.rules.{attribute}: give exactly one of do_not_mix"
+                                  " or keep_boundary")
+            if "do_not_mix" in entry:
+                values = entry["do_not_mix"]
+                if not isinstance(values, list):
+                    raise ConfigError(f"{where}: research_value.rules.{attribute}.do_not_mix must be a list of values")
+                parsed.append(DoNotMix(tuple(str(v) for v in values), float(importance)))
+            else:
+                at = entry["keep_boundary"]
+                if isinstance(at, bool) or not isinstance(at, (int, float)):
+                    raise ConfigError(f"{where}: research_value.rules.{attribute}.keep_boundary must be a number")
+                parsed.append(KeepBoundary(float(at), float(importance)))
+        rules[str(attribute)] = parsed
+    levels: dict[str, list[float]] = {}
+    for attribute, values in (section.get("levels") or {}).items():
+        if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
+            raise ConfigError(f"{where}: research_value.levels.{attribute} must be a list of numbers, one per level")
+        levels[str(attribute)] = [float(v) for v in values]
+    return ResearchValue(weights=weights, rules=rules, levels=levels)
+
+
+def _entries(value: Any, where: str, key: str) -> list[Mapping[str, Any]]:
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if not isinstance(item, Mapping):
+            raise ConfigError(f"{where}: privacy.{key} must be a mapping (or a list of them)")
+    return items
+
+
+def _need(entry: Mapping[str, Any], where: str, key: str, name: str) -> Any:
+    if name not in entry:
+        raise ConfigError(f"{where}: privacy.{key} needs `{name}`")
+    return entry[name]
+
+
+def _unknown(where: str, prefix: str, mapping: Mapping[str, Any], allowed: set[str]) -> None:
+    for key in mapping:
+        if key not in allowed:
+            raise ConfigError(
+                f"{where}: unknown key {prefix}{key}; allowed here: {', '.join(sorted(allowed))}"
+            )
+
+
+def _resolve(base: Path, value: Any) -> Path:
+    p = Path(str(value))
+    return p if p.is_absolute() else base / p
+
+
+def _missing_markers(config: RunConfig, name: str, entry: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
+    """The ``missing`` markers of an attribute and its policy (``value`` or ``error``)."""
+    missing = entry.get("missing")
+    if missing == "error":
+        return ("",), "error"
+    if isinstance(missing, list):
+        return tuple(str(m) for m in missing), "value"
+    if missing is not None:
+        raise ConfigError(f"{config.path}, attributes.{name}: `missing` must be a list of markers (e.g. ['', '?'])"
+                          " or 'error'")
+    return ("",), "value"
+
+
+def _attribute_spec(config: RunConfig, name: str, entry: Mapping[str, Any]) -> AttributeSpec:
+    """The AttributeSpec of one configured column: a hierarchy file is read, a builder mapping kept for the Dataset."""
+    where = f"{config.path}, attributes.{name}"
+    markers, policy = _missing_markers(config, name, entry)
+    hierarchy = entry.get("hierarchy")
+    if isinstance(hierarchy, str):
+        hierarchy = read_hierarchy(_resolve(config.path.parent, hierarchy), name=name)
+    elif isinstance(hierarchy, Mapping):
+        hierarchy = dict(hierarchy)
+    elif hierarchy is not None:
+        raise ConfigError(f"{where}: `hierarchy` must be a file path or a builder mapping such as {{builder: flat}}")
+    order = entry.get("order")
+    if order is not None and not isinstance(order, list):
+        raise ConfigError(f"{where}: `order` must be a list of the values in order")
+    return attribute_spec(name, {
+        "role": entry.get("role", "insensitive"), "type": entry.get("type", "categorical"), "hierarchy": hierarchy,
+        "missing": markers, "missing_policy": policy, "order": tuple(str(v) for v in order) if order else None,
+    }, where)
+
+

@@ -1,0 +1,42 @@
+"""``Grouping``: what a method that partitions the records directly returns.
+
+Local recoding (k-member, Xu's bottom-up and top-down) and Mondrian do not pick
+one generalization level per attribute: they put the records into classes and
+generalize each class on its own.  Such a method returns a grouping: the class
+of every fitted record (``row_class``, −1 for a suppressed one) and the rule
+that places *new* records (``assign``), so a recoding learned on one table can
+be applied to another (``Anonymizer.transform``, the train/test protocol).
+
+The generalized values of the classes are not part of the grouping: the
+release path derives them from the records
+(:func:`anonset.core.partition.partition_of_assignment`), so every method's
+classes are rendered, scored and re-checked the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from anonset.core.dataset import Dataset
+
+__all__ = ["Grouping"]
+
+
+@runtime_checkable
+class Grouping(Protocol):
+    """The classes a partitioning method formed, and how it places new records."""
+
+    @property
+    def row_class(self) -> np.ndarray:
+        """(n,) int64 class of each fitted record, ``0 .. c - 1``, −1 when suppressed."""
+        ...
+
+    def assign(self, dataset: Dataset) -> np.ndarray:
+        """(m,) int64 class of each record of ``dataset`` (new rows with the fitted attributes and hierarchies).
+
+        A class id refers to the fitted classes; −1 means the record fits no
+        class and is suppressed.
+        """
+        ...

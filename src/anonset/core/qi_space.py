@@ -1,0 +1,195 @@
+"""The quasi-identifiers in the form the clustering kernels read, and the per-attribute cost tables.
+
+Numeric, date and ordinal quasi-identifiers are compared by value (an ordinal
+one by its rank, :func:`anonset.core.dataset.row_values`), normalized by their
+range in the data; every other quasi-identifier by its hierarchy, through the
+level of the lowest common ancestor (LCA) of a group's leaves.  A group's
+per-record cost is
+
+.. math::
+
+    \\sum_N w_N \\frac{\\max_G N - \\min_G N}{|N|} + \\sum_C w_C\\, cost_C(\\Lambda_G C)
+
+with two cost tables for a categorical attribute's LCA node:
+
+* **height** (Byun et al.'s IL): the LCA's level over the hierarchy's height;
+* **leaf share** (Xu et al.'s NCP): the leaves under the LCA over all leaves,
+  0 for a single leaf (the convention ``size = 1 → 0``).
+
+``w`` are the attribute weights (Xu's weighted certainty penalty; 1 without
+weights).
+
+Taxonomies of uneven depth (``Private;*`` beside ``Self-emp-inc;Self-employ;*``)
+are read by :func:`anonset.hierarchy.files.read_taxonomy`, which repeats a
+short branch's top node up to the common height.  A repeated node is never the
+LCA of two different leaves, so LCA levels are the tree's own heights, the
+height of the hierarchy is the tree's height, and leaf counts are those of the
+tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from anonset.core.dataset import Dataset, row_values
+from anonset.errors import ConfigError
+
+__all__ = ["PreparedAttributes", "height_costs", "lca_level", "leaf_share_costs", "prepare_attributes"]
+
+
+@dataclass(frozen=True)
+class PreparedAttributes:
+    """The quasi-identifiers of a dataset, split into numeric values and hierarchy-encoded codes."""
+
+    values: np.ndarray  # (n, p) float64 values of the numeric attributes
+    num_weight: np.ndarray  # (p,) weight / range (0 for a constant attribute)
+    codes: np.ndarray  # (n, q) int32 leaf codes of the categorical attributes
+    maps: np.ndarray  # (q, levels, leaves) int32 ancestor code per level, padded with the root
+    cat_weight: np.ndarray  # (q,) attribute weight of each categorical attribute
+    heights: np.ndarray  # (q,) int64 hierarchy height (max_level) of each categorical attribute
+    numeric: tuple[str, ...]
+    categorical: tuple[str, ...]
+
+
+def _check_weights(dataset: Dataset, weights: Mapping[str, float] | None) -> dict[str, float]:
+    """Weights by quasi-identifier (1 when not given); unknown names and bad values are errors."""
+    if not weights:
+        return {q: 1.0 for q in dataset.quasi}
+    unknown = [name for name in weights if name not in dataset.quasi]
+    if unknown:
+        raise ConfigError(f"weights: {unknown[0]!r} is not a quasi-identifier of {dataset.source}; weights"
+                          f" apply to {', '.join(dataset.quasi)}")
+    out = {}
+    for q in dataset.quasi:
+        w = weights.get(q, 1.0)
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not np.isfinite(w) or w < 0:
+            raise ConfigError(f"weights: the weight of {q!r} must be a number >= 0; got {w!r}")
+        out[q] = float(w)
+    return out
+
+
+def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = None) -> PreparedAttributes:
+    """Split the quasi-identifiers into numeric values and hierarchy-encoded categorical codes.
+
+    A numeric, date or ordinal quasi-identifier is compared by value (its
+    number, day or rank) unless one of its rows has none (a missing marker);
+    then, like every other quasi-identifier, it is compared through its hierarchy.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        An in-memory dataset.
+    weights : mapping of str to float, optional
+        Weight per quasi-identifier (missing ones weigh 1).
+
+    Raises
+    ------
+    ConfigError
+        A weight for a column that is not a quasi-identifier, or a negative one.
+    """
+    w = _check_weights(dataset, weights)
+    n = dataset.n_rows
+    num_cols: list[np.ndarray] = []
+    num_w: list[float] = []
+    cat_cols: list[np.ndarray] = []
+    cat_maps: list[tuple[np.ndarray, ...]] = []
+    cat_w: list[float] = []
+    heights: list[int] = []
+    numeric: list[str] = []
+    categorical: list[str] = []
+    for q in dataset.quasi:
+        codes = dataset.encoded[q].row_codes()
+        vals = row_values(dataset, q)
+        if vals is not None:
+            span = float(vals.max() - vals.min()) if n else 0.0
+            num_cols.append(vals)
+            num_w.append(w[q] / span if span > 0 else 0.0)
+            numeric.append(q)
+            continue
+        h = dataset.require_hierarchy(q)
+        cat_cols.append(np.asarray(codes, dtype=np.int32))
+        cat_maps.append(tuple(np.asarray(m, dtype=np.int32) for m in h.maps))
+        cat_w.append(w[q])
+        heights.append(int(h.max_level))
+        categorical.append(q)
+    n_levels = max((len(m) for m in cat_maps), default=1)
+    n_leaves = max((len(m[0]) for m in cat_maps), default=1)
+    # Levels above an attribute's root repeat the root (code 0 everywhere), so
+    # every leaf pair meets there at the latest.
+    maps = np.zeros((len(cat_maps), n_levels, n_leaves), dtype=np.int32)
+    for a, levels in enumerate(cat_maps):
+        for lvl, m in enumerate(levels):
+            maps[a, lvl, : len(m)] = m
+    return PreparedAttributes(
+        values=np.ascontiguousarray(np.column_stack(num_cols) if num_cols else np.zeros((n, 0))),
+        num_weight=np.asarray(num_w, dtype=np.float64),
+        codes=np.ascontiguousarray(
+            np.column_stack(cat_cols) if cat_cols else np.zeros((n, 0), dtype=np.int32), dtype=np.int32
+        ),
+        maps=maps,
+        cat_weight=np.asarray(cat_w, dtype=np.float64),
+        heights=np.asarray(heights, dtype=np.int64),
+        numeric=tuple(numeric),
+        categorical=tuple(categorical),
+    )
+
+
+def height_costs(prep: PreparedAttributes) -> np.ndarray:
+    """``cost[a, lv, x]``: weight · LCA level / hierarchy height (Byun's IL); levels past the top count as the top."""
+    q, n_levels, n_leaves = prep.maps.shape
+    cost = np.zeros((q, n_levels, n_leaves), dtype=np.float64)
+    for a in range(q):
+        height = int(prep.heights[a])
+        if height == 0:
+            continue
+        levels = np.minimum(np.arange(n_levels), height) / height
+        cost[a] = prep.cat_weight[a] * levels[:, None]
+    return cost
+
+
+def leaf_share_costs(prep: PreparedAttributes, dataset: Dataset) -> np.ndarray:
+    """``cost[a, lv, x]``: weight · leaves under leaf ``x``'s level-``lv`` ancestor / all leaves (Xu's NCP).
+
+    0 when that ancestor covers one leaf; levels past an attribute's top and
+    the kernel's top level count as its root.
+    """
+    q, n_levels, n_leaves = prep.maps.shape
+    cost = np.zeros((q, n_levels, n_leaves), dtype=np.float64)
+    for a, name in enumerate(prep.categorical):
+        h = dataset.require_hierarchy(name)
+        total = h.n_leaves
+        for lv in range(n_levels):
+            if lv < len(h.maps) and lv < n_levels - 1:
+                anc = np.asarray(h.maps[lv], dtype=np.int64)
+                counts = np.bincount(anc)[anc]
+            else:
+                counts = np.full(total, total)
+            cost[a, lv, :total] = prep.cat_weight[a] * np.where(counts > 1, counts / total, 0.0)
+    return cost
+
+
+@numba.njit(cache=True, nogil=True)
+def lca_table(maps: np.ndarray, leaf_codes: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+    """``out[a, x]``: level of the lowest common ancestor of leaf ``x`` and leaf ``leaf_codes[a]``."""
+    top = maps.shape[1] - 1
+    for a in range(maps.shape[0]):
+        ref = leaf_codes[a]
+        for x in range(maps.shape[2]):
+            lv = 0
+            while lv < top and maps[a, lv, x] != maps[a, lv, ref]:
+                lv += 1
+            out[a, x] = lv
+
+
+@numba.njit(cache=True, nogil=True)
+def lca_level(maps: np.ndarray, a: int, start: int, ref: int, leaf: int) -> int:  # pragma: no cover
+    """Lowest level >= ``start`` at which leaves ``ref`` and ``leaf`` of attribute ``a`` meet."""
+    lv = start
+    top = maps.shape[1] - 1
+    while lv < top and maps[a, lv, leaf] != maps[a, lv, ref]:
+        lv += 1
+    return lv

@@ -1,0 +1,140 @@
+"""Class statistics: what a privacy model asks for (``StatsRequest``) and what an engine returns (``ClassStats``).
+
+A privacy model declares what it needs (a :class:`StatsRequest`: histograms
+of categorical sensitive attributes, sums and sums of squares of numeric
+ones); an engine returns, for a full-domain node (one generalization level per
+quasi-identifier), the equivalence classes with their sizes and those
+statistics.  Class statistics are mergeable (sums), which is what lets an
+engine roll a less general node up into a more general one, or a distributed
+engine combine partial results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from anonset.core.dataset import Dataset
+
+__all__ = ["ClassStats", "StatsRequest", "aggregate", "numeric_values", "stats_from_assignment"]
+
+
+@dataclass(frozen=True)
+class StatsRequest:
+    """Which per-class statistics privacy models need beyond class sizes.
+
+    ``histograms``: categorical sensitive attributes whose per-class value
+    counts are needed; ``moments``: numeric sensitive attributes whose
+    per-class sum and sum of squares are needed.
+    """
+
+    histograms: frozenset[str] = frozenset()
+    moments: frozenset[str] = frozenset()
+
+    def __or__(self, other: StatsRequest) -> StatsRequest:
+        return StatsRequest(self.histograms | other.histograms, self.moments | other.moments)
+
+
+@dataclass(frozen=True, eq=False)
+class ClassStats:
+    """Equivalence classes of a candidate release and their statistics.
+
+    Attributes
+    ----------
+    sizes : numpy.ndarray
+        (c,) int64 records per class.
+    keys : numpy.ndarray
+        (c, d) int32 generalized codes per class and quasi-identifier (for a
+        full-domain node: codes at ``levels``); may have 0 columns for
+        partitions whose classes are not full-domain nodes.
+    histograms : mapping of str to numpy.ndarray
+        (c, m) int64 counts of each sensitive value per class.
+    sums, sumsq : mapping of str to numpy.ndarray
+        (c,) float64 sum and sum of squares of a numeric sensitive attribute.
+    levels : tuple of int, optional
+        The full-domain node these classes belong to.
+    """
+
+    sizes: np.ndarray
+    keys: np.ndarray
+    histograms: Mapping[str, np.ndarray] = field(default_factory=dict)
+    sums: Mapping[str, np.ndarray] = field(default_factory=dict)
+    sumsq: Mapping[str, np.ndarray] = field(default_factory=dict)
+    levels: tuple[int, ...] | None = None
+
+    @property
+    def n_classes(self) -> int:
+        """Number of equivalence classes."""
+        return len(self.sizes)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of records covered."""
+        return int(self.sizes.sum())
+
+    def subset(self, mask: np.ndarray) -> ClassStats:
+        """The statistics of the classes selected by a boolean mask."""
+        return ClassStats(
+            sizes=self.sizes[mask],
+            keys=self.keys[mask],
+            histograms={a: h[mask] for a, h in self.histograms.items()},
+            sums={a: s[mask] for a, s in self.sums.items()},
+            sumsq={a: s[mask] for a, s in self.sumsq.items()},
+            levels=self.levels,
+        )
+
+
+def aggregate(inverse: np.ndarray, n_groups: int, stats: ClassStats, keys: np.ndarray,
+              levels: tuple[int, ...] | None) -> ClassStats:
+    """Sum the statistics of ``stats``'s classes into ``n_groups`` groups given by ``inverse``."""
+    sizes = np.bincount(inverse, weights=stats.sizes, minlength=n_groups).astype(np.int64)
+    hists = {a: _sum_matrix(inverse, n_groups, h) for a, h in stats.histograms.items()}
+    sums = {a: np.bincount(inverse, weights=s, minlength=n_groups) for a, s in stats.sums.items()}
+    sumsq = {a: np.bincount(inverse, weights=s, minlength=n_groups) for a, s in stats.sumsq.items()}
+    return ClassStats(sizes=sizes, keys=keys, histograms=hists, sums=sums, sumsq=sumsq, levels=levels)
+
+
+def _sum_matrix(inverse: np.ndarray, n_groups: int, matrix: np.ndarray) -> np.ndarray:
+    m = matrix.shape[1]
+    if m == 0:
+        return np.zeros((n_groups, 0), dtype=np.int64)
+    flat = (inverse[:, None] * m + np.arange(m)[None, :]).ravel()
+    out = np.bincount(flat, weights=matrix.ravel(), minlength=n_groups * m)
+    return out.reshape(n_groups, m).astype(np.int64)
+
+
+def numeric_values(dataset: Dataset, attribute: str) -> np.ndarray:
+    """Per-row float values of a numeric sensitive attribute."""
+    col = dataset.encoded[attribute]
+    if col.numbers is None:
+        raise ValueError(f"attribute {attribute!r} is not numeric")
+    return col.numbers[col.row_codes()]
+
+
+def stats_from_assignment(dataset: Dataset, row_class: np.ndarray, request: StatsRequest,
+                          keys: np.ndarray | None = None) -> ClassStats:
+    """Class statistics of an arbitrary assignment of rows to classes (-1 = excluded).
+
+    Used by partition and clustering methods, and by verification.
+    """
+    row_class = np.asarray(row_class, dtype=np.int64)
+    kept = row_class >= 0
+    n_classes = int(row_class.max()) + 1 if kept.any() else 0
+    inv = row_class[kept]
+    sizes = np.bincount(inv, minlength=n_classes).astype(np.int64)
+    hists: dict[str, np.ndarray] = {}
+    for a in sorted(request.histograms):
+        col = dataset.encoded[a]
+        m = col.n_categories
+        flat = inv * m + col.row_codes()[kept]
+        hists[a] = np.bincount(flat, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
+    sums: dict[str, np.ndarray] = {}
+    sumsq: dict[str, np.ndarray] = {}
+    for a in sorted(request.moments):
+        v = numeric_values(dataset, a)[kept]
+        sums[a] = np.bincount(inv, weights=v, minlength=n_classes)
+        sumsq[a] = np.bincount(inv, weights=v * v, minlength=n_classes)
+    k = keys if keys is not None else np.zeros((n_classes, 0), dtype=np.int32)
+    return ClassStats(sizes=sizes, keys=k, histograms=hists, sums=sums, sumsq=sumsq)

@@ -1,0 +1,215 @@
+"""The reference engine: numpy group-bys with a bounded roll-up cache.
+
+The rows are read once, for the most specific node (every quasi-identifier at
+its leaf level).  Any other node is computed by *rolling up* the class table
+of a cached, less general node: map each key column to the coarser level,
+group the (much smaller) class table and sum the statistics.  The cache keeps
+the class tables of recently computed nodes up to a budget of cells; the
+source of a roll-up is the cached node below the target with the fewest
+classes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from anonset.core.dataset import Dataset
+from anonset.core.hierarchy import Hierarchy
+from anonset.core.stats import ClassStats, StatsRequest, aggregate, stats_from_assignment
+from anonset.engine.numpy.kernels import group_keys, rollup_group, sum_rows_into
+
+__all__ = ["NumpyEngine"]
+
+
+class NumpyEngine:
+    """Compute class statistics of full-domain nodes in memory.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data; every quasi-identifier must have a hierarchy.
+    request : StatsRequest
+        Sensitive statistics to carry per class.
+    cache_cells : int
+        Budget of the roll-up cache, in class-table cells (classes times
+        columns summed over cached nodes).  The bottom node is always kept.
+    """
+
+    def __init__(self, dataset: Dataset, request: StatsRequest | None = None, cache_cells: int = 20_000_000):
+        self.dataset = dataset
+        self.request = request or StatsRequest()
+        self.hierarchies = dataset.hierarchies
+        self.cache_cells = cache_cells
+        self._cache: OrderedDict[tuple[int, ...], ClassStats] = OrderedDict()
+        self._cells = 0
+        self._rows_read = 0
+        self._nodes_computed = 0
+        codes = dataset.qi_codes()
+        bottom_levels = tuple(0 for _ in self.hierarchies)
+        radix = np.array([h.n_leaves for h in self.hierarchies], dtype=np.int64)
+        keys, inverse = _group_leaf_codes(codes, radix)
+        self._row_to_bottom = inverse
+        self._rows_read += dataset.n_rows
+        self._bottom = stats_from_assignment(dataset, inverse, self.request, keys=keys)
+        self._bottom = ClassStats(self._bottom.sizes, keys, self._bottom.histograms, self._bottom.sums,
+                                  self._bottom.sumsq, bottom_levels)
+        self._maps_flat, self._map_offset = _flatten_parent_maps(self.hierarchies)
+        self._slot_levels = np.zeros((64, len(self.hierarchies)), dtype=np.int64)
+        self._slot_classes = np.zeros(64, dtype=np.int64)
+        self._slots_used = 0
+        self._slot_of: dict[tuple[int, ...], int] = {}
+        self._radix = [np.array([h.size(j) for j in range(h.n_levels)], dtype=np.int64) for h in self.hierarchies]
+
+    @property
+    def rows_read(self) -> int:
+        """Rows read from the data so far (one pass at construction)."""
+        return self._rows_read
+
+    @property
+    def nodes_computed(self) -> int:
+        """Class tables computed by roll-up so far (cache hits not counted)."""
+        return self._nodes_computed
+
+    @property
+    def bottom(self) -> ClassStats:
+        """Class statistics of the most specific node."""
+        return self._bottom
+
+    def class_stats(self, levels: tuple[int, ...]) -> ClassStats:
+        """Class statistics of node ``levels`` (rolled up from the best cached node)."""
+        levels = tuple(int(v) for v in levels)
+        hit = self._cache.get(levels)
+        if hit is not None:
+            self._cache.move_to_end(levels)
+            return hit
+        source = self._best_source(levels)
+        stats, _ = self._rollup(source, levels)
+        self._nodes_computed += 1
+        self._store(levels, stats)
+        return stats
+
+    def small_class_rows(self, levels: tuple[int, ...], k: int) -> int:
+        """Records in classes smaller than ``k`` at node ``levels``."""
+        sizes = self.class_stats(levels).sizes
+        return int(sizes[sizes < k].sum())
+
+    def row_classes(self, levels: tuple[int, ...]) -> tuple[np.ndarray, ClassStats]:
+        """Row -> class index for node ``levels`` and the node's class statistics."""
+        levels = tuple(int(v) for v in levels)
+        stats, inverse = self._rollup(self._bottom, levels)
+        return inverse[self._row_to_bottom], stats
+
+    # ---------------------------------------------------------------- internals
+    def _best_source(self, levels: tuple[int, ...]) -> ClassStats:
+        """The cached node below ``levels`` with the fewest classes (direct children looked up first)."""
+        best = self._bottom
+        for j, level in enumerate(levels):
+            if level == 0:
+                continue
+            child = self._cache.get(levels[:j] + (level - 1,) + levels[j + 1:])
+            if child is not None and child.n_classes < best.n_classes:
+                best = child
+        if best is not self._bottom:
+            return best
+        n = self._slots_used
+        if n:
+            below = np.all(self._slot_levels[:n] <= np.asarray(levels), axis=1)
+            sizes = np.where(below, self._slot_classes[:n], _NO_SOURCE)
+            i = int(np.argmin(sizes))
+            if sizes[i] < self._bottom.n_classes:
+                return self._cache[tuple(int(v) for v in self._slot_levels[i])]
+        return self._bottom
+
+    def _rollup(self, source: ClassStats, levels: tuple[int, ...]) -> tuple[ClassStats, np.ndarray]:
+        src_levels = source.levels
+        assert src_levels is not None
+        d = len(levels)
+        if d == 0:
+            inverse = np.zeros(source.n_classes, dtype=np.int64)
+            return aggregate(inverse, 1, source, np.zeros((1, 0), dtype=np.int32), levels), inverse
+        offsets = np.array([self._map_offset[j][a][b] for j, (a, b) in enumerate(zip(src_levels, levels))],
+                           dtype=np.int64)
+        radix = np.array([self._radix[j][b] for j, b in enumerate(levels)], dtype=np.int64)
+        keys, inverse, sizes = rollup_group(source.keys, self._maps_flat, offsets, radix, source.sizes)
+        stats = ClassStats(
+            sizes=sizes,
+            keys=keys,
+            histograms={a: sum_rows_into(inverse, len(sizes), h) for a, h in source.histograms.items()},
+            sums={a: np.bincount(inverse, weights=s, minlength=len(sizes)) for a, s in source.sums.items()},
+            sumsq={a: np.bincount(inverse, weights=s, minlength=len(sizes)) for a, s in source.sumsq.items()},
+            levels=levels,
+        )
+        return stats, inverse
+
+    def _store(self, levels: tuple[int, ...], stats: ClassStats) -> None:
+        self._cache[levels] = stats
+        self._cells += stats.n_classes * _width(stats)
+        self._append_slot(levels, stats.n_classes)
+        while self._cells > self.cache_cells and len(self._cache) > 1:
+            old_levels, old = self._cache.popitem(last=False)
+            self._cells -= old.n_classes * _width(old)
+            self._slot_classes[self._slot_of.pop(old_levels)] = _NO_SOURCE
+        if self._slots_used > 2 * len(self._cache) + 64:
+            self._compact_slots()
+
+    def _append_slot(self, levels: tuple[int, ...], n_classes: int) -> None:
+        if self._slots_used == len(self._slot_classes):
+            grow = 2 * len(self._slot_classes)
+            self._slot_levels = np.resize(self._slot_levels, (grow, self._slot_levels.shape[1]))
+            self._slot_classes = np.resize(self._slot_classes, grow)
+        self._slot_levels[self._slots_used] = levels
+        self._slot_classes[self._slots_used] = n_classes
+        self._slot_of[levels] = self._slots_used
+        self._slots_used += 1
+
+    def _compact_slots(self) -> None:
+        self._slots_used = 0
+        self._slot_of = {}
+        for lv, st in self._cache.items():
+            self._append_slot(lv, st.n_classes)
+
+
+_NO_SOURCE = np.iinfo(np.int64).max
+
+
+def _width(stats: ClassStats) -> int:
+    """Cells per class of a class table (keys, size, histograms, moments)."""
+    return stats.keys.shape[1] + 1 + sum(h.shape[1] for h in stats.histograms.values()) + 2 * len(stats.sums)
+
+
+def _flatten_parent_maps(hierarchies: tuple[Hierarchy, ...]) -> tuple[np.ndarray, list[list[list[int]]]]:
+    """All parent maps of all hierarchies in one int32 array, with offsets [attr][from][to]."""
+    chunks: list[np.ndarray] = []
+    offsets: list[list[list[int]]] = []
+    pos = 0
+    for h in hierarchies:
+        per_from: list[list[int]] = []
+        for a in range(h.n_levels):
+            per_to: list[int] = []
+            for b in range(h.n_levels):
+                if b < a:
+                    per_to.append(-1)
+                    continue
+                m = h.parent_map(a, b)
+                chunks.append(m)
+                per_to.append(pos)
+                pos += len(m)
+            per_from.append(per_to)
+        offsets.append(per_from)
+    flat = np.concatenate(chunks).astype(np.int32) if chunks else np.zeros(0, dtype=np.int32)
+    return flat, offsets
+
+
+def _group_leaf_codes(codes: np.ndarray, radix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Group rows by their leaf codes (the one pass over the records)."""
+    if codes.shape[1] == 0:
+        return np.zeros((1, 0), dtype=np.int32), np.zeros(len(codes), dtype=np.int64)
+    total = 1.0
+    for b in radix:
+        total *= float(max(int(b), 1))
+    if total < 2.0**62:
+        return group_keys(np.ascontiguousarray(codes, dtype=np.int32), radix.astype(np.int64))
+    keys, inverse = np.unique(codes, axis=0, return_inverse=True)
+    return keys.astype(np.int32), inverse.reshape(-1).astype(np.int64)

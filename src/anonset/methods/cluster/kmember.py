@@ -1,0 +1,439 @@
+"""Greedy k-member clustering (Byun, Kamra, Bertino and Li, DASFAA 2007).
+
+The table is partitioned into clusters of at least ``k`` and at most
+``2k - 1`` records, grown greedily so that the total information loss
+
+.. math::
+
+    IL(e) = |e| \\cdot \\Big(\\sum_{N} \\frac{\\max_e N - \\min_e N}{|N|}
+            + \\sum_{C} \\frac{H(\\Lambda(\\cup_e C))}{H(T_C)}\\Big)
+
+stays small.  Quasi-identifiers compared by value (numeric, date, ordinal:
+:func:`anonset.core.dataset.row_values`) use ``|N|``, the attribute's range in the data;
+categorical ones (every other quasi-identifier) by their hierarchy: the height
+of the lowest common ancestor of a set of leaves is the lowest level at which
+they all map to one code, and the hierarchy's height is its ``max_level``.
+
+The algorithm (Fig. 5 of the paper): pick a random record ``r``; while at
+least ``k`` records remain, let ``r`` be the remaining record furthest from
+``r``, start a cluster with it and add, ``k - 1`` times, the remaining record
+whose addition increases the cluster's information loss least, ``r`` becoming
+the last record added.  The fewer than ``k`` records left at the end go, in
+row order, each to the cluster whose information loss grows least.
+
+The whole loop is one numba-compiled kernel that keeps per-cluster state
+(min and max of each numeric attribute, the LCA level of each categorical
+one and a representative leaf), so each greedy step is a single pass over the
+remaining records.  Ties go to the lowest row index (lowest cluster id for
+leftovers); the result depends only on the data, ``k`` and ``seed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numba
+import numpy as np
+
+from anonset.core.dataset import Dataset
+from anonset.core.qi_space import height_costs, lca_level, lca_table, prepare_attributes
+from anonset.methods.cluster.constraints import (
+    GroupConstraints,
+    distinct_deficit,
+    diverse,
+    helpful_values,
+    kanonymity_only,
+)
+from anonset.methods.cluster.state import merge_until_diverse
+
+__all__ = ["cluster_information_loss", "greedy_k_member", "information_loss", "kmember_labels"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _majority(lab_hist, c):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Most frequent class label of cluster ``c`` (lowest label on ties)."""
+    best = 0
+    for y in range(1, lab_hist.shape[1]):
+        if lab_hist[c, y] > lab_hist[c, best]:
+            best = y
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _pool_can_diversify(pool, offsets, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Do the remaining records hold at least ⌈l⌉ distinct values of every l-diverse attribute?"""
+    for a in range(len(lvals)):
+        distinct = 0
+        for v in range(offsets[a], offsets[a + 1]):
+            if pool[v] > 0:
+                distinct += 1
+        if distinct < np.ceil(lvals[a] - 1e-9):
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, num_w, step_cost, cur,  # type: ignore[no-untyped-def]
+                 restrict, mask, sens, labels, majority, penalty):  # pragma: no cover
+    """The free remaining record whose addition to cluster ``c`` costs least (−1 when there is none).
+
+    ``step_cost[a, x]`` is attribute ``a``'s cost for the cluster once it
+    holds leaf ``x``.  With ``restrict`` only records with a value marked in
+    ``mask`` are candidates; a record whose label is not ``majority`` costs
+    ``penalty`` more.  Ties go to the lowest index; a record that adds nothing
+    ends the scan.
+    """
+    p = rem_vals.shape[1]
+    q = rem_codes.shape[1]
+    best = -1
+    best_d = np.inf
+    for t in range(n_rem):
+        if not free[t]:
+            continue
+        if restrict:
+            helps = False
+            for a in range(sens.shape[1]):
+                if mask[sens[rem_rows[t], a]]:
+                    helps = True
+            if not helps:
+                continue
+        d = 0.0
+        for b in range(p):
+            v = rem_vals[t, b]
+            d += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
+        for a in range(q):
+            d += step_cost[a, rem_codes[t, a]]
+        if penalty > 0 and labels[rem_rows[t]] != majority:
+            d += penalty
+        if d < best_d:
+            best_d = d
+            best = t
+            if d <= cur:  # no record can add less than nothing
+                break
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets, kinds, lvals, labels,  # type: ignore[no-untyped-def]
+                   n_labels, class_penalty):  # pragma: no cover - compiled
+    """Cluster id per row (Fig. 5 of Byun et al.); see :func:`greedy_k_member`.
+
+    ``rem_*`` hold the remaining records' rows, values and codes in row
+    order, compacted after each cluster, so a scan reads contiguous memory.
+    Per cluster: ``lo``/``hi`` per numeric attribute, ``lvl`` (LCA level) per
+    categorical attribute and ``first[c, a]``, the leaf of its first record.
+    While a cluster grows, ``lca[a, x]`` holds the LCA level of leaf ``x``
+    with that first leaf; adding leaf ``x`` moves the cluster's level to
+    ``max(lvl, lca[a, x])``.  A categorical attribute's cost at level ``lv``
+    is ``cat_cost[a, lv, first leaf]``.
+
+    l-diversity (``kinds`` not empty): a cluster grows past ``k`` until it is
+    diverse; once its free slots no longer exceed the distinct values it
+    lacks (or it has ``k`` records), only records that bring it closer to
+    diversity are candidates.  Clusters stop being started when the remaining
+    records lack the distinct values; leftovers prefer clusters that stay
+    diverse; a cluster that could not be completed is merged at the end
+    (:func:`anonset.methods.cluster.state.merge_until_diverse`).
+
+    ``class_penalty`` > 0 (Byun's classification-aware variant): a candidate
+    whose label differs from the cluster's majority label costs
+    ``class_penalty`` more in IL.
+    """
+    n = values.shape[0]
+    p = values.shape[1]
+    q = codes.shape[1]
+    s = sens.shape[1]
+    div = len(kinds) > 0
+    width = max(offsets[len(offsets) - 1], 1)
+    n_leaves = maps.shape[2]
+    out = np.full(n, -1, dtype=np.int64)
+    if n <= k:
+        out[:] = 0
+        return out
+    max_clusters = n // k
+    lo = np.empty((max_clusters, p))
+    hi = np.empty((max_clusters, p))
+    lvl = np.zeros((max_clusters, q), dtype=np.int64)
+    first = np.zeros((max_clusters, q), dtype=np.int64)
+    lca = np.zeros((q, n_leaves), dtype=np.int32)
+    size = np.zeros(max_clusters, dtype=np.int64)
+    hist = np.zeros((max_clusters + 1, width), dtype=np.int64)
+    lab_hist = np.zeros((max_clusters, n_labels), dtype=np.int64)
+    pool = np.zeros(width, dtype=np.int64)
+    mask = np.zeros(width, dtype=np.bool_)
+    for x in range(n):
+        for a in range(s):
+            pool[sens[x, a]] += 1
+    rem_rows = np.arange(n)
+    rem_vals = values.copy()
+    rem_codes = codes.copy()
+    free = np.ones(n, dtype=np.bool_)
+    n_rem = n
+    r = start
+    n_clusters = 0
+    r_lca = np.zeros((q, n_leaves), dtype=np.int32)
+    step_cost = np.zeros((q, n_leaves))  # per attribute and leaf: the cost the scan in progress reads
+    while n_rem >= k and (not div or _pool_can_diversify(pool, offsets, lvals)):
+        # the remaining record furthest from r (lowest index on ties)
+        lca_table(maps, codes[r], r_lca)
+        for a in range(q):
+            for x in range(n_leaves):
+                step_cost[a, x] = cat_cost[a, r_lca[a, x], codes[r, a]]
+        best = -1
+        best_d = -1.0
+        for t in range(n_rem):
+            d = 0.0
+            for b in range(p):
+                d += abs(rem_vals[t, b] - values[r, b]) * num_w[b]
+            for a in range(q):
+                d += step_cost[a, rem_codes[t, a]]
+            if d > best_d:
+                best_d = d
+                best = t
+        c = n_clusters
+        n_clusters += 1
+        r = rem_rows[best]
+        free[best] = False
+        out[r] = c
+        size[c] = 1
+        for b in range(p):
+            lo[c, b] = values[r, b]
+            hi[c, b] = values[r, b]
+        lca_table(maps, codes[r], lca)
+        for a in range(q):
+            first[c, a] = codes[r, a]
+        for a in range(s):
+            hist[c, sens[r, a]] += 1
+            pool[sens[r, a]] -= 1
+        lab_hist[c, labels[r]] += 1
+        while size[c] < k or (div and not diverse(hist, c, offsets, kinds, lvals)):
+            restrict = False
+            if div and helpful_values(hist, c, offsets, kinds, lvals, mask) > 0:
+                restrict = size[c] >= k or k - size[c] <= distinct_deficit(hist, c, offsets, kinds, lvals)
+            majority = _majority(lab_hist, c)
+            # current distortion, computed exactly as a candidate's would be
+            cur = 0.0
+            for b in range(p):
+                cur += (hi[c, b] - lo[c, b]) * num_w[b]
+            for a in range(q):
+                cur += cat_cost[a, lvl[c, a], first[c, a]]
+            penalty = class_penalty / (size[c] + 1) if class_penalty > 0 else 0.0
+            for a in range(q):
+                for x in range(n_leaves):
+                    step_cost[a, x] = cat_cost[a, max(lvl[c, a], lca[a, x]), first[c, a]]
+            best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, num_w, step_cost, cur,
+                                restrict, mask, sens, labels, majority, penalty)
+            if best < 0 and restrict and size[c] < k:
+                # too few helpful records left to fill the cluster: fill it with any
+                best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, num_w, step_cost, cur,
+                                    False, mask, sens, labels, majority, penalty)
+            if best < 0:
+                break  # no remaining record helps: the cluster is completed by merging at the end
+            free[best] = False
+            r = rem_rows[best]
+            out[r] = c
+            size[c] += 1
+            for b in range(p):
+                v = values[r, b]
+                lo[c, b] = min(lo[c, b], v)
+                hi[c, b] = max(hi[c, b], v)
+            for a in range(q):
+                lvl[c, a] = max(lvl[c, a], lca[a, codes[r, a]])
+            for a in range(s):
+                hist[c, sens[r, a]] += 1
+                pool[sens[r, a]] -= 1
+            lab_hist[c, labels[r]] += 1
+        # drop the clustered records, keeping row order
+        kept = 0
+        for t in range(n_rem):
+            if free[t]:
+                rem_rows[kept] = rem_rows[t]
+                for b in range(p):
+                    rem_vals[kept, b] = rem_vals[t, b]
+                for a in range(q):
+                    rem_codes[kept, a] = rem_codes[t, a]
+                free[kept] = True
+                kept += 1
+        n_rem = kept
+    # leftovers, in row order: each to the cluster whose IL grows least (lowest id on ties),
+    # among the clusters that stay diverse when there are any
+    scratch = max_clusters
+    for t in range(n_rem):
+        j = rem_rows[t]
+        best = -1
+        best_inc = np.inf
+        best_ok = False
+        for c in range(n_clusters):
+            ok = True
+            if div and diverse(hist, c, offsets, kinds, lvals):
+                for v in range(width):
+                    hist[scratch, v] = hist[c, v]
+                for a in range(s):
+                    hist[scratch, sens[j, a]] += 1
+                ok = diverse(hist, scratch, offsets, kinds, lvals)
+            elif div:
+                ok = False
+            if best_ok and not ok:
+                continue
+            cur = 0.0
+            new = 0.0
+            for b in range(p):
+                v = values[j, b]
+                cur += (hi[c, b] - lo[c, b]) * num_w[b]
+                new += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
+            for a in range(q):
+                cur += cat_cost[a, lvl[c, a], first[c, a]]
+                new += cat_cost[a, lca_level(maps, a, lvl[c, a], first[c, a], codes[j, a]), first[c, a]]
+            inc = (size[c] + 1) * new - size[c] * cur
+            if (ok and not best_ok) or inc < best_inc:
+                best_inc = inc
+                best = c
+                best_ok = ok
+        c = best
+        out[j] = c
+        size[c] += 1
+        for b in range(p):
+            v = values[j, b]
+            lo[c, b] = min(lo[c, b], v)
+            hi[c, b] = max(hi[c, b], v)
+        for a in range(q):
+            lvl[c, a] = lca_level(maps, a, lvl[c, a], first[c, a], codes[j, a])
+        for a in range(s):
+            hist[c, sens[j, a]] += 1
+    if div:
+        complete = True
+        for c in range(n_clusters):
+            if not diverse(hist, c, offsets, kinds, lvals):
+                complete = False
+        if not complete:
+            out = merge_until_diverse(out, n_clusters, values, codes, num_w, maps, cat_cost,
+                                      hist[:n_clusters], offsets, kinds, lvals)
+    return out
+
+
+def as_constraints(constraints: int | GroupConstraints, n: int) -> GroupConstraints:
+    """``constraints`` itself, or plain k-anonymity when it is an int ``k`` (>= 1)."""
+    if isinstance(constraints, GroupConstraints):
+        return constraints
+    if isinstance(constraints, bool) or not isinstance(constraints, (int, np.integer)) or constraints < 1:
+        raise ValueError(f"k must be at least 1; got {constraints!r}")
+    return kanonymity_only(int(constraints), n)
+
+
+def greedy_k_member(dataset: Dataset, constraints: int | GroupConstraints, seed: int = 0, *,
+                    weights: Mapping[str, float] | None = None, class_penalty: float = 0.0) -> np.ndarray:
+    """Partition the records into clusters of at least ``k`` records, greedily minimizing IL.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        An in-memory dataset; its quasi-identifiers are clustered.  Numeric,
+        date and ordinal quasi-identifiers are compared by value (normalized by their
+        range in the data), the others through their hierarchy.
+    constraints : int or GroupConstraints
+        ``k``, or k with l-diversity and class labels
+        (:func:`anonset.methods.cluster.constraints.constraints_for`).
+    seed : int
+        Seed of the random first record (``numpy.random.default_rng``).
+    weights : mapping of str to float, optional
+        Attribute weights of the information loss (1 when not given).
+    class_penalty : float
+        Byun's classification-aware variant: the IL added to a candidate whose
+        class label differs from the cluster's majority (0 = the plain
+        method; needs ``constraints`` with labels).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 cluster id per row.  With k-anonymity alone, clusters have
+        ``k`` to ``2k - 1`` records, ids ``0 .. c - 1`` in the order the
+        clusters were built.  With l-diversity a cluster grows until it is
+        diverse, and clusters that cannot be completed are merged, so they
+        may be larger (ids are then renumbered by first row).  When
+        ``n <= k`` all rows form cluster 0.
+
+    Raises
+    ------
+    ValueError
+        If ``k < 1`` or ``class_penalty < 0``.
+    anonset.errors.ConfigError
+        Bad weights.
+    """
+    cons = as_constraints(constraints, dataset.n_rows)
+    if not class_penalty >= 0:
+        raise ValueError(f"class_penalty must be >= 0; got {class_penalty!r}")
+    prep = prepare_attributes(dataset, weights)
+    n = dataset.n_rows
+    start = int(np.random.default_rng(seed).integers(n)) if n else 0
+    out = kmember_labels(prep.values, prep.num_weight, prep.codes, prep.maps, height_costs(prep), cons.k, start,
+                         cons.sens, cons.offsets, cons.kinds, cons.lvals, cons.labels, cons.n_labels,
+                         float(class_penalty))
+    return renumber_by_first_row(out) if cons.diversity else np.asarray(out, dtype=np.int64)
+
+
+def renumber_by_first_row(raw: np.ndarray) -> np.ndarray:
+    """Class ids ``0 .. c - 1`` numbered by the first row of each class."""
+    _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return np.asarray(rank[np.asarray(inverse).reshape(-1)], dtype=np.int64)
+
+
+def cluster_information_loss(dataset: Dataset, labels: np.ndarray,
+                             weights: Mapping[str, float] | None = None) -> np.ndarray:
+    """IL of every cluster of a partition (Definition 5 of Byun et al.).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The in-memory dataset the partition is of.
+    labels : numpy.ndarray
+        Cluster id per row, ids ``0 .. c - 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``IL(e)`` of cluster ``e`` at index ``e`` (0 for an id with no rows).
+    """
+    prep = prepare_attributes(dataset, weights)
+    labels = np.asarray(labels, dtype=np.int64)
+    if labels.shape != (dataset.n_rows,):
+        raise ValueError(f"labels must have one entry per row ({dataset.n_rows}); got shape {labels.shape}")
+    n_clusters = int(labels.max()) + 1 if len(labels) else 0
+    sizes = np.bincount(labels, minlength=n_clusters).astype(np.float64)
+    order = np.argsort(labels, kind="stable")
+    present = np.flatnonzero(sizes > 0)
+    starts = np.concatenate([[0], np.cumsum(sizes[present])[:-1]]).astype(np.int64)
+    distortion = np.zeros(n_clusters)
+    for b in range(prep.values.shape[1]):
+        col = prep.values[order, b]
+        spread = np.maximum.reduceat(col, starts) - np.minimum.reduceat(col, starts)
+        distortion[present] += spread * prep.num_weight[b]
+    for a in range(prep.codes.shape[1]):
+        leaves = prep.codes[order, a]
+        level = np.full(len(present), prep.maps.shape[1] - 1, dtype=np.int64)
+        for lv in range(prep.maps.shape[1] - 1, -1, -1):
+            anc = prep.maps[a, lv][leaves]
+            same = np.maximum.reduceat(anc, starts) == np.minimum.reduceat(anc, starts)
+            level = np.where(same, lv, level)
+        if prep.heights[a] > 0:
+            distortion[present] += np.minimum(level, prep.heights[a]) / prep.heights[a] * prep.cat_weight[a]
+    return np.asarray(sizes * distortion, dtype=np.float64)
+
+
+def information_loss(dataset: Dataset, labels: np.ndarray, weights: Mapping[str, float] | None = None) -> float:
+    """Total-IL of a partition: the sum of :func:`cluster_information_loss` (Definition 6).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The in-memory dataset the partition is of.
+    labels : numpy.ndarray
+        Cluster id per row, ids ``0 .. c - 1``.
+
+    Returns
+    -------
+    float
+        Total information loss; 0 for a partition into identical-record clusters.
+    """
+    return float(cluster_information_loss(dataset, labels, weights).sum())

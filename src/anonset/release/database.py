@@ -1,0 +1,315 @@
+"""Release a full-domain node of a database table in SQL, and re-check the released table in SQL.
+
+:func:`write_release` writes the anonymized table inside the database: the
+identifiers are dropped, each quasi-identifier is replaced by its generalized
+label at the node's level (joined from small uploaded label tables), the
+records of violating classes get ``*`` in every quasi-identifier (or are
+dropped on request), and every other column is copied untouched.  The table is
+written under a temporary name and renamed at the end, so a failure leaves
+nothing behind.
+
+:func:`verify_table` is the independent re-check: it groups the *released*
+label columns in SQL (never the engine's working tables or codes), fetches
+the class statistics (sizes, sensitive histograms, sums) and judges every
+privacy model exactly as :func:`anonset.release.verify.verify_release` does for a
+pandas table (the all-``*`` group is the suppressed set, checked against the
+budget).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from anonset.core.dataset import Dataset, Role
+from anonset.core.stats import ClassStats
+from anonset.engine.sql.backends import ColumnType, SqlBackend, TableName, table_parts
+from anonset.engine.sql.engine import SqlEngine, match_keys
+from anonset.engine.sql.profile import require_columns, text_of
+from anonset.errors import DataError
+from anonset.privacy.base import Requirements
+from anonset.release.release import SUPPRESSED
+from anonset.release.verify import VerificationReport, judge_released_classes
+
+__all__ = ["SqlRelease", "verify_table", "write_release"]
+
+
+@dataclass(frozen=True)
+class SqlRelease:
+    """What :func:`write_release` wrote.
+
+    Attributes
+    ----------
+    table : tuple of str
+        The output table's name parts.
+    rows : int
+        Records written.
+    suppressed_rows : int
+        Records of violating classes (starred, or dropped with ``drop_suppressed``).
+    """
+
+    table: tuple[str, ...]
+    rows: int
+    suppressed_rows: int
+
+
+def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: np.ndarray,
+                  output_table: TableName, drop_suppressed: bool = False, *, replace: bool = False) -> SqlRelease:
+    """Write the release of full-domain node ``levels`` as a table in the engine's database.
+
+    Parameters
+    ----------
+    engine : SqlEngine
+        The engine the node was found with (gives the backend, the source
+        table and the dataset).
+    levels : tuple of int
+        Level per quasi-identifier.
+    violating_keys : numpy.ndarray
+        (v, d) codes at ``levels`` of the classes to suppress, e.g.
+        ``stats.keys[verdict.violating]``.
+    output_table : str or tuple of str
+        The table to create (``"name"``, ``"schema.name"`` or a tuple of parts).
+    drop_suppressed : bool
+        Drop the records of violating classes instead of writing ``*`` in
+        their quasi-identifiers.
+    replace : bool
+        Replace an existing output table (in one transaction with the rename).
+
+    Returns
+    -------
+    SqlRelease
+        The table written, its record count and the suppressed records.
+
+    Notes
+    -----
+    Quasi-identifier columns are written as text; every other column keeps
+    its type.  The records come in no particular order (a SQL table has
+    none).  The suppressed records are counted from the node's class table,
+    and the written table is checked to hold exactly the expected records
+    before it is renamed into place.
+
+    Raises
+    ------
+    DataError
+        When the output table exists (and ``replace`` is false), a query
+        fails, or the source table no longer matches the dataset.  Nothing is
+        left behind.
+    """
+    backend, dataset = engine.backend, engine.dataset
+    levels = tuple(int(v) for v in levels)
+    stats = engine.class_stats(levels)
+    d = len(dataset.quasi)
+    keys = np.asarray(violating_keys, dtype=np.int32).reshape(-1, d)
+    if len(keys):
+        index = match_keys(keys, stats.keys, [h.size(lv) for h, lv in zip(engine.hierarchies, levels)])
+        if (index < 0).any():
+            raise ValueError(f"violating_keys holds a key that is not a class of node {levels}")
+        if len(np.unique(index)) != len(index):
+            raise ValueError("violating_keys lists a class twice")
+        suppressed = int(stats.sizes[index].sum())
+    else:
+        suppressed = 0
+    out_parts = table_parts(output_table)
+    existed = backend.table_exists(out_parts)  # asked outside the transaction: a failed lookup would abort it
+    if existed and not replace:
+        raise DataError(f"{backend.where(out_parts)}: the output table already exists; choose another name,"
+                        " drop it, or ask to replace it")
+    columns = backend.columns(engine.table)
+    tmp_parts = out_parts[:-1] + (backend.temp_name("release"),)
+    uploads: list[str] = []
+    created = False
+    n_written = 0
+    try:
+        sql, params = _release_sql(engine, levels, keys, columns, drop_suppressed, tmp_parts, uploads)
+        backend.execute(sql, params, f"writing the release of node {levels}")
+        created = True
+        (counted,) = backend.fetch_numpy(f"SELECT CAST(COUNT(*) AS INT8) FROM {backend.table_ref(tmp_parts)}",
+                                         (), ["int8"], "counting the released records")
+        n_written = int(counted[0])
+        expected = dataset.n_rows - (suppressed if drop_suppressed else 0)
+        if n_written != expected:
+            raise DataError(
+                f"{backend.where(engine.table)}: the release has {n_written} records but {expected}"
+                " were expected; the table changed since it was profiled: profile it again"
+            )
+        with backend.transaction():
+            if replace and existed:
+                backend.execute(f"DROP TABLE {backend.table_ref(out_parts)}", (), "replacing the output table")
+            backend.rename_table(tmp_parts, out_parts[-1])
+        created = False
+    finally:
+        if created:
+            try:
+                backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(tmp_parts)}", (),
+                                "removing the unfinished release")
+            except DataError:
+                pass
+        for name in uploads:
+            try:
+                backend.drop(name)
+            except DataError:
+                pass
+    return SqlRelease(out_parts, n_written, suppressed)
+
+
+def _release_sql(engine: SqlEngine, levels: tuple[int, ...], keys: np.ndarray, columns: list[str],
+                 drop_suppressed: bool, tmp_parts: tuple[str, ...], uploads: list[str]) -> tuple[str, list[Any]]:
+    """The CREATE TABLE ... AS SELECT of the release, and its parameters (uploads label/key tables)."""
+    backend, dataset = engine.backend, engine.dataset
+    p = backend.placeholder
+    d = len(dataset.quasi)
+    flagged = len(keys) > 0
+    labels: dict[str, str] = {}
+    for q, h, lv in zip(dataset.quasi, engine.hierarchies, levels):
+        vc = dataset.value_codes(q)
+        raw = np.empty(len(vc), dtype=object)
+        raw[:] = list(vc)
+        leaf = np.fromiter(vc.values(), dtype=np.int64, count=len(vc))
+        codes = h.maps[lv][leaf]
+        text = np.asarray(h.labels[lv], dtype=object)[codes]
+        name = backend.upload(f"labels_{q}", {"v": raw, "c": codes.astype(np.int32), "l": text},
+                              {"v": "text", "c": "int4", "l": "text"})
+        uploads.append(name)
+        labels[q] = name
+    key_table = ""
+    if flagged and d:
+        types: dict[str, ColumnType] = {f"k{j}": "int4" for j in range(d)}
+        key_table = backend.upload("violating", {f"k{j}": keys[:, j] for j in range(d)}, types)
+        uploads.append(key_table)
+    select: list[str] = []
+    params: list[Any] = []
+    for c in columns:
+        spec = dataset.specs.get(c)
+        if spec is not None and spec.role is Role.IDENTIFIER:
+            continue
+        if spec is not None and spec.role is Role.QUASI:
+            j = dataset.quasi.index(c)
+            if key_table:
+                select.append(f"CASE WHEN v.k0 IS NULL THEN l{j}.l ELSE {p} END AS {backend.quote(c)}")
+                params.append(SUPPRESSED)
+            else:
+                select.append(f"l{j}.l AS {backend.quote(c)}")
+        else:
+            select.append(f"t.{backend.quote(c)} AS {backend.quote(c)}")
+    joins: list[str] = []
+    for j, q in enumerate(dataset.quasi):
+        joins.append(f"JOIN {labels[q]} AS l{j} ON l{j}.v = {text_of('t.' + backend.quote(q), p)}")
+        params.append(_marker(dataset, q))
+    if key_table:
+        on = " AND ".join(f"v.k{j} = l{j}.c" for j in range(d))
+        joins.append(f"LEFT JOIN {key_table} AS v ON {on}")
+    where = ""
+    if drop_suppressed and key_table:
+        where = " WHERE v.k0 IS NULL"
+    elif drop_suppressed and flagged:  # no quasi-identifiers and the single class violates
+        where = " WHERE 1 = 0"
+    if not select:
+        raise DataError(f"{backend.where(engine.table)}: every column is an identifier; nothing to release")
+    sql = (f"CREATE TABLE {backend.table_ref(tmp_parts)} AS SELECT {', '.join(select)}"
+           f" FROM {backend.table_ref(engine.table)} AS t {' '.join(joins)}{where}")
+    return sql, params
+
+
+def verify_table(backend: SqlBackend, table: TableName, dataset: Dataset, requirements: Requirements,
+                 n_input_rows: int | None = None) -> VerificationReport:
+    """Re-check a released table in the database against the requirements.
+
+    The classes are the groups of identical released quasi-identifier labels,
+    computed in SQL from the released table alone; the sensitive values of
+    each group are counted in SQL and mapped to the dataset's codes through
+    :meth:`Dataset.value_codes` (numeric ones to their numbers for sums).
+    Only these class statistics travel to Python.
+
+    Parameters
+    ----------
+    backend : SqlBackend
+        The database holding the released table.
+    table : str or tuple of str
+        The released table.
+    dataset : Dataset
+        The input the release was made from (roles, value codes, reference
+        distributions).
+    requirements : Requirements
+        The models and the suppression budget.
+    n_input_rows : int, optional
+        Records in the input (default ``dataset.n_rows``); records missing from
+        the release count as suppressed.
+
+    Raises
+    ------
+    DataError
+        When the table or a column is missing, or a released sensitive value
+        is not a value of the input.
+    """
+    request = requirements.request
+    sensitive = sorted(set(request.histograms) | set(request.moments))
+    quasi = list(dataset.quasi)
+    require_columns(backend, table, quasi + sensitive)
+    ref = backend.table_ref(table)
+    p = backend.placeholder
+    d = len(quasi)
+    labels = [f"CAST(t.{backend.quote(q)} AS TEXT) AS g{j}" for j, q in enumerate(quasi)]
+    group_cols = [f"g{j}" for j in range(d)]
+    rank = (f"DENSE_RANK() OVER (ORDER BY {', '.join(group_cols)}) - 1" if d else "0")
+    star = " AND ".join(f"g{j} = {p}" for j in range(d)) if d else "1 = 1"
+    positions = ", ".join(str(j + 1) for j in range(d))
+    inner = (f"SELECT {', '.join(labels + ['COUNT(*) AS n'])} FROM {ref} AS t"
+             + (f" GROUP BY {positions}" if d else ""))
+    cls, sizes, stars = backend.fetch_numpy(
+        f"SELECT CAST({rank} AS INT8), CAST(n AS INT8), CAST(CASE WHEN {star} THEN 1 ELSE 0 END AS INT4)"
+        f" FROM ({inner}) AS g", [SUPPRESSED] * d, ["int8", "int8", "int4"], "grouping the released classes")
+    n_classes = len(cls)
+    order = np.argsort(cls)
+    if n_classes and not np.array_equal(cls[order], np.arange(n_classes)):
+        raise RuntimeError("released classes are not numbered 0..c-1; this is a bug")
+    class_sizes = sizes[order].astype(np.int64)
+    all_star = stars[order].astype(np.bool_)
+    hists: dict[str, np.ndarray] = {}
+    sums: dict[str, np.ndarray] = {}
+    sumsq: dict[str, np.ndarray] = {}
+    for a in sensitive:
+        value_cls, codes, counts = _value_counts(backend, ref, table, dataset, a, labels, rank, d)
+        if a in request.histograms:
+            m = dataset.encoded[a].n_categories
+            flat = np.bincount(value_cls * m + codes, weights=counts, minlength=n_classes * m)
+            hists[a] = flat.reshape(n_classes, m).astype(np.int64)
+        if a in request.moments:
+            numbers = dataset.encoded[a].numbers
+            if numbers is None:
+                raise ValueError(f"{a!r} is not numeric")
+            x = numbers[codes]
+            sums[a] = np.bincount(value_cls, weights=counts * x, minlength=n_classes)
+            sumsq[a] = np.bincount(value_cls, weights=counts * x * x, minlength=n_classes)
+    stats = ClassStats(sizes=class_sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
+                       sums=sums, sumsq=sumsq)
+    n_in = dataset.n_rows if n_input_rows is None else n_input_rows
+    return judge_released_classes(stats, all_star, requirements, n_in)
+
+
+def _value_counts(backend: SqlBackend, ref: str, table: TableName, dataset: Dataset, attribute: str,
+                  labels: list[str], rank: str, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per released class and sensitive value: the class index, the value's code, the count."""
+    p = backend.placeholder
+    value = text_of(f"t.{backend.quote(attribute)}", p)
+    positions = ", ".join(str(j + 1) for j in range(d + 1))
+    inner = (f"SELECT {', '.join(labels + [f'{value} AS sv', 'COUNT(*) AS n'])} FROM {ref} AS t"
+             f" GROUP BY {positions}")
+    rows = backend.fetch_rows(f"SELECT CAST({rank} AS INT8), sv, CAST(n AS INT8) FROM ({inner}) AS g",
+                              [_marker(dataset, attribute)], f"counting the released values of {attribute!r}")
+    cls = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+    counts = np.fromiter((int(r[2]) for r in rows), dtype=np.float64, count=len(rows))
+    vc = dataset.value_codes(attribute)
+    texts = [str(r[1]) for r in rows]
+    codes = np.fromiter((vc.get(t, -1) for t in texts), dtype=np.int64, count=len(rows))
+    if (codes < 0).any():
+        unknown = texts[int(np.flatnonzero(codes < 0)[0])]
+        raise DataError(f"{backend.where(table)}: released value {unknown!r} of column {attribute!r} is not a"
+                        " value of the input; the released table does not belong to this dataset")
+    return cls, codes, counts
+
+
+def _marker(dataset: Dataset, column: str) -> str:
+    missing = dataset.specs[column].missing
+    return missing[0] if missing else ""

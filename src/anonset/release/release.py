@@ -1,0 +1,351 @@
+"""``Release``: the anonymized table with its partition, metrics and provenance.
+
+Metrics import nothing from here; the anonymizer computes metric values and
+hands them to the release.  :func:`render_full_domain` turns a full-domain node
+into the released table: quasi-identifiers replaced by their generalized
+labels (``30-39``, ``Europe``, ``4791*``), suppressed records' quasi-identifiers
+replaced by ``*`` (or the records dropped on request), identifiers removed,
+every other column passed through untouched.
+
+A release of a table that lives in a database is written inside that database
+(:func:`anonset.release.database.write_release`); its :class:`Release` then
+holds no records (``table`` is ``None``) and says where they went
+(``location``).  :func:`copy_table_to_file` exports such a table from DuckDB
+to a CSV or Parquet file without the records passing through Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from anonset.core.dataset import AttributeType, Dataset, Role
+from anonset.core.partition import GeneralizedValues, Intervals, Partition
+from anonset.errors import DataError
+
+if TYPE_CHECKING:
+    from anonset.engine.sql.backends import SqlBackend, TableName
+
+__all__ = [
+    "SUPPRESSED",
+    "Release",
+    "class_labels",
+    "copy_table_to_file",
+    "render_full_domain",
+    "render_partition",
+    "table_copier",
+]
+
+#: The value written in every quasi-identifier of a suppressed record.
+SUPPRESSED = "*"
+
+
+@dataclass(eq=False)
+class Release:
+    """An anonymized table and everything needed to judge and reproduce it.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame or None
+        The released records; ``None`` when the release was written inside a
+        database (see ``location``).
+    partition : Partition
+        Records -> classes and each class's generalized values (without
+        ``row_class`` for a release written inside a database).
+    method : str
+        The method that produced it.
+    levels : dict of str to int, or None
+        The full-domain node (generalization level per quasi-identifier).
+    metrics : dict of str to float
+        Utility metrics of the release.
+    suppressed_rows : int
+        Records whose quasi-identifiers were suppressed (or that were dropped).
+    verified : bool
+        True once the release passed the independent re-check.
+    requirements : str
+        The privacy requirements in words.
+    provenance : dict
+        Configuration, seed, versions.
+    search : dict
+        Method-specific facts (nodes checked, lattice size, ...).
+    seconds : float
+        Wall time of the method and the re-check.
+    location : str or None
+        Where the records were written when they are not in ``table``: the
+        database and output table (or the file a DuckDB release was copied
+        to); ``None`` for an in-memory release.
+    engine : str
+        The engine that computed the class statistics: ``numpy``, ``duckdb``
+        or ``postgresql``.
+    rows_fetched : int or None
+        Result rows that travelled from the database to Python since the
+        backend was opened (value counts, class tables, checks); ``None``
+        for the numpy engine.
+    omitted_metrics : dict of str to str
+        Metrics that were not computed, with the reason (record-level metrics
+        of a release written inside a database).
+    warnings : list of str
+        What a custodian must know before handing the release over: a
+        release that generalizes everything (and the model that forced it),
+        columns passed through unchanged that single out records.
+    classes : int or None
+        Equivalence classes of the released table (records with identical
+        released quasi-identifier values, suppressed records left out), as
+        the independent re-check recomputed them; None before a re-check.
+    smallest_class : int or None
+        Size of the smallest of those classes.
+    """
+
+    table: pd.DataFrame | None
+    partition: Partition
+    method: str
+    levels: dict[str, int] | None
+    metrics: dict[str, float]
+    suppressed_rows: int
+    verified: bool
+    requirements: str
+    provenance: dict[str, Any] = field(default_factory=dict)
+    search: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    location: str | None = None
+    engine: str = "numpy"
+    rows_fetched: int | None = None
+    omitted_metrics: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    classes: int | None = None
+    smallest_class: int | None = None
+
+    @property
+    def n_classes(self) -> int:
+        """Equivalence classes of the released table.
+
+        Those the re-check recomputed from the released values when there was
+        one (clusters of a partitioning method that received the same
+        released values are one class), else the method's own.
+        """
+        if self.classes is not None:
+            return self.classes
+        return self.partition.n_classes
+
+    @property
+    def min_class_size(self) -> int:
+        """Size of the smallest released class (0 when every record is suppressed)."""
+        if self.smallest_class is not None:
+            return self.smallest_class
+        return int(self.partition.sizes.min()) if self.partition.n_classes else 0
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary.
+
+        Besides the release's facts it names the ``engine`` and the
+        ``output`` (``location``); ``rows_fetched`` appears for the SQL
+        engines and ``metrics_omitted`` ({metric: reason}) when a metric was
+        left out.
+        """
+        out: dict[str, Any] = {
+            "method": self.method,
+            "levels": self.levels,
+            "classes": self.n_classes,
+            "min_class_size": self.min_class_size,
+            "suppressed_rows": self.suppressed_rows,
+            "rows": int(self.partition.n_rows),
+            "metrics": {k: _json_number(v) for k, v in self.metrics.items()},
+            "verified": self.verified,
+            "requirements": self.requirements,
+            "seconds": round(self.seconds, 4),
+            "search": self.search,
+            "provenance": self.provenance,
+            "engine": self.engine,
+            "output": self.location,
+        }
+        if self.rows_fetched is not None:
+            out["rows_fetched"] = int(self.rows_fetched)
+        if self.omitted_metrics:
+            out["metrics_omitted"] = dict(self.omitted_metrics)
+        out["warnings"] = list(self.warnings)
+        return out
+
+
+def _json_number(v: float) -> float | None:
+    return None if v is None or not np.isfinite(v) else float(v)
+
+
+def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_rows: np.ndarray,
+                       drop_suppressed: bool = False) -> pd.DataFrame:
+    """The released table of a full-domain node.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The input.
+    levels : tuple of int
+        Level per quasi-identifier.
+    suppressed_rows : numpy.ndarray
+        Boolean per record: suppressed.
+    drop_suppressed : bool
+        Drop suppressed records instead of writing ``*`` in their quasi-identifiers.
+    """
+
+    def labels(name: str) -> np.ndarray:
+        level = levels[dataset.quasi.index(name)]
+        h = dataset.require_hierarchy(name)
+        return h.labels[level].astype(object)[h.maps[level][dataset.encoded[name].row_codes()]]
+
+    return _assemble(dataset, labels, suppressed_rows, drop_suppressed)
+
+
+def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, delimiter: str = ",",
+                       fmt: str | None = None) -> None:
+    """Export a table of a DuckDB database to a CSV or Parquet file with DuckDB's ``COPY``.
+
+    The records go from DuckDB straight to the file; they are written to a
+    temporary file that is then put at ``path``
+    (:func:`anonset.io.tables.atomic_write`), so a failure leaves nothing
+    there.  See :func:`table_copier` for the format and the parameters.
+    """
+    from anonset.io.tables import atomic_write
+
+    atomic_write(path, table_copier(backend, table, path, delimiter, fmt))
+
+
+def table_copier(backend: SqlBackend, table: TableName, path: str | Path, delimiter: str = ",",
+                 fmt: str | None = None) -> Callable[[Path], None]:
+    """A writer that copies a DuckDB table into a given file (for :class:`~anonset.io.outputs.StagedOutputs`).
+
+    CSV files get a header row, ``delimiter`` between fields and ``"``
+    quoting where needed (DuckDB writes an empty string as ``""``); the
+    records come in the table's (unspecified) order.
+
+    Parameters
+    ----------
+    backend : SqlBackend
+        A DuckDB backend (PostgreSQL's ``COPY ... TO`` would write on the server).
+    table : str or tuple of str
+        The table to export.
+    path : str or Path
+        Where the file will go (its suffix chooses the format).
+    delimiter : str
+        CSV field separator (one character).
+    fmt : {"csv", "parquet"}, optional
+        Format; from the suffix (``.parquet`` / ``.pq`` is Parquet) when omitted.
+
+    Raises
+    ------
+    DataError
+        When the backend is not DuckDB, or the format or delimiter is invalid.
+    """
+    if backend.dialect != "duckdb":
+        raise DataError(f"{backend.description}: only DuckDB can copy a table to a local file; a table in"
+                        " PostgreSQL stays in the database")
+    target = Path(path)
+    kind = fmt or ("parquet" if target.suffix.lower() in (".parquet", ".pq") else "csv")
+    if kind == "parquet":
+        options = "FORMAT parquet"
+    elif kind == "csv":
+        if len(delimiter) != 1 or delimiter in {'"', "\n", "\r"}:
+            raise DataError(f"{target}: delimiter {delimiter!r} must be a single character such as ';' or ','")
+        options = f"FORMAT csv, HEADER true, DELIMITER {_sql_string(delimiter)}, QUOTE '\"', ESCAPE '\"'"
+    else:
+        raise DataError(f"{target}: unknown format {kind!r}; use csv or parquet")
+    source = backend.table_ref(table)
+
+    def _copy(tmp: Path) -> None:
+        backend.execute(f"COPY {source} TO {_sql_string(str(tmp))} ({options})", (), f"writing {target}")
+
+    return _copy
+
+
+def _sql_string(text: str) -> str:
+    """A SQL string literal (DuckDB's COPY takes its file name and options as literals, not parameters)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def render_partition(dataset: Dataset, partition: Partition, drop_suppressed: bool = False) -> pd.DataFrame:
+    """The released table of any partition (local recoding: each class its own generalized values).
+
+    Numeric intervals are written ``lo-hi`` (a single value as itself; ``[lo, hi]`` when a bound is
+    not an integer), hierarchy nodes by their labels; suppressed records get ``*`` in every
+    quasi-identifier (or are dropped), identifiers are removed, other columns pass through.
+    """
+    if partition.row_class is None:
+        raise ValueError("render_partition needs the partition's row -> class map")
+    row_class = partition.row_class
+    suppressed = row_class < 0
+
+    def labels(name: str) -> np.ndarray:
+        return class_labels(dataset, name, partition.values[name])[np.maximum(row_class, 0)]
+
+    return _assemble(dataset, labels, suppressed, drop_suppressed)
+
+
+def _assemble(dataset: Dataset, quasi_labels: Callable[[str], np.ndarray], suppressed: np.ndarray,
+              drop_suppressed: bool) -> pd.DataFrame:
+    """Identifiers removed, quasi-identifiers labelled (``*`` when suppressed), other columns untouched."""
+    if dataset.table is None:
+        raise ValueError("rendering a release needs the rows in memory; a database table is rendered in SQL")
+    columns: dict[str, Any] = {}
+    for name in dataset.table.columns:
+        spec = dataset.specs[name]
+        if spec.role is Role.IDENTIFIER:
+            continue
+        if spec.role is Role.QUASI:
+            out = np.asarray(quasi_labels(name), dtype=object).copy()
+            out[suppressed] = SUPPRESSED
+            columns[name] = out
+        else:
+            columns[name] = dataset.table[name].to_numpy()
+    table = pd.DataFrame(columns, index=dataset.table.index)
+    if drop_suppressed:
+        table = table.loc[~suppressed]
+    return table.reset_index(drop=True)
+
+
+def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+    """The released label of each class's generalized value (object array of str).
+
+    An interval reads ``lo-hi`` (numbers), ``lo..hi`` (dates, as written in
+    the data; ordinal values, from the first to the last category of the
+    range in the attribute's order), or the single value when ``lo == hi``.
+    """
+    if isinstance(values, Intervals):
+        kind = dataset.specs[attribute].type
+        if kind in (AttributeType.DATE, AttributeType.ORDINAL):
+            return _value_range_labels(dataset, attribute, values)
+        integral = bool(np.all(np.mod(values.lo, 1) == 0) and np.all(np.mod(values.hi, 1) == 0))
+        return np.array([_interval_label(lo, hi, integral) for lo, hi in zip(values.lo, values.hi)], dtype=object)
+    h = dataset.require_hierarchy(attribute)
+    out = np.empty(len(values.levels), dtype=object)
+    for level in np.unique(values.levels):
+        mask = values.levels == level
+        out[mask] = h.labels[int(level)][values.codes[mask]]
+    return out
+
+
+def _value_range_labels(dataset: Dataset, attribute: str, values: Intervals) -> np.ndarray:
+    """``first..last`` labels of date or ordinal ranges: the leaves whose value is each end of the range."""
+    col = dataset.encoded[attribute]
+    assert col.numbers is not None
+    leaves = dataset.require_hierarchy(attribute).labels[0]
+    numbers = np.asarray(col.numbers[: len(leaves)], dtype=np.float64)
+    valid = np.flatnonzero(np.isfinite(numbers))
+    by_value = valid[np.argsort(numbers[valid], kind="stable")]
+    ordered = numbers[by_value]
+    text = np.asarray([str(v) for v in leaves], dtype=object)
+    first = text[by_value[np.searchsorted(ordered, values.lo)]]
+    last = text[by_value[np.searchsorted(ordered, values.hi)]]
+    return np.where(values.lo == values.hi, first, first + ".." + last).astype(object)
+
+
+def _interval_label(lo: float, hi: float, integral: bool) -> str:
+    if lo == hi:
+        return _number(lo)
+    return f"{_number(lo)}-{_number(hi)}" if integral and lo >= 0 else f"[{_number(lo)}, {_number(hi)}]"
+
+
+def _number(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"

@@ -1,0 +1,200 @@
+"""Independent re-check of a release: classes recomputed from the released values themselves.
+
+Nothing here uses a method's bookkeeping (its partition, codes or engine):
+the released quasi-identifier strings are grouped afresh, the sensitive
+values are read from the released table, and every privacy model judges the
+classes so obtained.  Records whose quasi-identifiers are all ``*`` are the
+suppressed records when other records are released with values and they (plus
+any records missing from the release) fit the suppression budget; otherwise
+they are a class of their own and must satisfy the models.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from anonset.core.dataset import AttributeType, Dataset
+from anonset.core.stats import ClassStats
+from anonset.privacy.base import Requirements
+from anonset.release.release import SUPPRESSED
+
+__all__ = ["VerificationReport", "classes_of_table", "judge_released_classes", "verify_release"]
+
+
+@dataclass
+class VerificationReport:
+    """What the independent re-check found."""
+
+    ok: bool
+    classes: int
+    min_class_size: int
+    suppressed_rows: int
+    violating_rows: int
+    problems: list[str] = field(default_factory=list)
+    #: Records whose quasi-identifiers are all ``*`` judged as a class of their own (not as suppressed).
+    root_class_rows: int = 0
+
+
+def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> np.ndarray:
+    """Class index of every row, grouping on the released quasi-identifier strings."""
+    if not quasi:
+        return np.zeros(len(table), dtype=np.int64)
+    codes = []
+    radix = []
+    for q in quasi:
+        c, uniques = pd.factorize(table[q].astype(str), sort=True)
+        codes.append(c.astype(np.int64))
+        radix.append(max(len(uniques), 1))
+    space = 1.0
+    for r in radix:
+        space *= r
+    if space < 2.0**62:
+        combined = codes[0]
+        for c, r in zip(codes[1:], radix[1:]):
+            combined = combined * r + c
+        _, inverse = np.unique(combined, return_inverse=True)
+    else:
+        _, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64)
+
+
+def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirements,
+                   n_input_rows: int | None = None) -> VerificationReport:
+    """Re-check a released table against the requirements.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The released records (quasi-identifiers as released labels).
+    dataset : Dataset
+        The input the release was made from (gives attribute roles, the
+        sensitive value domains and t-closeness's reference distribution).
+    requirements : Requirements
+        The models and the suppression budget.
+    n_input_rows : int, optional
+        Records in the input; records missing from ``table`` count as suppressed.
+    """
+    quasi = dataset.quasi
+    n_in = dataset.n_rows if n_input_rows is None else n_input_rows
+    all_star = np.ones(len(table), dtype=np.bool_)
+    for q in quasi:
+        all_star &= table[q].astype(str).to_numpy() == SUPPRESSED
+    row_class = classes_of_table(table, quasi)
+    n_classes = int(row_class.max()) + 1 if len(row_class) else 0
+    stats = _stats(table, dataset, requirements, row_class, n_classes)
+    star = np.zeros(n_classes, dtype=np.bool_)
+    star[np.unique(row_class[all_star])] = True
+    return judge_released_classes(stats, star, requirements, n_in)
+
+
+def judge_released_classes(stats: ClassStats, all_star: np.ndarray, requirements: Requirements,
+                           n_input_rows: int) -> VerificationReport:
+    """Judge the classes of a released table, already grouped on its released values.
+
+    Shared by :func:`verify_release` (a pandas table) and the SQL release's
+    check (classes grouped inside the database).  The group whose
+    quasi-identifiers are all ``*`` holds the suppressed records when other
+    records are released with values and the group (with any records missing
+    from the release) fits the suppression budget; otherwise it is a class
+    like any other (records generalized to the root of every hierarchy, or a
+    partition's class whose values differ in every quasi-identifier), judged
+    by the models.
+
+    Parameters
+    ----------
+    stats : ClassStats
+        One entry per group of identical released quasi-identifier values,
+        with the sensitive statistics the requirements ask for; its sizes sum
+        to the released records.
+    all_star : numpy.ndarray
+        Bool per class: the group whose quasi-identifiers are all ``*``.
+    requirements : Requirements
+        The models and the suppression budget.
+    n_input_rows : int
+        Records in the input; records missing from the release count as suppressed.
+    """
+    n_released = stats.n_rows
+    dropped = n_input_rows - n_released
+    problems: list[str] = []
+    if dropped < 0:
+        problems.append(f"the release has {n_released} records but the input had {n_input_rows}")
+    dropped = max(dropped, 0)
+    verdicts = [m.satisfied(stats) for m in requirements.models]
+    ok = np.logical_and.reduce(verdicts)
+    budget = requirements.budget_rows(n_input_rows)
+    released = np.ones(stats.n_classes, dtype=np.bool_)
+    star = np.flatnonzero(all_star)
+    if len(star) > 1:
+        raise ValueError("the records whose quasi-identifiers are all '*' must form one group")
+    root_class = 0
+    if len(star):
+        size = int(stats.sizes[star[0]])
+        if _suppressed_group(size, n_released, dropped, budget, bool(ok[star[0]])):
+            released[star[0]] = False
+        else:
+            root_class = size
+    for model, satisfied in zip(requirements.models, verdicts):
+        bad = ~satisfied & released
+        if bad.any():
+            problems.append(f"{int(bad.sum())} released class(es) with {int(stats.sizes[bad].sum())} records"
+                            f" violate {model.describe()}")
+    if root_class and not ok[star[0]]:
+        problems.append(f"the {root_class} records whose quasi-identifiers are all '*' are more than the"
+                        f" suppression budget ({budget}) allows, so they are a class, and it violates the models")
+    suppressed = int(stats.sizes[~released].sum()) + dropped
+    if suppressed > budget:
+        problems.append(f"{suppressed} records suppressed but the budget allows {budget}")
+    sizes = stats.sizes[released]
+    return VerificationReport(
+        ok=not problems, classes=int(released.sum()), min_class_size=int(sizes.min()) if len(sizes) else 0,
+        suppressed_rows=suppressed, violating_rows=int(stats.sizes[~ok & released].sum()), problems=problems,
+        root_class_rows=root_class,
+    )
+
+
+def _suppressed_group(size: int, n_released: int, dropped: int, budget: int, satisfies: bool) -> bool:
+    """Is the group of all-``*`` records the suppressed records (rather than a class of its own)?
+
+    When every released record is in it, it is the table generalized to the
+    root, a class, as long as it satisfies the models; when other records
+    are released with values, it is the suppressed records as long as they
+    fit the budget.
+    """
+    if size == n_released and satisfies:
+        return False
+    return size + dropped <= budget
+
+
+def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, row_class: np.ndarray,
+           n_classes: int) -> ClassStats:
+    req = requirements.request
+    sizes = np.bincount(row_class, minlength=n_classes).astype(np.int64)
+    hists: dict[str, np.ndarray] = {}
+    for a in sorted(req.histograms):
+        col = dataset.encoded[a]
+        # the input's own spelling first (``39.0`` may be the value of leaf ``39``), then the labels
+        index = {str(v): i for i, v in enumerate(col.categories)}
+        index.update(dataset.value_codes(a))
+        marker = dataset.specs[a].missing[0] if dataset.specs[a].missing else ""
+        released = table[a].astype(object).where(table[a].notna(), marker).astype(str)
+        values, inverse = np.unique(released.to_numpy(), return_inverse=True)
+        code_of = np.array([index.get(str(v), -1) for v in values], dtype=np.int64)
+        if (code_of < 0).any():
+            unknown = values[code_of < 0][0]
+            raise ValueError(f"released value {unknown!r} of {a!r} is not a value of the input")
+        codes = code_of[inverse.reshape(-1)]
+        m = col.n_categories
+        hists[a] = np.bincount(row_class * m + codes, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
+    sums: dict[str, np.ndarray] = {}
+    sumsq: dict[str, np.ndarray] = {}
+    for a in sorted(req.moments):
+        if dataset.specs[a].type is not AttributeType.NUMERIC:
+            raise ValueError(f"{a!r} is not numeric")
+        v = pd.to_numeric(table[a], errors="raise").to_numpy(dtype=np.float64)
+        sums[a] = np.bincount(row_class, weights=v, minlength=n_classes)
+        sumsq[a] = np.bincount(row_class, weights=v * v, minlength=n_classes)
+    return ClassStats(sizes=sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
+                      sums=sums, sumsq=sumsq)
