@@ -7,6 +7,8 @@ segment of it, and a split partitions the segment in place (as quicksort
 does).  Per region the kernel scans the segment once per quasi-identifier
 (range, or lowest common ancestor), finds the median by quickselect, and
 moves the rows; the Python-level cost is nil, the memory a few arrays of n.
+The kernel reads the attribute space's arrays as one :class:`KernelSpace` and
+returns the grown tree as a :class:`GrownKernel` (both named tuples of arrays).
 
 It implements exactly :class:`~anonset.methods.mondrian.split.MedianCriterion`
 (same candidate order, same medians, same tie-breaks), which the generic path
@@ -16,10 +18,70 @@ hold the two to the same result.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
-__all__ = ["grow_k_anonymous"]
+__all__ = ["GrownKernel", "KernelSpace", "grow_k_anonymous"]
+
+
+class KernelSpace(NamedTuple):
+    """The arrays of an :class:`~anonset.methods.mondrian.split.AttributeSpace` the kernel reads (same meaning).
+
+    Attributes
+    ----------
+    values : (p, n) float64 values of the numeric attributes (C order).
+    span : (p,) float64 range of each numeric attribute over the table.
+    codes : (q, n) int32 leaf codes of the categorical attributes (C order).
+    maps : (q, levels, width) int32 ancestor code of each leaf per level.
+    share : (q, levels, width) float64 normalized range of each hierarchy node.
+    top : (q,) int64 root level of each categorical attribute's hierarchy.
+    numeric : (d,) bool per quasi-identifier: split by value or through its hierarchy.
+    column : (d,) int64 row of the attribute in ``values`` or ``codes``.
+    weight : (d,) float64 weight of the attribute's normalized range.
+    """
+
+    values: np.ndarray
+    span: np.ndarray
+    codes: np.ndarray
+    maps: np.ndarray
+    share: np.ndarray
+    top: np.ndarray
+    numeric: np.ndarray
+    column: np.ndarray
+    weight: np.ndarray
+
+
+class GrownKernel(NamedTuple):
+    """The tree the kernel grew; per-node arrays have room for ``2 * (n // k) + 1`` nodes, the first ``n_nodes`` used.
+
+    Attributes
+    ----------
+    rows : (n,) int64 the rows, each leaf region a contiguous segment.
+    n_nodes : int nodes grown (node 0 the root).
+    parent, split_attr, split_level, key, start, end : (capacity,) int64 per node
+        (``split_attr`` −1 for a leaf; ``key`` the node's key under its parent;
+        ``rows[start:end]`` its records).
+    threshold : (capacity,) float64 per node (NaN unless a numeric split).
+    cut_low, cut_high : (capacity, p) float64 the numeric cuts bounding each node.
+    node_level, node_code : (capacity, q) int64 each node's hierarchy node per categorical attribute
+        (the root until a split on the attribute, then the child node the split sent it to).
+    """
+
+    rows: np.ndarray
+    n_nodes: int
+    parent: np.ndarray
+    split_attr: np.ndarray
+    split_level: np.ndarray
+    key: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    threshold: np.ndarray
+    cut_low: np.ndarray
+    cut_high: np.ndarray
+    node_level: np.ndarray
+    node_code: np.ndarray
 
 
 @numba.njit(cache=True, nogil=True)
@@ -182,24 +244,12 @@ def _inherit(cut_low: np.ndarray, cut_high: np.ndarray, node_level: np.ndarray, 
 
 
 @numba.njit(cache=True, nogil=True)
-def grow_k_anonymous(values: np.ndarray, span: np.ndarray, codes: np.ndarray, maps: np.ndarray,
-                     share: np.ndarray, top: np.ndarray, numeric: np.ndarray, column: np.ndarray,
-                     weight: np.ndarray, n: int, k: int, strict: bool):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """Grow the Median Mondrian tree of ``n`` rows under k-anonymity.
+def grow_k_anonymous(space: KernelSpace, n: int, k: int, strict: bool) -> GrownKernel:  # pragma: no cover - compiled
+    """Grow the Median Mondrian tree of ``n`` rows under k-anonymity (``strict`` or relaxed median cuts).
 
-    The arguments are those of :class:`~anonset.methods.mondrian.split.AttributeSpace`.
-
-    Returns
-    -------
-    rows : (n,) int64 the rows, each leaf region a contiguous segment.
-    n_nodes : int
-    parent, split_attr, split_level, key, start, end : (capacity,) int64 per node
-        (``split_attr`` −1 for a leaf; ``key`` the node's key under its parent).
-    threshold : (capacity,) float64 per node (NaN unless a numeric split).
-    cut_low, cut_high : (capacity, p) float64 the numeric cuts bounding each node.
-    node_level, node_code : (capacity, q) int64 each node's hierarchy node per categorical attribute
-        (the root until a split on the attribute, then the child node the split sent it to).
+    Returns the tree as a :class:`GrownKernel`.
     """
+    values, span, codes, maps, share, top, numeric, column, weight = space
     d = len(numeric)
     p = values.shape[0]
     q = codes.shape[0]
@@ -312,5 +362,5 @@ def grow_k_anonymous(values: np.ndarray, span: np.ndarray, codes: np.ndarray, ma
                 stack[depth] = child
                 depth += 1
             break
-    return (rows, n_nodes, parent, split_attr, split_level, key, start, end, threshold, cut_low, cut_high,
-            node_level, node_code)
+    return GrownKernel(rows, n_nodes, parent, split_attr, split_level, key, start, end, threshold, cut_low, cut_high,
+                       node_level, node_code)

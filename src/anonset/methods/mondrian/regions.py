@@ -54,7 +54,7 @@ from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, numeric_values
 from anonset.errors import ConfigError, InfeasibleError
 from anonset.methods.mondrian.criteria import Predicate
-from anonset.methods.mondrian.kernel import grow_k_anonymous
+from anonset.methods.mondrian.kernel import KernelSpace, grow_k_anonymous
 from anonset.methods.mondrian.split import (
     AttributeSpace,
     MedianCriterion,
@@ -223,13 +223,15 @@ class _Grown:
 
 def _grow_compiled(space: AttributeSpace, k: int, strict: bool) -> _Grown:
     """The median tree under k-anonymity alone, by the compiled kernel."""
-    (rows, n_nodes, parent, split_attr, split_level, key, start, end, threshold, cut_low, cut_high, node_level,
-     node_code) = grow_k_anonymous(space.values, space.span, space.codes, space.maps, space.share, space.top,
-                                   space.numeric, space.column, space.weight, space.n_rows, k, strict)
-    return _Grown(rows=rows, parent=parent[:n_nodes], key=key[:n_nodes], split_attr=split_attr[:n_nodes],
-                  threshold=threshold[:n_nodes], split_level=split_level[:n_nodes], start=start[:n_nodes],
-                  end=end[:n_nodes], cut_low=cut_low[:n_nodes], cut_high=cut_high[:n_nodes],
-                  node_level=node_level[:n_nodes], node_code=node_code[:n_nodes])
+    space_arrays = KernelSpace(values=space.values, span=space.span, codes=space.codes, maps=space.maps,
+                               share=space.share, top=space.top, numeric=space.numeric, column=space.column,
+                               weight=space.weight)
+    tree = grow_k_anonymous(space_arrays, space.n_rows, k, strict)
+    used = slice(0, tree.n_nodes)
+    return _Grown(rows=tree.rows, parent=tree.parent[used], key=tree.key[used], split_attr=tree.split_attr[used],
+                  threshold=tree.threshold[used], split_level=tree.split_level[used], start=tree.start[used],
+                  end=tree.end[used], cut_low=tree.cut_low[used], cut_high=tree.cut_high[used],
+                  node_level=tree.node_level[used], node_code=tree.node_code[used])
 
 
 def _grow(space: AttributeSpace, judge: _ChildJudge, k: int, criterion: SplitCriterion, strict: bool) -> _Grown:
