@@ -358,3 +358,24 @@ def test_the_comparisons_detect_a_wrong_statistic(what: str) -> None:
         assert_same_stats(good, bad, levels)
     with pytest.raises((AssertionError, KeyError)):
         assert_matches_independent(table, ds, bad, levels, req)
+
+
+# --------------------------------------------------------------------------- the protocol's other members
+def test_protocol_members_and_close(make_engine: MakeEngine, kind: str) -> None:
+    table, attrs = _random_case(1)
+    req = StatsRequest(frozenset({"s"}))
+    engine, ds = make_engine(table, attrs, req)
+    assert engine.name == {"numpy": "numpy", "postgres": "postgresql"}.get(kind, "duckdb")
+    assert engine.dataset is ds and engine.request == req
+    levels = tuple(int(v) for v in lattice_of(ds).nodes[-1])
+    engine.class_stats(levels)
+    fetched = engine.rows_fetched
+    assert fetched is None if kind == "numpy" else (isinstance(fetched, int) and fetched >= 1)
+    with engine as same:
+        assert same is engine
+    engine.close()  # again: nothing happens
+    with pytest.raises(RuntimeError, match="closed"):
+        engine.class_stats(levels)
+    with pytest.raises(RuntimeError, match="closed"):
+        engine.small_class_rows(levels, 2)
+    assert engine.nodes_computed >= 0 and engine.rows_read >= 0

@@ -1,5 +1,11 @@
 """The engine contract: what search methods ask of an engine (``StatsRequest`` in, ``ClassStats`` out).
 
+Everything a caller needs to know about an engine is in the protocol: its
+``name`` for reports, the ``dataset`` and ``request`` it was built for, the
+statistics themselves, counters of the work done (``rows_read``,
+``nodes_computed``, ``rows_fetched``) and ``close``; engines are also context
+managers that close on exit.  Nothing needs to probe an engine's type.
+
 The statistics types themselves live in :mod:`anonset.core.stats`; the numpy
 engine (:mod:`anonset.engine.numpy`) is the reference implementation and the
 SQL engine (:mod:`anonset.engine.sql`) must return identical statistics.
@@ -7,20 +13,38 @@ SQL engine (:mod:`anonset.engine.sql`) must return identical statistics.
 
 from __future__ import annotations
 
-from typing import Protocol
+from types import TracebackType
+from typing import Protocol, Self
 
 import numpy as np
 
 from anonset.core.dataset import Dataset
-from anonset.core.stats import ClassStats
+from anonset.core.stats import ClassStats, StatsRequest
 
 __all__ = ["Engine"]
 
 
 class Engine(Protocol):
-    """What search methods ask of an engine."""
+    """What search methods (and the Anonymizer) ask of an engine.
 
-    dataset: Dataset
+    After :meth:`close` the statistics methods raise ``RuntimeError``; the
+    counters and the descriptive members stay readable.
+    """
+
+    @property
+    def name(self) -> str:
+        """What computes the statistics, for reports: ``numpy``, ``duckdb`` or ``postgresql``."""
+        ...
+
+    @property
+    def dataset(self) -> Dataset:
+        """The dataset the engine was built for (its value codes define the statistics' keys)."""
+        ...
+
+    @property
+    def request(self) -> StatsRequest:
+        """The sensitive statistics the engine was built to carry per class."""
+        ...
 
     def class_stats(self, levels: tuple[int, ...]) -> ClassStats:
         """Class statistics of the full-domain node ``levels``."""
@@ -42,4 +66,22 @@ class Engine(Protocol):
     @property
     def nodes_computed(self) -> int:
         """Class tables (frequency sets) computed so far."""
+        ...
+
+    @property
+    def rows_fetched(self) -> int | None:
+        """Result rows fetched from a database into Python so far; None for an in-memory engine."""
+        ...
+
+    def close(self) -> None:
+        """Release what the engine holds (caches, temporary tables); calling it again does nothing."""
+        ...
+
+    def __enter__(self) -> Self:
+        """The engine itself."""
+        ...
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        """:meth:`close`."""
         ...

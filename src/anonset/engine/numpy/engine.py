@@ -6,12 +6,15 @@ of a cached, less general node: map each key column to the coarser level,
 group the (much smaller) class table and sum the statistics.  The cache keeps
 the class tables of recently computed nodes up to a budget of cells; the
 source of a roll-up is the cached node below the target with the fewest
-classes.
+classes.  :meth:`NumpyEngine.close` drops the class tables (the engine holds
+nothing else); it is also a context manager.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
@@ -35,7 +38,17 @@ class NumpyEngine:
     cache_cells : int
         Budget of the roll-up cache, in class-table cells (classes times
         columns summed over cached nodes).  The bottom node is always kept.
+
+    Attributes
+    ----------
+    name : str
+        ``"numpy"``.
+    rows_fetched : None
+        No database: nothing is fetched.
     """
+
+    name = "numpy"
+    rows_fetched: int | None = None
 
     def __init__(self, dataset: Dataset, request: StatsRequest | None = None, cache_cells: int = 20_000_000):
         self.dataset = dataset
@@ -61,6 +74,7 @@ class NumpyEngine:
         self._slots_used = 0
         self._slot_of: dict[tuple[int, ...], int] = {}
         self._radix = [np.array([h.size(j) for j in range(h.n_levels)], dtype=np.int64) for h in self.hierarchies]
+        self._closed = False
 
     @property
     def rows_read(self) -> int:
@@ -75,10 +89,29 @@ class NumpyEngine:
     @property
     def bottom(self) -> ClassStats:
         """Class statistics of the most specific node."""
+        self._check_open()
         return self._bottom
+
+    def close(self) -> None:
+        """Drop the cached class tables and the bottom node; the statistics methods then raise."""
+        self._closed = True
+        self._cache.clear()
+        self._cells = 0
+        self._slot_of.clear()
+        self._slots_used = 0
+        self._bottom = _EMPTY
+        self._row_to_bottom = np.zeros(0, dtype=np.int64)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
 
     def class_stats(self, levels: tuple[int, ...]) -> ClassStats:
         """Class statistics of node ``levels`` (rolled up from the best cached node)."""
+        self._check_open()
         levels = tuple(int(v) for v in levels)
         hit = self._cache.get(levels)
         if hit is not None:
@@ -97,11 +130,16 @@ class NumpyEngine:
 
     def row_classes(self, levels: tuple[int, ...]) -> tuple[np.ndarray, ClassStats]:
         """Row -> class index for node ``levels`` and the node's class statistics."""
+        self._check_open()
         levels = tuple(int(v) for v in levels)
         stats, inverse = self._rollup(self._bottom, levels)
         return inverse[self._row_to_bottom], stats
 
     # ---------------------------------------------------------------- internals
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("the numpy engine is closed; build another one")
+
     def _best_source(self, levels: tuple[int, ...]) -> ClassStats:
         """The cached node below ``levels`` with the fewest classes (direct children looked up first)."""
         best = self._bottom
@@ -172,6 +210,8 @@ class NumpyEngine:
 
 
 _NO_SOURCE = np.iinfo(np.int64).max
+#: What a closed engine keeps in place of its bottom node.
+_EMPTY = ClassStats(np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int32), {}, {}, {}, ())
 
 
 def _width(stats: ClassStats) -> int:
@@ -213,3 +253,9 @@ def _group_leaf_codes(codes: np.ndarray, radix: np.ndarray) -> tuple[np.ndarray,
         return group_keys(np.ascontiguousarray(codes, dtype=np.int32), radix.astype(np.int64))
     keys, inverse = np.unique(codes, axis=0, return_inverse=True)
     return keys.astype(np.int32), inverse.reshape(-1).astype(np.int64)
+
+
+if TYPE_CHECKING:  # mypy checks that the class implements the protocol
+    from anonset.engine.base import Engine
+
+    _IS_AN_ENGINE: type[Engine] = NumpyEngine

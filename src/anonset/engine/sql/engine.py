@@ -27,6 +27,9 @@ How a node's class table is computed:
 The statistics equal the numpy engine's for the same node (classes may come
 in another order; sums of non-integer values may differ in the last bits
 since they are added in another order).
+
+:meth:`SqlEngine.close` (or leaving a ``with`` block) drops the engine's
+temporary tables; the backend stays open for its owner to close.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 import pandas as pd
@@ -92,7 +95,7 @@ class SqlEngine:
     Attributes
     ----------
     backend : SqlBackend
-        The database.
+        The database; not closed by :meth:`close` (its owner closes it).
     table : str or tuple of str
         The source table.
 
@@ -106,6 +109,7 @@ class SqlEngine:
 
     def __init__(self, dataset: Dataset, request: StatsRequest | None, backend: SqlBackend, table: TableName,
                  *, cache_cells: int = 20_000_000, direct_rows: int = 2_000):
+        self._closed = False
         self.dataset = dataset
         self.request = request or StatsRequest()
         self.backend = backend
@@ -133,6 +137,20 @@ class SqlEngine:
         dataset.cache[ENGINE_OF_DATASET] = weakref.ref(self)
 
     # ------------------------------------------------------------------ Engine protocol
+    @property
+    def name(self) -> str:
+        """The backend's dialect: ``duckdb`` or ``postgresql``."""
+        return self.backend.dialect
+
+    @property
+    def rows_fetched(self) -> int:
+        """Result rows the backend has fetched into Python, the profile's value counts included.
+
+        Class tables, value counts and check rows; never records of the
+        source table (a test proves it).
+        """
+        return self.backend.rows_fetched
+
     @property
     def rows_read(self) -> int:
         """Rows this engine brought into Python.
@@ -243,7 +261,12 @@ class SqlEngine:
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        """Drop the engine's temporary tables (mapping tables and cached nodes)."""
+        """Drop the engine's temporary tables (mapping tables and cached nodes); again, it does nothing.
+
+        The statistics methods raise ``RuntimeError`` afterwards; the backend
+        stays open.
+        """
+        self._closed = True
         for name in reversed(self._created):
             try:
                 self.backend.drop(name)
@@ -379,6 +402,9 @@ class SqlEngine:
 
     # ------------------------------------------------------------------ roll-up
     def _check_levels(self, levels: tuple[int, ...]) -> tuple[int, ...]:
+        if self._closed:
+            raise RuntimeError(f"{self._where}: the SQL engine is closed (its temporary tables are dropped);"
+                               " build another one")
         out = tuple(int(v) for v in levels)
         if len(out) != len(self.hierarchies) or any(
                 v < 0 or v > h.max_level for v, h in zip(out, self.hierarchies)):
@@ -500,3 +526,9 @@ def match_keys(codes: np.ndarray, keys: np.ndarray, sizes: list[int]) -> np.ndar
         index = pd.MultiIndex.from_arrays(list(keys.T)).get_indexer(pd.MultiIndex.from_arrays(list(codes.T)))
         found = index >= 0
     return np.where(found, index, -1).astype(np.int64)
+
+
+if TYPE_CHECKING:  # mypy checks that the class implements the protocol
+    from anonset.engine.base import Engine
+
+    _IS_AN_ENGINE: type[Engine] = SqlEngine
