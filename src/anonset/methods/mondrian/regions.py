@@ -102,7 +102,8 @@ def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
         criterion is deterministic and none uses it.
     weights : mapping of str to float, optional
         Per quasi-identifier factor on its normalized range (default 1); an
-        attribute of weight 0 is never split.
+        attribute of weight 0 is never split.  Each weight is a finite number
+        >= 0 and not all are 0 (:func:`anonset.core.weights.weight_vector`).
     strict : bool
         Strict Mondrian (records with equal values never divided by a
         numeric split) or relaxed (the median's records divided to balance the sides).

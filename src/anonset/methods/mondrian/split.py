@@ -26,7 +26,7 @@ from typing import Protocol
 import numpy as np
 
 from anonset.core.dataset import Dataset, row_values
-from anonset.errors import ConfigError
+from anonset.core.weights import weight_vector
 
 __all__ = [
     "AttributeSpace",
@@ -94,16 +94,18 @@ def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None
     dataset : Dataset
         An in-memory dataset.
     weights : mapping of str to float, optional
-        Weight of a quasi-identifier's normalized range (default 1 each).
+        Weight of a quasi-identifier's normalized range (default 1 each),
+        checked by :func:`anonset.core.weights.weight_vector`.
 
     Raises
     ------
     ConfigError
-        A weight for a column that is not a quasi-identifier, or a negative or
-        non-finite weight.
+        A weight for a column that is not a quasi-identifier, a weight that is
+        not a finite number >= 0 (a boolean is not a number here), or every
+        weight 0.
     """
     quasi = dataset.quasi
-    weight = _weights(quasi, weights)
+    weight = weight_vector(quasi, weights, dataset.source, who="mondrian")
     numeric = np.array([row_values(dataset, q) is not None for q in quasi], dtype=np.bool_)
     column = np.zeros(len(quasi), dtype=np.int64)
     values: list[np.ndarray] = []
@@ -141,19 +143,6 @@ def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None
         maps=maps, share=share,
         top=np.array([h.max_level for h in hierarchies], dtype=np.int64),
     )
-
-
-def _weights(quasi: tuple[str, ...], weights: Mapping[str, float] | None) -> np.ndarray:
-    if not weights:
-        return np.ones(len(quasi))
-    unknown = [a for a in weights if a not in quasi]
-    if unknown:
-        raise ConfigError(f"mondrian: weight for {unknown[0]!r}, which is not a quasi-identifier;"
-                          f" quasi-identifiers are {', '.join(quasi)}")
-    w = np.array([float(weights.get(q, 1.0)) for q in quasi])
-    if (w < 0).any() or not np.isfinite(w).all():
-        raise ConfigError("mondrian: weights must be non-negative finite numbers")
-    return w
 
 
 @dataclass(frozen=True, eq=False)
