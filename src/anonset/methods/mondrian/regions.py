@@ -188,7 +188,12 @@ class _ChildJudge:
         self.moments = {a: numeric_values(dataset, a) for a in sorted(request.moments)}
 
     def stats(self, rows: np.ndarray, labels: np.ndarray, n_children: int) -> ClassStats:
-        """Statistics of the children ``labels`` (0 .. n_children − 1) of the records ``rows``."""
+        """Statistics of the children ``labels`` (0 .. n_children − 1) of the records ``rows``.
+
+        The same statistics as :func:`anonset.core.stats.stats_from_assignment`, which takes an assignment
+        of the whole table: here only the region's rows are read (and the per-row columns are read once),
+        so judging a candidate costs its region's size rather than the table's.
+        """
         hists = {}
         for a, (codes, m) in self.histograms.items():
             flat = labels * m + codes[rows]

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import AttributeType, Dataset, Role
+from anonset.core.targets import target_columns
 from anonset.errors import ConfigError
 from anonset.methods.mondrian.criteria import (
     _NUMERIC_TYPES,
@@ -54,9 +55,15 @@ class Workload:
 
 
 def _target_names(work: Workload) -> tuple[str, ...]:
+    """The targets named, or else every column with role target.
+
+    A named target may be any column but a quasi-identifier, a sensitive attribute or an identifier
+    (Mondrian's own rule: an insensitive column may serve); unnamed ones are
+    :func:`anonset.core.targets.target_columns`.
+    """
     ds = work.dataset
     if work.targets is None:
-        return tuple(c for c, spec in ds.specs.items() if spec.role is Role.TARGET)
+        return target_columns(ds)
     for name in work.targets:
         if name not in ds.specs:
             raise ConfigError(f"mondrian: target {name!r} is not a column; columns are {', '.join(ds.specs)}")
