@@ -164,7 +164,7 @@ def test_class_penalty_needs_a_target() -> None:
     with pytest.raises(ConfigError, match="no column has role target"):
         Anonymizer(attrs, Requirements([KAnonymity(4)]), method="k-member",
                    method_options={"class_penalty": 1.0}).fit(table)
-    with pytest.raises(ConfigError, match="class_penalty must be a number >= 0"):
+    with pytest.raises(ConfigError, match="option 'class_penalty' must be a number >= 0"):
         Anonymizer(attrs, Requirements([KAnonymity(4)]), method="k-member",
                    method_options={"class_penalty": -1}).fit(table)
 

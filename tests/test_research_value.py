@@ -347,12 +347,12 @@ def test_cli_prints_and_writes_the_success_list(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("body,match", [
-    ("method: {name: rv-global, metric: loss}\n", "optimizes research value"),
+    ("method: {name: rv-global, metric: loss}\n", "optimizes research_value"),
     ("method: {name: optimal}\nresearch_value: {weights: auto}\n", "used only by the rv-"),
     ("method: {name: rv-global}\nresearch_value: {rules: {age: [{keep_boundary: 65, do_not_mix: [a, b]}]}}\n",
      "exactly one of"),
     ("method: {name: rv-global}\nresearch_value: {weights: {age: -2}}\n", "must be a number >= 0"),
-    ("method: {name: rv-partitioned, subset_size: 0}\n", "subset_size must be an integer"),
+    ("method: {name: rv-partitioned, subset_size: 0}\n", "option .subset_size. must be an integer >= 1"),
 ])
 def test_bad_research_value_config(tmp_path, body: str, match: str) -> None:
     from anonset.config import load_config
@@ -440,7 +440,7 @@ def test_auto_weights_are_computed_inside_the_database(engine: str, method: str,
 def test_auto_weights_of_a_database_table_use_its_open_sql_engine() -> None:
     """From the profile alone the weights cannot be computed; with the SQL engine open they equal numpy's."""
     from anonset.datasets import patient_register
-    from anonset.engine.sql.backends import DuckDBBackend
+    from anonset.engine.sql.duckdb import DuckDBBackend
     from anonset.engine.sql.engine import SqlEngine
     from anonset.engine.sql.profile import dataset_from_table
 

@@ -35,29 +35,20 @@ import pandas as pd
 
 from anonset import __version__
 from anonset.core.dataset import AttributeSpec, Dataset, Role, row_values
-from anonset.core.grouping import Grouping
 from anonset.core.partition import Partition, grown_partition, partition_of_assignment
 from anonset.core.stats import ClassStats, StatsRequest, stats_from_assignment
 from anonset.engine.base import Engine
 from anonset.engine.numpy.engine import NumpyEngine
-from anonset.engine.sql.backends import SqlBackend, TableName, table_parts
+from anonset.engine.sql.base import SqlBackend, TableName, table_parts
 from anonset.engine.sql.engine import SqlEngine
 from anonset.errors import ConfigError, DataError, HierarchyError, InfeasibleError
-from anonset.methods.cluster.grouping import k_member, xu_bottom_up_method, xu_top_down_method
-from anonset.methods.full_domain.research_value import (
-    rv_global,
-    rv_hybrid,
-    rv_local,
-    rv_partitioned,
-)
-from anonset.methods.full_domain.search import SearchResult, exhaustive_search, optimal_search
-from anonset.methods.mondrian.regions import mondrian
+from anonset.methods import registry
+from anonset.methods.base import Family, Problem
+from anonset.methods.full_domain.search import SearchResult
 from anonset.methods.pareto import (
     OBJECTIVES,
     FrontMember,
     ParetoResult,
-    pareto_ea,
-    pareto_exhaustive,
 )
 from anonset.methods.pareto.objectives import budget_rows, suppression_threshold
 from anonset.metrics import SEARCH_METRICS, make_metric, reported_metrics
@@ -76,54 +67,7 @@ from anonset.release.database import verify_table, write_release
 from anonset.release.release import Release, render_full_domain, render_partition
 from anonset.release.verify import verify_release
 
-__all__ = ["METHODS", "Anonymizer", "ReleaseViolation", "anonymize", "check_output_table", "front_entries", "protects"]
-
-SearchFunction = Callable[..., SearchResult]
-
-#: Method name -> full-domain search.
-METHODS: dict[str, SearchFunction] = {
-    "optimal": optimal_search,
-    "exhaustive": exhaustive_search,
-    "rv-global": rv_global,
-    "rv-local": rv_local,
-    "rv-hybrid": rv_hybrid,
-    "rv-partitioned": rv_partitioned,
-}
-
-#: Method name -> partitioning method: ``(dataset, requirements, *, seed, weights, **options) -> Grouping``.
-PARTITION_METHODS: dict[str, Callable[..., Grouping]] = {
-    "k-member": k_member,
-    "xu-top-down": xu_top_down_method,
-    "xu-bottom-up": xu_bottom_up_method,
-    "mondrian": mondrian,
-}
-
-#: Method name -> trade-off search (Dewri et al.): ``(dataset, engine, objectives, *, eta, ...) -> ParetoResult``.
-PARETO_METHODS: dict[str, Callable[..., ParetoResult]] = {
-    "pareto-exhaustive": pareto_exhaustive,
-    "pareto-ea": pareto_ea,
-}
-
-#: Every method name, for validation and messages.
-METHOD_NAMES: tuple[str, ...] = (*METHODS, *PARTITION_METHODS, *PARETO_METHODS)
-
-#: Options each method accepts (``method_options``).
-METHOD_OPTIONS: dict[str, frozenset[str]] = {
-    "optimal": frozenset({"assume_practical_monotonicity"}),
-    "rv-global": frozenset({"max_frequency_sets"}),
-    "rv-hybrid": frozenset({"max_frequency_sets"}),
-    "rv-partitioned": frozenset({"subset_size", "success_limit", "max_frequency_sets"}),
-    "k-member": frozenset({"class_penalty", "target"}),
-    "xu-top-down": frozenset({"rounds"}),
-    "xu-bottom-up": frozenset({"split", "merge_cost"}),
-    "mondrian": frozenset({"strict", "criterion", "targets", "selections"}),
-    "pareto-exhaustive": frozenset({"objectives", "epsilon", "sensitive", "target"}),
-    "pareto-ea": frozenset({"objectives", "epsilon", "sensitive", "target", "population", "iterations", "p_cross",
-                            "p_mut"}),
-}
-
-#: Methods that optimize research value (their default metric).
-RESEARCH_VALUE_METHODS = frozenset({"rv-global", "rv-local", "rv-hybrid", "rv-partitioned"})
+__all__ = ["Anonymizer", "ReleaseViolation", "anonymize", "check_output_table", "front_entries", "protects"]
 
 
 class ReleaseViolation(UserWarning):
@@ -209,22 +153,18 @@ class Anonymizer:
                  on_violation: str = "raise", seed: int = 0, method_options: Mapping[str, Any] | None = None,
                  pick: int | None = None, output_table: TableName | None = None, replace_output: bool = False,
                  allow_unprotected: bool = False):
-        if method not in METHOD_NAMES:
-            raise ConfigError(f"unknown method {method!r}; use one of {' | '.join(METHOD_NAMES)}")
+        spec = registry.get(method)
         options = dict(method_options or {})
-        allowed = METHOD_OPTIONS.get(method, frozenset())
-        for key in options:
-            if key not in allowed:
-                raise ConfigError(f"method {method!r} has no option {key!r}"
-                                  + (f"; its options are {', '.join(sorted(allowed))}" if allowed else ""))
+        spec.check_options(options)
         if pick is not None and (isinstance(pick, bool) or not isinstance(pick, int) or pick < 0):
             raise ConfigError(f"pick must be an int >= 0; got {pick!r}")
-        if pick is not None and method not in RESEARCH_VALUE_METHODS and method not in PARETO_METHODS:
+        if pick is not None and not spec.ranked:
             raise ConfigError(f"pick (--pick) chooses an entry of a research-value search's success list or a member"
                               f" of a trade-off front; method {method!r} returns one release, so drop it")
         if not isinstance(allow_unprotected, bool):
             raise ConfigError(f"allow_unprotected must be True or False; got {allow_unprotected!r}")
-        if method not in PARETO_METHODS and not allow_unprotected and not protects(requirements):
+        spec.check_requirements(requirements)
+        if spec.family is not Family.FRONT and not allow_unprotected and not protects(requirements):
             raise ConfigError(f"the requirements ({requirements.describe()}) protect nothing: the release would be"
                               " the input itself; set k >= 2 or another privacy model (or allow an unprotected"
                               " release by name: allow_unprotected / --allow-unprotected)")
@@ -297,23 +237,25 @@ class Anonymizer:
                               f" (every release reports it); use one of {' | '.join(SEARCH_METRICS)}")
         if engine is not None:
             self._check_engine(engine, dataset)
+        spec = registry.get(self.method)
         if not dataset.in_memory:
-            if self.method not in METHODS:
+            if spec.in_memory:
+                anywhere = [n for n in registry.names() if not registry.get(n).in_memory]
                 raise ConfigError(f"{dataset.source}: method {self.method!r} needs the records in memory; use engine:"
-                                  f" numpy (or a full-domain method: {', '.join(METHODS)})")
+                                  f" numpy (or a method that runs in the database: {', '.join(anywhere)})")
             return self._fit_in_database(dataset, engine, metric, started)
         if self.output_table is not None:
             raise ConfigError("output_table is where a table that lives in a database is released; this dataset"
                               " is in memory and its release is Release.table (write it with"
                               " anonset.io.tables.write_table)")
         _warn_single_class_targets(dataset)
-        if self.method in PARTITION_METHODS:
+        if spec.family is Family.GROUPING:
             return self._fit_partition(dataset, metric, started)
-        if self.method in PARETO_METHODS:
+        if spec.family is Family.FRONT:
             return self._fit_pareto(dataset, engine, metric, started)
         if engine is None:
             engine = NumpyEngine(dataset, self.requirements.request)
-        result = METHODS[self.method](dataset, engine, self.requirements, metric, **self.method_options)
+        result = spec.fit(self._problem(dataset, engine, metric))
         levels = self._picked(result, dataset)
         row_class, stats = engine.row_classes(levels)
         verdict = self.requirements.judge(stats, dataset.n_rows)
@@ -331,16 +273,16 @@ class Anonymizer:
     def _fit_partition(self, dataset: Dataset, metric: Metric, started: float) -> Anonymizer:
         """Run a partitioning method: each class gets its own generalized values."""
         method_started = time.perf_counter()
-        grouping = PARTITION_METHODS[self.method](dataset, self.requirements, seed=self.seed, weights=self.weights,
-                                                  **self.method_options)
+        problem = self._problem(dataset, None, metric)
+        grouping = registry.get(self.method).fit(problem)
         partition = partition_of_assignment(dataset, grouping.row_class)
         self.dataset_ = dataset
         self.levels_ = None
         self.result_ = None
         self.grouping_ = grouping
         self.metric_ = metric
-        # local recoding's classes may overlap; strict Mondrian's regions never share a value
-        overlap = self.method != "mondrian" or not self.method_options.get("strict", True)
+        # local recoding's classes may overlap; strict partitioning's regions never share a value
+        overlap = not problem.options.get("strict", False)
         search = {"method_seconds": round(time.perf_counter() - method_started, 4), "classes": partition.n_classes,
                   "largest_class": int(partition.sizes.max()) if partition.n_classes else 0,
                   "ranges_may_overlap": overlap}
@@ -404,7 +346,7 @@ class Anonymizer:
 
         None for every other method, which returns one release.
         """
-        if self.method not in PARETO_METHODS:
+        if registry.get(self.method).family is not Family.FRONT:
             return None
         if self.pick is not None:
             return "pick"
@@ -418,8 +360,9 @@ class Anonymizer:
         floor.  The requirements may state floors; they do not filter the
         front returned here.
         """
-        if self.method not in PARETO_METHODS:
-            raise ConfigError(f"front() is for the trade-off methods ({', '.join(PARETO_METHODS)}); method"
+        if registry.get(self.method).family is not Family.FRONT:
+            fronts = [n for n in registry.names() if registry.get(n).family is Family.FRONT]
+            raise ConfigError(f"front() is for the trade-off methods ({', '.join(fronts)}); method"
                               f" {self.method!r} returns one release: call fit()")
         dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
         _require_quasi(dataset)
@@ -430,14 +373,8 @@ class Anonymizer:
         return self._front(dataset, engine)
 
     def _front(self, dataset: Dataset, engine: Engine | None) -> ParetoResult:
-        options = dict(self.method_options)
-        objectives = options.pop("objectives", ("k", "glm"))
-        if isinstance(objectives, str) or not isinstance(objectives, (list, tuple)):
-            raise ConfigError(f"objectives must be a list of names such as [k, glm]; got {objectives!r}")
-        if self.method == "pareto-ea":
-            options["seed"] = self.seed
-        eta = self.requirements.max_suppression
-        return PARETO_METHODS[self.method](dataset, engine, list(objectives), eta=eta, **options)
+        front: ParetoResult = registry.get(self.method).fit(self._problem(dataset, engine, self._metric()))
+        return front
 
     def _front_floors(self) -> dict[str, float]:
         """The floors the requirements state for a front member: ``{"k": K, "l": L}`` (absent when trivial).
@@ -525,7 +462,7 @@ class Anonymizer:
             raise ConfigError(f"{dataset.source}: a table in a database is released into a new table of the same"
                               " database; give Anonymizer(..., output_table='schema.name')")
         check_output_table(engine.backend, self.output_table, self.replace_output, engine.table)
-        result = METHODS[self.method](dataset, engine, self.requirements, metric, **self.method_options)
+        result = registry.get(self.method).fit(self._problem(dataset, engine, metric))
         levels = self._picked(result, dataset)
         stats = engine.class_stats(levels)
         verdict = self.requirements.judge(stats, dataset.n_rows)
@@ -595,14 +532,23 @@ class Anonymizer:
                                                                                       self.requirements.k),
         )
 
+    def _problem(self, dataset: Dataset, engine: Engine | None, metric: Metric) -> Problem:
+        """What the method's ``fit`` receives: the options checked and completed with their defaults."""
+        options = registry.get(self.method).check_options(self.method_options)
+        return Problem(dataset=dataset, requirements=self.requirements, engine=engine, metric=metric,
+                       weights=self.weights, seed=self.seed, options=options)
+
     def _metric(self) -> Metric:
         if isinstance(self.metric, Metric):
             return self.metric
-        if self.metric is None:
-            if self.method in RESEARCH_VALUE_METHODS:
-                return ResearchValue()
-            return make_metric("loss", weights=self.weights, k=self.requirements.k)
-        return make_metric(self.metric, weights=self.weights, k=self.requirements.k)
+        spec = registry.get(self.method)
+        name = spec.default_metric if self.metric is None else self.metric
+        if spec.metrics is not None and name not in spec.metrics:
+            raise ConfigError(f"method {self.method!r} optimizes {' | '.join(sorted(spec.metrics))}; drop the metric"
+                              f" {name!r} or choose another method")
+        if name == "research_value":
+            return ResearchValue()
+        return make_metric(name, weights=self.weights, k=self.requirements.k)
 
     def _picked(self, result: SearchResult, dataset: Dataset) -> tuple[int, ...]:
         """The levels to release: the search's choice, or entry ``pick`` of its success list."""
@@ -654,7 +600,8 @@ class Anonymizer:
         if self.levels_ is None:
             return self._transform_partition(dataset, started)
         # a front member is re-checked against the privacy it claims (its k and l under η)
-        requirements = self.release_requirements_ if self.method in PARETO_METHODS else self.requirements
+        front = registry.get(self.method).family is Family.FRONT
+        requirements = self.release_requirements_ if front else self.requirements
         engine = NumpyEngine(dataset, requirements.request)
         levels = tuple(self.levels_[q] for q in dataset.quasi)
         row_class, stats = engine.row_classes(levels)

@@ -30,7 +30,7 @@ from anonset.io.outputs import StagedOutputs, atomic_write, check_output_paths, 
 if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
     from anonset.config import RunConfig
-    from anonset.engine.sql.backends import TableName
+    from anonset.engine.sql.base import TableName
     from anonset.release.release import Release
 
 __all__ = ["main"]
@@ -87,8 +87,9 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     method without --pick or a floor (privacy.k) prints its front and
     releases nothing.
     """
-    from anonset.anonymizer import PARETO_METHODS
     from anonset.config import load_config
+    from anonset.methods import registry
+    from anonset.methods.base import Family
     from anonset.io.tables import table_writer
 
     started = time.perf_counter()
@@ -100,7 +101,7 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     check_output_paths({"release": target, "summary": summary_path}, cfg.input_files())
     model = _anonymizer(cfg, pick, allow_unprotected)
     out = _console(target, summary_path)
-    if model.method in PARETO_METHODS and model.member_rule() is None:
+    if registry.get(model.method).family is Family.FRONT and model.member_rule() is None:
         _explore_front(cfg, model, target, summary_path, quiet, out)
         return
     with StagedOutputs() as staged:
@@ -255,7 +256,7 @@ def _undo_database_release(cfg: RunConfig) -> None:
     """
     if cfg.sql is None or cfg.output_replace or cfg.output_table is None:
         return
-    from anonset.engine.sql.backends import table_parts
+    from anonset.engine.sql.base import table_parts
 
     backend = cfg.connect()
     try:

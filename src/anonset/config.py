@@ -25,7 +25,7 @@ import yaml
 
 from anonset.core.dataset import AttributeSpec, Dataset, attribute_spec
 from anonset.core.hierarchy_csv import read_hierarchy
-from anonset.engine.sql.backends import SqlBackend, TableName, redact_url, table_parts
+from anonset.engine.sql.base import SqlBackend, TableName, redact_url, table_parts
 from anonset.errors import ConfigError, DataError
 from anonset.io.tables import check_delimiter, read_table, sniff_delimiter
 from anonset.metrics.base import Metric
@@ -138,7 +138,8 @@ class RunConfig:
         DataError
             When the server cannot be reached or the file cannot be read.
         """
-        from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend
+        from anonset.engine.sql.duckdb import DuckDBBackend
+        from anonset.engine.sql.postgres import PostgresBackend
 
         if self.sql is not None:
             return PostgresBackend(self.sql.url)
@@ -252,17 +253,19 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         method = {"name": method}
     if not isinstance(method, Mapping):
         raise ConfigError(f"{where}: `method` must be a mapping such as {{name: optimal, metric: loss}}")
-    from anonset.anonymizer import METHOD_OPTIONS
+    from anonset.methods import registry
 
-    option_keys = sorted(set().union(*METHOD_OPTIONS.values()))
-    _unknown(where, "method.", method, {"name", "metric", "weights", *option_keys})
-    options = {key: method[key] for key in option_keys if key in method}
-    if not isinstance(options.get("assume_practical_monotonicity", False), bool):
-        raise ConfigError(f"{where}: method.assume_practical_monotonicity must be true or false")
-    for key in ("subset_size", "success_limit", "max_frequency_sets"):
-        value = options.get(key, 1)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(f"{where}: method.{key} must be an integer >= 1; got {value!r}")
+    name = method.get("name", "optimal")
+    try:
+        spec = registry.get(name)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    _unknown(where, "method.", method, {"name", "metric", "weights", *(o.name for o in spec.options)})
+    options = {o.name: method[o.name] for o in spec.options if o.name in method}
+    try:
+        spec.check_options(options)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     weights = method.get("weights")
     if weights is not None and not isinstance(weights, Mapping):
         raise ConfigError(f"{where}: method.weights must map quasi-identifiers to numbers")
@@ -283,25 +286,22 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"{where}: seed must be an integer; got {seed!r}")
-    from anonset.anonymizer import METHOD_NAMES, PARETO_METHODS, RESEARCH_VALUE_METHODS
+    from anonset.methods.base import Family
     from anonset.metrics import METRICS, SEARCH_METRICS
 
-    name = str(method.get("name", "optimal"))
-    if name not in METHOD_NAMES:
-        raise ConfigError(f"{where}: unknown method {name!r}; use one of {' | '.join(METHOD_NAMES)}")
-    if name in PARETO_METHODS:
+    if spec.family is Family.FRONT:
         requirements = _pareto_requirements(raw.get("privacy"), where, name)
     else:
         requirements = requirements_from_config(raw.get("privacy"), where)
-    metric = str(method.get("metric", "research_value" if name in RESEARCH_VALUE_METHODS else "loss"))
+    metric = str(method.get("metric", spec.default_metric))
     if metric not in SEARCH_METRICS:
         if metric in METRICS:
             raise ConfigError(f"{where}: metric {metric!r} needs record-level detail and cannot guide the search"
                               f" (every release reports it); use one of {' | '.join(SEARCH_METRICS)}")
         raise ConfigError(f"{where}: unknown metric {metric!r}; use one of {' | '.join(SEARCH_METRICS)}")
-    if name in RESEARCH_VALUE_METHODS and metric != "research_value":
-        raise ConfigError(f"{where}: method {name} optimizes research value; drop method.metric or set it to"
-                          " research_value")
+    if spec.metrics is not None and metric not in spec.metrics:
+        raise ConfigError(f"{where}: method {name} optimizes {' | '.join(sorted(spec.metrics))}; drop method.metric"
+                          f" or set it to {sorted(spec.metrics)[0]}")
     metric_object: Metric | None = None
     if metric == "research_value":
         metric_object = research_value_from_config(raw.get("research_value") or {}, where)

@@ -1,0 +1,269 @@
+"""The method contract: what every anonymization method declares and how it is called.
+
+A method is one :class:`Method` object in one module, listed once in
+:mod:`anonset.methods.registry`.  The object declares
+
+* its ``name`` and ``family`` (what ``fit`` returns: a full-domain node, a
+  grouping of the records, or a front of nodes);
+* its options (:class:`Option`: type, default, allowed values), validated in
+  one place for the API and the YAML config alike;
+* its capabilities: whether it needs the records in memory, whether it is
+  randomized (takes the seed), which privacy models it can enforce, whether
+  it can suppress records within a budget;
+* ``fit(problem)``, which receives a :class:`Problem` (the dataset, the
+  requirements, the engine, the metric, the weights, the seed and the checked
+  options) and returns the family's typed result.
+
+The module of a method imports its implementation inside ``fit``, so reading
+the declarations (for a config check or ``anonset methods``) loads no method
+code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from anonset.core.dataset import Dataset
+    from anonset.engine.base import Engine
+    from anonset.metrics.base import Metric
+    from anonset.privacy.base import Requirements
+
+__all__ = ["Family", "Method", "Option", "Problem"]
+
+
+class Family(str, Enum):
+    """What a method's ``fit`` returns, which decides how its release is made and re-applied."""
+
+    #: one node of the full-domain lattice (a :class:`~anonset.methods.full_domain.search.SearchResult`)
+    NODE = "full-domain"
+    #: classes of the records and the rule that places new ones (a :class:`~anonset.core.grouping.Grouping`)
+    GROUPING = "grouping"
+    #: a front of lattice nodes trading privacy against loss (a :class:`~anonset.methods.pareto.ParetoResult`)
+    FRONT = "front"
+
+
+#: Option kinds and what they accept.
+_KINDS = {
+    "bool": "true or false",
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "names": "a list of names",
+    "numbers": "a list of numbers",
+    "any": "a value",
+}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a method: its type, default and allowed values.
+
+    Parameters
+    ----------
+    name : str
+        The key, in ``method_options`` and under ``method:`` in a config.
+    kind : {"bool", "int", "float", "str", "names", "numbers", "any"}
+        The type of value.  ``names`` takes a non-empty list of strings,
+        ``numbers`` a non-empty list of numbers.
+    default : Any
+        The value when the option is not given.
+    doc : str
+        One line for the docs and ``anonset methods``.
+    choices : tuple of str, optional
+        The allowed values (of a ``str``, or of each name of ``names``).
+    low, high : float, optional
+        Inclusive bounds of a number (of each number of ``numbers``).
+    optional : bool
+        Whether ``None`` (null) is allowed: "not set".
+    accepts : callable, optional
+        For ``any``: a check of the value that raises ``ConfigError``.
+    shape : str, optional
+        For ``any``: what the value looks like, in words (``a list of predicates``).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    doc: str
+    choices: tuple[str, ...] | None = None
+    low: float | None = None
+    high: float | None = None
+    optional: bool = False
+    accepts: Callable[[Any], None] | None = None
+    shape: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in _KINDS:
+            raise ValueError(f"option {self.name!r}: kind must be one of {', '.join(_KINDS)}")
+
+    def describe(self) -> str:
+        """What the option accepts, in words: ``an integer >= 1``, ``one of union | increase``."""
+        if self.shape is not None:
+            what = self.shape
+        elif self.choices is not None:
+            what = f"one of {' | '.join(self.choices)}" if self.kind == "str" else (
+                f"a list of {' | '.join(self.choices)}")
+        else:
+            what = _KINDS[self.kind]
+            bounds = [f">= {_number(self.low)}" if self.low is not None else "",
+                      f"<= {_number(self.high)}" if self.high is not None else ""]
+            if any(bounds):
+                what += " " + " and ".join(b for b in bounds if b)
+        return what + (" (or null)" if self.optional else "")
+
+    def check(self, method: str, value: Any) -> Any:
+        """The value, normalized (``names`` as a tuple), or a one-line ``ConfigError`` naming what is allowed."""
+        if value is None and self.optional:
+            return None
+        bad = ConfigError(f"method {method!r}: option {self.name!r} must be {self.describe()}; got {value!r}")
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise bad
+            return value
+        if self.kind in ("int", "float"):
+            if not self._number_ok(value, integer=self.kind == "int"):
+                raise bad
+            return int(value) if self.kind == "int" else float(value)
+        if self.kind == "str":
+            if not isinstance(value, str) or (self.choices is not None and value not in self.choices):
+                raise bad
+            return value
+        if self.kind == "names":
+            items = value
+            if not isinstance(items, (list, tuple)) or not items or not all(isinstance(v, str) for v in items):
+                raise bad
+            if self.choices is not None and any(v not in self.choices for v in items):
+                raise bad
+            return tuple(items)
+        if self.kind == "numbers":
+            if not isinstance(value, (list, tuple)) or not value or not all(self._number_ok(v) for v in value):
+                raise bad
+            return tuple(float(v) for v in value)
+        if self.accepts is not None:
+            self.accepts(value)
+        return value
+
+    def _number_ok(self, value: Any, integer: bool = False) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if integer and not isinstance(value, int):
+            return False
+        if not math.isfinite(value):
+            return False
+        return not ((self.low is not None and value < self.low) or (self.high is not None and value > self.high))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a method's ``fit`` receives.
+
+    ``engine`` is the engine the caller passed (the full-domain and front
+    families need one; ``None`` means build the numpy engine), ``options``
+    the method's options, checked and completed with their defaults.
+    """
+
+    dataset: Dataset
+    requirements: Requirements
+    engine: Engine | None
+    metric: Metric
+    weights: Mapping[str, float] | None
+    seed: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Method:
+    """An anonymization method: its declarations and its ``fit``.
+
+    Parameters
+    ----------
+    name : str
+        The name users give (``method: NAME``).
+    family : Family
+        What ``fit`` returns.
+    summary : str
+        One line for the docs and ``anonset methods``, citing the paper by title.
+    fit : callable
+        ``fit(problem) -> result`` of the family's type.
+    options : tuple of Option
+        Its options.
+    in_memory : bool
+        Needs the records in memory (it cannot run on a table that stays in a
+        database).
+    randomized : bool
+        Uses the seed (the same seed gives the same release).
+    models : frozenset of str, optional
+        Class names of the privacy models it enforces
+        (``KAnonymity``, ``DistinctLDiversity``, ...); None for every model.
+    suppresses : bool
+        Can suppress records within ``max_suppression``; a method that cannot
+        refuses a budget above 0.
+    default_metric : str
+        The metric it optimizes when none is named.
+    metrics : frozenset of str, optional
+        The metrics it can optimize; None for every search metric.
+    ranked : bool
+        Returns a ranked list of candidate releases (a search's success list,
+        a front), from which ``pick`` chooses one.
+    """
+
+    name: str
+    family: Family
+    summary: str
+    fit: Callable[[Problem], Any]
+    options: tuple[Option, ...] = ()
+    in_memory: bool = True
+    randomized: bool = False
+    models: frozenset[str] | None = None
+    suppresses: bool = True
+    default_metric: str = "loss"
+    metrics: frozenset[str] | None = None
+    ranked: bool = False
+
+    def option(self, name: str) -> Option | None:
+        """The option called ``name``, if the method has one."""
+        return next((o for o in self.options if o.name == name), None)
+
+    def check_options(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Every option, checked and completed with its default; unknown or ill-typed ones raise ``ConfigError``."""
+        given = dict(given or {})
+        for key in given:
+            if self.option(key) is None:
+                allowed = ", ".join(o.name for o in self.options)
+                raise ConfigError(f"method {self.name!r} has no option {key!r}; "
+                                  + (f"its options are {allowed}" if allowed else "it takes no options"))
+        return {o.name: o.check(self.name, given[o.name]) if o.name in given else o.default for o in self.options}
+
+    def check_requirements(self, requirements: Requirements) -> None:
+        """Refuse, in one line, privacy models the method cannot enforce and a budget it cannot use."""
+        if self.models is not None:
+            for model in requirements.models:
+                if type(model).__name__ not in self.models:
+                    enforced = ", ".join(_MODEL_WORDS.get(m, m) for m in sorted(self.models))
+                    raise ConfigError(f"method {self.name!r} cannot enforce {model.describe()}; it enforces"
+                                      f" {enforced}: remove that model or choose a method that enforces it"
+                                      " (anonset methods lists them)")
+        if not self.suppresses and requirements.max_suppression:
+            raise ConfigError(f"method {self.name!r} suppresses no records; set max_suppression to 0")
+
+
+#: Privacy model classes in words, for messages.
+_MODEL_WORDS = {
+    "KAnonymity": "k-anonymity",
+    "DistinctLDiversity": "distinct l-diversity",
+    "EntropyLDiversity": "entropy l-diversity",
+    "RecursiveCLDiversity": "recursive (c,l)-diversity",
+    "TCloseness": "t-closeness",
+    "SquaredErrorDiversity": "squared-error diversity",
+}
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)

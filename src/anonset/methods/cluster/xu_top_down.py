@@ -1,0 +1,28 @@
+"""The ``xu-top-down`` method: Xu et al.'s top-down utility-based local recoding (NCP)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anonset.methods.base import Family, Method, Option, Problem
+
+__all__ = ["METHOD"]
+
+
+def _fit(problem: Problem) -> Any:
+    from anonset.methods.cluster.grouping import xu_top_down_method
+
+    return xu_top_down_method(problem.dataset, problem.requirements, seed=problem.seed, weights=problem.weights,
+                              **problem.options)
+
+
+METHOD = Method(
+    name="xu-top-down",
+    family=Family.GROUPING,
+    summary="top-down local recoding: split the table by the two records farthest apart while classes stay valid",
+    fit=_fit,
+    options=(Option("rounds", "int", 3, "refinement rounds of the seed pair", low=1),),
+    randomized=True,
+    models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
+    suppresses=False,
+)

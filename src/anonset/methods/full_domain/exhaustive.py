@@ -1,0 +1,24 @@
+"""The ``exhaustive`` method: every node of the full-domain lattice is evaluated; the reference for the searches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anonset.methods.base import Family, Method, Problem
+
+__all__ = ["METHOD"]
+
+
+def _fit(problem: Problem) -> Any:
+    from anonset.methods.full_domain.search import exhaustive_search
+
+    return exhaustive_search(problem.dataset, problem.engine, problem.requirements, problem.metric)
+
+
+METHOD = Method(
+    name="exhaustive",
+    family=Family.NODE,
+    summary="evaluates every node of the full-domain lattice and keeps the best (the reference for the others)",
+    fit=_fit,
+    in_memory=False,
+)

@@ -1,0 +1,27 @@
+"""The ``optimal`` method: the exact optimum of the utility metric over the full-domain lattice, with pruning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anonset.methods.base import Family, Method, Option, Problem
+
+__all__ = ["METHOD"]
+
+
+def _fit(problem: Problem) -> Any:
+    from anonset.methods.full_domain.search import optimal_search
+
+    return optimal_search(problem.dataset, problem.engine, problem.requirements, problem.metric, **problem.options)
+
+
+METHOD = Method(
+    name="optimal",
+    family=Family.NODE,
+    summary="exact optimum of the metric over the full-domain lattice, pruned by monotone bounds (as in ARX)",
+    fit=_fit,
+    options=(Option("assume_practical_monotonicity", "bool", False,
+                    "prune as if l-diversity and t-closeness with a budget were monotone (faster; may miss the"
+                    " optimum)"),),
+    in_memory=False,
+)

@@ -1,0 +1,29 @@
+"""The ``rv-global`` method: Morton et al.'s global research-value search over the full-domain lattice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anonset.methods.base import Family, Method, Option, Problem
+
+__all__ = ["METHOD"]
+
+
+def _fit(problem: Problem) -> Any:
+    from anonset.methods.full_domain.research_value import rv_global
+
+    return rv_global(problem.dataset, problem.engine, problem.requirements, problem.metric, **problem.options)
+
+
+METHOD = Method(
+    name="rv-global",
+    ranked=True,
+    family=Family.NODE,
+    summary="binary search over the generalization strings sorted by research value (exact)",
+    fit=_fit,
+    options=(Option("max_frequency_sets", "int", None, "stop after this many frequency sets and release the best string"
+           " found, reported as not proven optimal", low=1, optional=True),),
+    in_memory=False,
+    default_metric="research_value",
+    metrics=frozenset({"research_value"}),
+)

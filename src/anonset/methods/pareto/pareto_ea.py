@@ -1,0 +1,42 @@
+"""The ``pareto-ea`` method: Dewri et al.'s PBG-EA evolutionary search for the front of property based generalizations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anonset.methods.base import Family, Method, Option, Problem
+
+__all__ = ["METHOD"]
+
+
+def _fit(problem: Problem) -> Any:
+    from anonset.methods.pareto.evolutionary import pareto_ea
+
+    options = dict(problem.options)
+    objectives = list(options.pop("objectives"))
+    return pareto_ea(problem.dataset, problem.engine, objectives, eta=problem.requirements.max_suppression,
+                     seed=problem.seed, **options)
+
+
+METHOD = Method(
+    name="pareto-ea",
+    ranked=True,
+    family=Family.FRONT,
+    summary="PBG-EA: an evolutionary search with a box-dominance archive; evaluates a small share of the lattice",
+    fit=_fit,
+    options=(Option("objectives", "names", ("k", "glm"), "the properties of the front: privacy (k, l, s_k, s_l) and"
+                    " loss (glm, cm)", choices=("k", "l", "s_k", "s_l", "glm", "cm")),
+             Option("epsilon", "numbers", None, "box size per objective: keep one member per non-dominated box",
+                    optional=True, low=0),
+             Option("sensitive", "str", None, "the sensitive attribute of l and s_l (default: the only one)",
+                    optional=True),
+             Option("target", "str", None, "the class label of cm (default: the only target column)",
+                    optional=True),
+             Option("population", "int", 25, "population size", low=2),
+             Option("iterations", "int", 100, "generations", low=1),
+             Option("p_cross", "float", 0.8, "crossover probability", low=0, high=1),
+             Option("p_mut", "float", None, "mutation probability per bit (default 1 / bits)", low=0, high=1,
+                    optional=True)),
+    randomized=True,
+    models=frozenset({"KAnonymity", "DistinctLDiversity"}),
+)
