@@ -63,7 +63,7 @@ from anonset.datasets.reference import read_adult_raw
 from anonset.evaluation import evaluate, split_rows
 from anonset.hierarchy import read_taxonomy
 from anonset.methods.mondrian.regions import mondrian
-from anonset.methods.mondrian.selection import imprecision
+from anonset.metrics.imprecision import imprecision
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mondrian as mondrian_bench  # benchmarks/mondrian.py: measure, synthetic

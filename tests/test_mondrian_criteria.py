@@ -21,8 +21,9 @@ from anonset.errors import ConfigError, InfeasibleError
 from anonset.hierarchy import Hierarchy
 from anonset.methods.mondrian.criteria import InfoGainCriterion, LSDCriterion
 from anonset.methods.mondrian.regions import CRITERIA, MondrianTree, mondrian
-from anonset.methods.mondrian.selection import SelectionCriterion, compile_selections, imprecision
+from anonset.methods.mondrian.selection import SelectionCriterion, compile_selections
 from anonset.methods.mondrian.split import MedianCriterion, attribute_space, describe_region
+from anonset.metrics.imprecision import imprecision
 from anonset.privacy.base import Requirements
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity

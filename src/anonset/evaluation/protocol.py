@@ -41,7 +41,7 @@ from anonset.errors import ConfigError
 from anonset.evaluation.features import level_features, original_features, partition_features
 from anonset.evaluation.models import CLASSIFIERS, REGRESSORS, make_model
 from anonset.methods.mondrian.criteria import Predicate
-from anonset.methods.mondrian.selection import imprecision
+from anonset.metrics.imprecision import imprecision
 from anonset.privacy.base import Requirements
 
 __all__ = ["EvaluationResult", "evaluate", "split_rows"]

@@ -4,7 +4,8 @@ A query over a release returns every record whose released region overlaps
 the query's hyper-rectangle; the *imprecision* of a predicate over a
 partition is the number of records returned that do not satisfy it (summed
 over overlapping classes: ``|class| − |class ∩ predicate|``), and the
-workload's imprecision is the sum over its predicates (:func:`imprecision`).
+workload's imprecision is the sum over its predicates (the metric
+:func:`anonset.metrics.imprecision.imprecision` measures it for any partition).
 
 :class:`SelectionCriterion` minimizes that sum.  While a region has an
 allowable split that strictly lowers the region's imprecision, it yields only
@@ -42,10 +43,9 @@ from anonset.methods.mondrian.split import (
     CandidateSplit,
     Region,
     SplitCriterion,
-    attribute_space,
 )
 
-__all__ = ["SelectionCriterion", "Selections", "compile_selections", "imprecision"]
+__all__ = ["SelectionCriterion", "Selections", "compile_selections"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,43 +253,6 @@ def compile_selections(dataset: Dataset, space: AttributeSpace, predicates: Sequ
     constrained = [a for a in range(q) if not leaves[:, a, : n_leaves[a]].all()]
     return Selections(lo=lo, hi=hi, leaves=leaves, hit=hit, inside=inside, numeric_columns=numeric_columns,
                       categorical_columns=np.array(constrained, dtype=np.int64))
-
-
-def imprecision(dataset: Dataset, row_class: np.ndarray, selections: Sequence[Predicate]) -> np.ndarray:
-    """Imprecision of each selection predicate over a partition (LeFevre et al., equation 5).
-
-    A query over the release returns every record whose released region
-    overlaps the predicate's hyper-rectangle: the released region of a class
-    is its records' bounding box (per numeric attribute ``[min, max]``, per
-    categorical attribute the leaves under their lowest common ancestor), and
-    a suppressed record (class −1, all ``*``) overlaps every predicate.  The
-    imprecision is the number of records returned that do not satisfy the
-    predicate: ``Σ over classes overlapping it of (|class| − |class ∩ predicate|)``.
-
-    Parameters
-    ----------
-    dataset : Dataset
-        The records.
-    row_class : numpy.ndarray
-        (n,) class of each record (−1 suppressed).
-    selections : sequence of Predicate
-        The predicates (see :func:`compile_selections`).
-
-    Returns
-    -------
-    numpy.ndarray
-        (P,) int64 imprecision of each predicate.
-    """
-    space = attribute_space(dataset)
-    compiled = compile_selections(dataset, space, selections)
-    row_class = np.asarray(row_class, dtype=np.int64)
-    released = np.flatnonzero(row_class >= 0)
-    order = released[np.argsort(row_class[released], kind="stable")]
-    total = (~compiled.inside[:, row_class < 0]).sum(axis=1).astype(np.int64)
-    if len(order):
-        starts = np.flatnonzero(np.diff(row_class[order], prepend=-1))
-        total += compiled.segments(space, order, starts).sum(axis=1).astype(np.int64)
-    return total
 
 
 class SelectionCriterion:
