@@ -191,8 +191,9 @@ def _pg_load(frame: pd.DataFrame) -> tuple[Any, str]:
 
 
 def engines() -> None:
-    from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend
+    from anonset.engine.sql.duckdb import DuckDBBackend
     from anonset.engine.sql.engine import SqlEngine
+    from anonset.engine.sql.postgres import PostgresBackend
     from anonset.engine.sql.profile import dataset_from_table
 
     tables = {

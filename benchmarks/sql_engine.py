@@ -46,8 +46,10 @@ from anonset.core.dataset import AttributeSpec, Dataset
 from anonset.core.stats import StatsRequest
 from anonset.datasets import patient_register, patient_register_attributes
 from anonset.engine.numpy.engine import NumpyEngine
-from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend, redact_url
+from anonset.engine.sql.base import redact_url
+from anonset.engine.sql.duckdb import DuckDBBackend
 from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.postgres import PostgresBackend
 from anonset.engine.sql.profile import dataset_from_table
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table

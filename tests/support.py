@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from anonset.core.dataset import Dataset
-from anonset.engine.sql.backends import redact_url
+from anonset.engine.sql.base import redact_url
 from anonset.hierarchy import Hierarchy
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

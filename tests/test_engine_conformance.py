@@ -28,8 +28,9 @@ import pytest
 from anonset.core.dataset import AttributeSpec, Dataset
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.engine.numpy.engine import NumpyEngine
-from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend
+from anonset.engine.sql.duckdb import DuckDBBackend
 from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.postgres import PostgresBackend
 from anonset.engine.sql.profile import dataset_from_table
 from anonset.errors import DataError
 from anonset.hierarchy import read_hierarchy

@@ -18,8 +18,10 @@ import pytest
 from anonset.core.dataset import AttributeSpec, Dataset
 from anonset.core.stats import StatsRequest
 from anonset.engine.numpy.engine import NumpyEngine
-from anonset.engine.sql.backends import DuckDBBackend, PostgresBackend, SqlBackend
+from anonset.engine.sql.base import SqlBackend
+from anonset.engine.sql.duckdb import DuckDBBackend
 from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.postgres import PostgresBackend
 from anonset.engine.sql.profile import dataset_from_table, profile_table
 from anonset.errors import DataError
 from anonset.hierarchy import read_hierarchy
@@ -356,8 +358,8 @@ def test_csv_values_are_read_exactly_as_written(tmp_path: Any) -> None:
 def test_write_release_with_replace_creates_a_missing_table_on_postgresql() -> None:
     """replace=True must work when the output table does not exist yet (the lookup may not abort the rename)."""
     from anonset.datasets import patient_register_dataset
-    from anonset.engine.sql.backends import PostgresBackend
     from anonset.engine.sql.engine import SqlEngine
+    from anonset.engine.sql.postgres import PostgresBackend
     from anonset.engine.sql.profile import dataset_from_table
     from anonset.release.database import write_release
 

@@ -32,8 +32,8 @@ from anonset.cli import main
 from anonset.config import parse_config, requirements_from_config
 from anonset.core.dataset import Dataset
 from anonset.datasets import patient_register, patient_register_attributes
-from anonset.engine.sql.backends import PostgresBackend
 from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.postgres import PostgresBackend
 from anonset.engine.sql.profile import dataset_from_table
 from anonset.errors import ConfigError, DataError
 from anonset.io.tables import read_table, write_table
@@ -528,7 +528,7 @@ def test_api_failed_verification_leaves_nothing(pg: PgSchema, monkeypatch: pytes
 
 def test_api_sql_engine_on_a_dataframe_keeps_the_pandas_release(register: pd.DataFrame) -> None:
     """An in-memory dataset searched through DuckDB: the release is rendered in pandas as before."""
-    from anonset.engine.sql.backends import DuckDBBackend
+    from anonset.engine.sql.duckdb import DuckDBBackend
 
     requirements = _requirements()
     attrs = patient_register_attributes(register)

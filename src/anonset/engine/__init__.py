@@ -15,9 +15,9 @@ from typing import Any
 _EXPORTS = {
     "Engine": "anonset.engine.base",
     "NumpyEngine": "anonset.engine.numpy.engine",
-    "DuckDBBackend": "anonset.engine.sql.backends",
-    "PostgresBackend": "anonset.engine.sql.backends",
-    "SqlBackend": "anonset.engine.sql.backends",
+    "DuckDBBackend": "anonset.engine.sql.duckdb",
+    "PostgresBackend": "anonset.engine.sql.postgres",
+    "SqlBackend": "anonset.engine.sql.base",
     "SqlEngine": "anonset.engine.sql.engine",
     "dataset_from_table": "anonset.engine.sql.profile",
     "profile_table": "anonset.engine.sql.profile",

@@ -30,7 +30,7 @@ from anonset.engine.base import Engine
 from anonset.privacy.base import Requirements
 
 if TYPE_CHECKING:
-    from anonset.engine.sql.backends import SqlBackend
+    from anonset.engine.sql.base import SqlBackend
 
 __all__ = [
     "NEARLY_UNIQUE",

@@ -25,7 +25,7 @@ import numpy as np
 
 from anonset.core.dataset import Dataset, Role
 from anonset.core.stats import ClassStats
-from anonset.engine.sql.backends import ColumnType, SqlBackend, TableName, table_parts
+from anonset.engine.sql.base import ColumnType, SqlBackend, TableName, table_parts
 from anonset.engine.sql.engine import SqlEngine, match_keys
 from anonset.engine.sql.profile import require_columns, text_of
 from anonset.errors import DataError

@@ -29,7 +29,7 @@ from anonset.core.partition import GeneralizedValues, Intervals, Partition
 from anonset.errors import DataError
 
 if TYPE_CHECKING:
-    from anonset.engine.sql.backends import SqlBackend, TableName
+    from anonset.engine.sql.base import SqlBackend, TableName
 
 __all__ = [
     "SUPPRESSED",

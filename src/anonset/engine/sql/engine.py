@@ -45,7 +45,7 @@ import pandas as pd
 
 from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, StatsRequest
-from anonset.engine.sql.backends import ColumnType, SqlBackend, TableName
+from anonset.engine.sql.base import ColumnType, SqlBackend, TableName
 from anonset.engine.sql.profile import require_columns, text_of
 from anonset.errors import ConfigError, DataError
 

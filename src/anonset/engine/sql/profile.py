@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from anonset.core.dataset import AttributeSpec, Dataset, Role, TableProfile, attribute_spec
-from anonset.engine.sql.backends import SqlBackend, TableName, table_parts
+from anonset.engine.sql.base import SqlBackend, TableName, table_parts
 from anonset.errors import DataError
 
 __all__ = ["dataset_from_table", "profile_table", "require_columns", "text_of"]
