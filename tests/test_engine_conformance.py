@@ -1,25 +1,25 @@
 """One conformance suite for every engine: the same class statistics as a reference, node by node.
 
-Engines: the numpy engine, the SQL engine on DuckDB (a registered DataFrame,
-and a CSV file read as text), and the SQL engine on PostgreSQL (the table
-loaded into a schema of its own; the dataset built from the table's profile,
-so no row is read into Python).  Each SQL engine is compared with the numpy
-engine; the numpy engine is compared with an independent computation (pandas
-over the released labels, :func:`independent_stats`), never with itself.
-Hierarchies given in builder form are built by each engine's own path (from
-the rows, or from the database's value counts) and must come out the same.
-PostgreSQL tests skip with the reason when the server is unreachable (set
-ANONSET_TEST_PG_URL to point elsewhere).
+The engines are the entries of the registry in tests/conftest.py
+(:data:`conftest.ENGINES`): today the numpy engine, the SQL engine on DuckDB
+(a registered DataFrame, and a CSV file read as text), and the SQL engine on
+PostgreSQL (the table loaded into a schema of its own; the dataset built from
+the table's profile, so no row is read into Python).  Every test taking
+``make_engine`` runs once per entry.  Each engine is compared with the
+reference entry (the numpy engine); the reference is compared with an
+independent computation (pandas over the released labels,
+:func:`independent_stats`), never with itself.  Hierarchies given in builder
+form are built by each engine's own path (from the rows, or from the
+database's value counts) and must come out the same.  The protocol's other
+members (name, request, counters, close) are checked too.  PostgreSQL tests
+skip with the reason when the server is unreachable (set ANONSET_TEST_PG_URL
+to point elsewhere).
 """
 
 from __future__ import annotations
 
-import secrets
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,67 +27,18 @@ import pytest
 
 from anonset.core.dataset import AttributeSpec, Dataset
 from anonset.core.stats import ClassStats, StatsRequest
+from anonset.engine.base import Engine
 from anonset.engine.numpy.engine import NumpyEngine
-from anonset.engine.sql.duckdb import DuckDBBackend
-from anonset.engine.sql.engine import SqlEngine
-from anonset.engine.sql.postgres import PostgresBackend
-from anonset.engine.sql.profile import dataset_from_table
 from anonset.errors import DataError
 from anonset.hierarchy import read_hierarchy
-from anonset.io.tables import read_table, write_table
+from anonset.io.tables import read_table
 from anonset.methods.full_domain.search import lattice_of
-from support import PG_URL, PgSchema, random_table, require_adult
+from support import random_table, require_adult
 
-ENGINES = ["numpy", "duckdb-frame", "duckdb-csv", "postgres"]
+if TYPE_CHECKING:
+    from conftest import EngineFactory, MakeEngine
+
 ADULT_QUASI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class")
-
-# make(table, attributes, request, cache_cells=..., direct_rows=...) -> (engine, dataset); the fixture closes it all.
-MakeEngine = Callable[..., tuple[Any, Dataset]]
-
-
-# --------------------------------------------------------------------------- PostgreSQL
-@pytest.fixture(scope="module")
-def pg() -> Iterator[PgSchema]:
-    schema = PgSchema(PG_URL)
-    yield schema
-    schema.close()
-
-
-# --------------------------------------------------------------------------- engines
-@pytest.fixture(params=ENGINES)
-def kind(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def make_engine(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MakeEngine]:
-    pg_schema = request.getfixturevalue("pg") if kind == "postgres" else None
-    stack = ExitStack()
-
-    def make(table: pd.DataFrame, attributes: dict[str, Any], req: StatsRequest,
-             cache_cells: int = 20_000_000, direct_rows: int = 2_000) -> tuple[Any, Dataset]:
-        options = {"cache_cells": cache_cells, "direct_rows": direct_rows}
-        if kind == "numpy":
-            ds = Dataset(table, attributes)
-            return NumpyEngine(ds, req, cache_cells=cache_cells), ds
-        if kind == "duckdb-frame":
-            ds = Dataset(table, attributes)
-            backend = stack.enter_context(DuckDBBackend.from_dataframe(table))
-            return stack.enter_context(SqlEngine(ds, req, backend, "data", **options)), ds
-        if kind == "duckdb-csv":
-            path = tmp_path / f"table{secrets.token_hex(3)}.csv"
-            write_table(table, path, delimiter=";")
-            ds = Dataset(read_table(path, ";"), attributes, source=str(path))
-            backend = stack.enter_context(DuckDBBackend.from_file(path, ";"))
-            return stack.enter_context(SqlEngine(ds, req, backend, "data", **options)), ds
-        assert pg_schema is not None
-        ref = pg_schema.load(table)
-        backend = stack.enter_context(PostgresBackend(pg_schema.url))
-        ds = dataset_from_table(backend, ref, attributes)
-        return stack.enter_context(SqlEngine(ds, req, backend, ref, **options)), ds
-
-    yield make
-    stack.close()
 
 
 def canonical(stats: ClassStats) -> dict[str, np.ndarray]:
@@ -146,10 +97,10 @@ def assert_matches_independent(table: pd.DataFrame, ds: Dataset, stats: ClassSta
             assert stats.sumsq[a][c] == pytest.approx(sums[f"q:{a}"], rel=1e-10), (levels, key)
 
 
-def check_engine(kind: str, table: pd.DataFrame, ds: Dataset, reference: NumpyEngine, stats: ClassStats,
-                 levels: tuple[int, ...], req: StatsRequest) -> None:
-    """SQL engines against the numpy reference; the numpy engine against the independent computation."""
-    if kind == "numpy":
+def check_engine(factory: EngineFactory, table: pd.DataFrame, ds: Dataset, reference: NumpyEngine,
+                 stats: ClassStats, levels: tuple[int, ...], req: StatsRequest) -> None:
+    """Every engine against the numpy reference; the reference engine against the independent computation."""
+    if factory.reference:
         assert_matches_independent(table, ds, stats, levels, req)
     else:
         assert_same_stats(reference.class_stats(levels), stats, levels)
@@ -183,7 +134,7 @@ def _random_case(seed: int) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_every_node_matches_the_reference(make_engine: MakeEngine, kind: str, seed: int) -> None:
+def test_every_node_matches_the_reference(make_engine: MakeEngine, engine_factory: EngineFactory, seed: int) -> None:
     table, attrs = _random_case(seed)
     req = StatsRequest(frozenset({"s"}), frozenset({"x"}))
     reference = NumpyEngine(Dataset(table, attrs), req)
@@ -196,11 +147,11 @@ def test_every_node_matches_the_reference(make_engine: MakeEngine, kind: str, se
         levels = tuple(int(v) for v in node)
         stats = engine.class_stats(levels)
         assert stats.n_rows == len(table)
-        check_engine(kind, table, ds, reference, stats, levels, req)
+        check_engine(engine_factory, table, ds, reference, stats, levels, req)
     assert engine.nodes_computed >= len(nodes) - 1
 
 
-def test_request_without_sensitive_statistics(make_engine: MakeEngine, kind: str) -> None:
+def test_request_without_sensitive_statistics(make_engine: MakeEngine, engine_factory: EngineFactory) -> None:
     table, attrs = _random_case(5)
     reference = NumpyEngine(Dataset(table, attrs))
     engine, ds = make_engine(table, attrs, StatsRequest())
@@ -208,7 +159,7 @@ def test_request_without_sensitive_statistics(make_engine: MakeEngine, kind: str
         levels = tuple(int(v) for v in node)
         stats = engine.class_stats(levels)
         assert not stats.histograms and not stats.sums
-        check_engine(kind, table, ds, reference, stats, levels, StatsRequest())
+        check_engine(engine_factory, table, ds, reference, stats, levels, StatsRequest())
 
 
 def _adult() -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -227,7 +178,7 @@ def adult_reference() -> tuple[pd.DataFrame, dict[str, Any], NumpyEngine]:
     return table, attrs, NumpyEngine(Dataset(table, attrs), StatsRequest(frozenset({"occupation"})))
 
 
-def test_adult_sample_of_nodes(make_engine: MakeEngine, kind: str, adult_reference: tuple) -> None:
+def test_adult_sample_of_nodes(make_engine: MakeEngine, engine_factory: EngineFactory, adult_reference: tuple) -> None:
     table, attrs, reference = adult_reference
     req = StatsRequest(frozenset({"occupation"}))
     engine, ds = make_engine(table, attrs, req, cache_cells=200_000)
@@ -236,7 +187,7 @@ def test_adult_sample_of_nodes(make_engine: MakeEngine, kind: str, adult_referen
     sample = [nodes[0], nodes[-1], *nodes[pick]]
     for node in sample:
         levels = tuple(int(v) for v in node)
-        check_engine(kind, table, ds, reference, engine.class_stats(levels), levels, req)
+        check_engine(engine_factory, table, ds, reference, engine.class_stats(levels), levels, req)
 
 
 def test_row_classes_assign_rows_to_their_classes(make_engine: MakeEngine) -> None:
@@ -254,7 +205,7 @@ def test_row_classes_assign_rows_to_their_classes(make_engine: MakeEngine) -> No
         np.testing.assert_array_equal(stats.keys[row_class, j], h.generalize(ds.encoded[q].codes, levels[j]))
 
 
-def test_no_quasi_identifiers_gives_one_class(make_engine: MakeEngine, kind: str) -> None:
+def test_no_quasi_identifiers_gives_one_class(make_engine: MakeEngine, engine_factory: EngineFactory) -> None:
     table, attrs = _random_case(3)
     attrs = {"s": attrs["s"], "x": attrs["x"]}
     req = StatsRequest(frozenset({"s"}), frozenset({"x"}))
@@ -262,7 +213,7 @@ def test_no_quasi_identifiers_gives_one_class(make_engine: MakeEngine, kind: str
     engine, ds = make_engine(table, attrs, req)
     stats = engine.class_stats(())
     assert stats.n_classes == 1 and stats.keys.shape == (1, 0)
-    check_engine(kind, table, ds, reference, stats, (), req)
+    check_engine(engine_factory, table, ds, reference, stats, (), req)
 
 
 # --------------------------------------------------------------------------- hierarchies in builder form
@@ -303,7 +254,8 @@ def _builder_case(seed: int) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("seed", range(2))
-def test_builder_hierarchies_are_the_same_on_every_path(make_engine: MakeEngine, kind: str, seed: int) -> None:
+def test_builder_hierarchies_are_the_same_on_every_path(make_engine: MakeEngine, engine_factory: EngineFactory,
+                                                       seed: int) -> None:
     """Built from the rows (numpy, DuckDB) or from the database's value counts (PostgreSQL): one hierarchy."""
     table, attrs = _builder_case(seed)
     req = StatsRequest(frozenset({"s"}), frozenset({"x"}))
@@ -324,7 +276,7 @@ def test_builder_hierarchies_are_the_same_on_every_path(make_engine: MakeEngine,
     pick = np.random.default_rng(seed).choice(len(nodes), 30, replace=False)
     for node in [nodes[0], nodes[-1], *nodes[pick]]:
         levels = tuple(int(v) for v in node)
-        check_engine(kind, table, ds, reference, engine.class_stats(levels), levels, req)
+        check_engine(engine_factory, table, ds, reference, engine.class_stats(levels), levels, req)
 
 
 # --------------------------------------------------------------------------- the checks themselves can fail
@@ -362,21 +314,42 @@ def test_the_comparisons_detect_a_wrong_statistic(what: str) -> None:
 
 
 # --------------------------------------------------------------------------- the protocol's other members
-def test_protocol_members_and_close(make_engine: MakeEngine, kind: str) -> None:
+#: Every member of the Engine protocol (checked by mypy for the engines in src/, here for every registered one).
+PROTOCOL_MEMBERS = sorted(n for n in vars(Engine) if not n.startswith("_")) + ["__enter__", "__exit__"]
+
+
+def test_protocol_members(make_engine: MakeEngine, engine_factory: EngineFactory) -> None:
     table, attrs = _random_case(1)
     req = StatsRequest(frozenset({"s"}))
     engine, ds = make_engine(table, attrs, req)
-    assert engine.name == {"numpy": "numpy", "postgres": "postgresql"}.get(kind, "duckdb")
+    assert {"name", "request", "rows_fetched", "close", "class_stats"} <= set(PROTOCOL_MEMBERS)
+    assert [m for m in PROTOCOL_MEMBERS if not hasattr(engine, m)] == []
+    assert engine.name == engine_factory.name
     assert engine.dataset is ds and engine.request == req
+    nodes = lattice_of(ds).nodes
+    before = engine.rows_fetched
+    stats = engine.class_stats(tuple(int(v) for v in nodes[1]))
+    after = engine.rows_fetched
+    if engine_factory.database:  # exactly the class table's rows travel
+        assert isinstance(before, int) and isinstance(after, int)
+        assert after - before == stats.n_classes
+    else:
+        assert before is None and after is None
+    assert engine.nodes_computed >= 1 and engine.rows_read >= stats.n_classes
+
+
+def test_close_is_idempotent_and_ends_the_engine(make_engine: MakeEngine) -> None:
+    table, attrs = _random_case(1)
+    req = StatsRequest(frozenset({"s"}), frozenset({"x"}))
+    engine, ds = make_engine(table, attrs, req)
     levels = tuple(int(v) for v in lattice_of(ds).nodes[-1])
     engine.class_stats(levels)
-    fetched = engine.rows_fetched
-    assert fetched is None if kind == "numpy" else (isinstance(fetched, int) and fetched >= 1)
     with engine as same:
         assert same is engine
-    engine.close()  # again: nothing happens
-    with pytest.raises(RuntimeError, match="closed"):
-        engine.class_stats(levels)
-    with pytest.raises(RuntimeError, match="closed"):
-        engine.small_class_rows(levels, 2)
+    engine.close()  # again: nothing happens (and the fixture closes it a third time)
+    for call in (lambda: engine.class_stats(levels), lambda: engine.small_class_rows(levels, 2),
+                 lambda: engine.row_classes(levels)):
+        with pytest.raises(RuntimeError, match="closed"):
+            call()
+    assert engine.name and engine.dataset is ds and engine.request == req  # still readable
     assert engine.nodes_computed >= 0 and engine.rows_read >= 0
