@@ -51,14 +51,11 @@ from anonset.core.hierarchy_csv import read_hierarchy
 from anonset.core.stats import StatsRequest
 from anonset.engine.numpy.engine import NumpyEngine
 from anonset.io.tables import read_table
-from anonset.methods.pareto import (
-    ParetoResult,
-    assess,
-    box_representatives,
-    pareto_ea,
-    pareto_exhaustive,
-)
-from anonset.methods.pareto.objectives import NodeEvaluator
+from anonset.methods.pareto.dominance import box_representatives
+from anonset.methods.pareto.evolutionary import pareto_ea
+from anonset.methods.pareto.exhaustive import pareto_exhaustive
+from anonset.methods.pareto.objectives import NodeEvaluator, ParetoResult
+from anonset.methods.pareto.quality import assess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import header

@@ -25,7 +25,7 @@ from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import InfeasibleError
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table
-from anonset.methods.full_domain import optimal_search
+from anonset.methods.full_domain.search import optimal_search
 from anonset.metrics import Loss
 from anonset.privacy import (
     DistinctLDiversity,

@@ -37,13 +37,13 @@ from anonset.datasets import adult_morton, patient_register_dataset, wide_survey
 from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import AnonsetError
 from anonset.hierarchy import Hierarchy
-from anonset.methods.full_domain import exhaustive_search
 from anonset.methods.full_domain.research_value import (
     rv_global,
     rv_hybrid,
     rv_local,
     rv_partitioned,
 )
+from anonset.methods.full_domain.search import exhaustive_search
 from anonset.metrics.class_metrics import Discernibility
 from anonset.metrics.loss import Loss
 from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue, cramers_v_weights

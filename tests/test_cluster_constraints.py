@@ -14,8 +14,10 @@ from pycanon import anonymity
 from anonset import Anonymizer, ConfigError, InfeasibleError, KAnonymity, Requirements
 from anonset.anonymizer import ReleaseViolation
 from anonset.core.dataset import Dataset
-from anonset.methods.cluster import greedy_k_member, xu_bottom_up, xu_top_down
+from anonset.methods.cluster.bottomup import xu_bottom_up
 from anonset.methods.cluster.constraints import constraints_for
+from anonset.methods.cluster.kmember import greedy_k_member
+from anonset.methods.cluster.topdown import xu_top_down
 from anonset.privacy.ldiversity import l_diversity
 from support import clustering_dataset, ncp_by_definition, random_table
 

@@ -10,7 +10,7 @@ import pytest
 from anonset import Anonymizer, ConfigError, KAnonymity, Requirements
 from anonset.core.dataset import Dataset, row_values
 from anonset.methods.mondrian.regions import mondrian
-from anonset.methods.mondrian.selection import imprecision
+from anonset.metrics.imprecision import imprecision
 
 LEVELS = ("none", "primary", "secondary", "bachelor", "master", "doctorate")
 

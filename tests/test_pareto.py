@@ -18,21 +18,23 @@ from anonset.core.stats import StatsRequest
 from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import ConfigError
 from anonset.hierarchy import Hierarchy
-from anonset.methods.pareto import (
-    OBJECTIVES,
+from anonset.methods.pareto.dominance import (
     BoxArchive,
+    box_dominates,
+    boxes,
+    dominates,
+    nondominated,
+    orient,
+)
+from anonset.methods.pareto.evolutionary import pareto_ea, spea2_fitness
+from anonset.methods.pareto.exhaustive import pareto_exhaustive
+from anonset.methods.pareto.objectives import (
+    OBJECTIVES,
     NodeEvaluator,
     ParetoResult,
-    assess,
-    convergence_error,
-    nondominated,
-    pareto_ea,
-    pareto_exhaustive,
-    representation_ratio,
     suppression_threshold,
 )
-from anonset.methods.pareto.dominance import box_dominates, boxes, dominates, orient
-from anonset.methods.pareto.evolutionary import spea2_fitness
+from anonset.methods.pareto.quality import assess, convergence_error, representation_ratio
 from anonset.metrics import GLM, ClassificationMetric
 from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
 from anonset.release.release import render_full_domain

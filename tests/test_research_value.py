@@ -19,14 +19,13 @@ from anonset.core.dataset import Dataset
 from anonset.datasets import adult_morton, patient_register_dataset
 from anonset.engine.numpy.engine import NumpyEngine
 from anonset.hierarchy import Hierarchy
-from anonset.methods.full_domain import exhaustive_search
 from anonset.methods.full_domain.research_value import (
     rv_global,
     rv_hybrid,
     rv_local,
     rv_partitioned,
 )
-from anonset.methods.full_domain.search import lattice_of
+from anonset.methods.full_domain.search import exhaustive_search, lattice_of
 from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue, cramers_v_weights
 from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
 from anonset.release.verify import verify_release

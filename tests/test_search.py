@@ -13,8 +13,7 @@ from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import InfeasibleError
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table
-from anonset.methods.full_domain import exhaustive_search, optimal_search
-from anonset.methods.full_domain.search import lattice_of
+from anonset.methods.full_domain.search import exhaustive_search, lattice_of, optimal_search
 from anonset.metrics import Loss, make_metric
 from anonset.privacy import (
     DistinctLDiversity,

@@ -8,7 +8,7 @@ import pytest
 
 from anonset.core.dataset import Dataset
 from anonset.hierarchy import Hierarchy
-from anonset.methods.cluster import xu_top_down
+from anonset.methods.cluster.topdown import xu_top_down
 from support import clustering_dataset as _dataset
 from support import ncp_by_definition as _ncp
 

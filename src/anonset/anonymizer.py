@@ -45,12 +45,13 @@ from anonset.errors import ConfigError, DataError, HierarchyError, InfeasibleErr
 from anonset.methods import registry
 from anonset.methods.base import Family, Problem
 from anonset.methods.full_domain.search import SearchResult
-from anonset.methods.pareto import (
+from anonset.methods.pareto.objectives import (
     OBJECTIVES,
     FrontMember,
     ParetoResult,
+    budget_rows,
+    suppression_threshold,
 )
-from anonset.methods.pareto.objectives import budget_rows, suppression_threshold
 from anonset.metrics import SEARCH_METRICS, make_metric, reported_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue

@@ -88,9 +88,9 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     releases nothing.
     """
     from anonset.config import load_config
+    from anonset.io.tables import table_writer
     from anonset.methods import registry
     from anonset.methods.base import Family
-    from anonset.io.tables import table_writer
 
     started = time.perf_counter()
     cfg = load_config(config)
@@ -444,6 +444,46 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
     _print_summary(summary, out)
     out.print("first released records:")
     out.print(release.table.head(8).to_string(index=False), highlight=False, markup=False, soft_wrap=True)
+
+
+@main.command()
+@click.option("--markdown", is_flag=True, help="Print the table in Markdown (as in docs/methods.md).")
+def methods(markdown: bool) -> None:
+    """List the registered methods: family, where they run, what they enforce, and their options."""
+    from anonset.methods import registry
+    from anonset.methods.base import MODEL_WORDS
+
+    rows = []
+    for name in registry.names():
+        m = registry.get(name)
+        models = "every model" if m.models is None else ", ".join(MODEL_WORDS.get(x, x) for x in sorted(m.models))
+        runs = "memory" if m.in_memory else "memory or database"
+        notes = [runs, "seeded" if m.randomized else "deterministic", "budget" if m.suppresses else "no budget"]
+        options = "; ".join(f"{o.name} ({o.describe()}, default {_option_default(o.default)})" for o in m.options)
+        rows.append((name, m.family.value, m.summary, models, ", ".join(notes), options or "none"))
+    if markdown:
+        click.echo("| method | family | what it does | enforces | runs | options |")
+        click.echo("|---|---|---|---|---|---|")
+        for row in rows:
+            click.echo("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+        return
+    for name, family, summary, models, notes, _ in rows:
+        m = registry.get(name)
+        click.echo(f"{name} ({family}; {notes})\n  {summary}\n  enforces: {models}")
+        for o in m.options:
+            click.echo(f"  {o.name}: {o.describe()}, default {_option_default(o.default)}; {o.doc}")
+    click.echo("\nIn a config: method: {name: NAME, OPTION: VALUE}; in the API: Anonymizer(method=NAME,"
+               " method_options={...}).")
+
+
+def _option_default(value: Any) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value)
 
 
 def _print_success_list(entries: list[dict[str, Any]], picked: int, out: Console, shown: int = 10) -> None:

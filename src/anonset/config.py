@@ -301,7 +301,7 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         raise ConfigError(f"{where}: unknown metric {metric!r}; use one of {' | '.join(SEARCH_METRICS)}")
     if spec.metrics is not None and metric not in spec.metrics:
         raise ConfigError(f"{where}: method {name} optimizes {' | '.join(sorted(spec.metrics))}; drop method.metric"
-                          f" or set it to {sorted(spec.metrics)[0]}")
+                          f" or set it to {min(spec.metrics)}")
     metric_object: Metric | None = None
     if metric == "research_value":
         metric_object = research_value_from_config(raw.get("research_value") or {}, where)

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from anonset.metrics.base import Metric
     from anonset.privacy.base import Requirements
 
-__all__ = ["Family", "Method", "Option", "Problem"]
+__all__ = ["MODEL_WORDS", "Family", "Method", "Option", "Problem"]
 
 
 class Family(str, Enum):
@@ -83,7 +83,7 @@ class Option:
     optional : bool
         Whether ``None`` (null) is allowed: "not set".
     accepts : callable, optional
-        For ``any``: a check of the value that raises ``ConfigError``.
+        For ``any``: whether a value is allowed.
     shape : str, optional
         For ``any``: what the value looks like, in words (``a list of predicates``).
     """
@@ -96,7 +96,7 @@ class Option:
     low: float | None = None
     high: float | None = None
     optional: bool = False
-    accepts: Callable[[Any], None] | None = None
+    accepts: Callable[[Any], bool] | None = None
     shape: str | None = None
 
     def __post_init__(self) -> None:
@@ -146,8 +146,8 @@ class Option:
             if not isinstance(value, (list, tuple)) or not value or not all(self._number_ok(v) for v in value):
                 raise bad
             return tuple(float(v) for v in value)
-        if self.accepts is not None:
-            self.accepts(value)
+        if self.accepts is not None and not self.accepts(value):
+            raise bad
         return value
 
     def _number_ok(self, value: Any, integer: bool = False) -> bool:
@@ -246,7 +246,7 @@ class Method:
         if self.models is not None:
             for model in requirements.models:
                 if type(model).__name__ not in self.models:
-                    enforced = ", ".join(_MODEL_WORDS.get(m, m) for m in sorted(self.models))
+                    enforced = ", ".join(MODEL_WORDS.get(m, m) for m in sorted(self.models))
                     raise ConfigError(f"method {self.name!r} cannot enforce {model.describe()}; it enforces"
                                       f" {enforced}: remove that model or choose a method that enforces it"
                                       " (anonset methods lists them)")
@@ -255,7 +255,7 @@ class Method:
 
 
 #: Privacy model classes in words, for messages.
-_MODEL_WORDS = {
+MODEL_WORDS = {
     "KAnonymity": "k-anonymity",
     "DistinctLDiversity": "distinct l-diversity",
     "EntropyLDiversity": "entropy l-diversity",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from anonset.errors import ConfigError
 from anonset.methods.base import Family, Method, Option, Problem
 
 __all__ = ["METHOD"]
@@ -17,29 +16,23 @@ def _fit(problem: Problem) -> Any:
                     **problem.options)
 
 
-def _criterion(value: Any) -> None:
-    from anonset.methods.mondrian.split import SplitCriterion
-
+def _criterion(value: Any) -> bool:
+    """A criterion name, or an object with the split criterion's ``candidates`` method."""
     if isinstance(value, str):
-        if value not in CRITERIA:
-            raise ConfigError(f"method 'mondrian': option 'criterion' must be one of {' | '.join(CRITERIA)};"
-                              f" got {value!r}")
-    elif not isinstance(value, SplitCriterion):
-        raise ConfigError(f"method 'mondrian': option 'criterion' must be one of {' | '.join(CRITERIA)} (or a"
-                          f" SplitCriterion object); got {value!r}")
+        return value in CRITERIA
+    return callable(getattr(value, "candidates", None))
 
 
-def _targets(value: Any) -> None:
+def _targets(value: Any) -> bool:
+    """A column name or a non-empty list of them."""
     if isinstance(value, str):
-        return
-    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"method 'mondrian': option 'targets' must be a column name or a list of them; got {value!r}")
+        return True
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, str) for v in value)
 
 
-def _selections(value: Any) -> None:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise ConfigError("method 'mondrian': option 'selections' must be a list of predicates such as"
-                          f" [{{age: [20, 39], sex: [M]}}]; got {value!r}")
+def _selections(value: Any) -> bool:
+    """A list of predicates (each checked by the selection criterion)."""
+    return isinstance(value, (list, tuple))
 
 
 #: The split criteria by name.

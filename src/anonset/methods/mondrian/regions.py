@@ -28,7 +28,7 @@ region with no allowable split becomes an equivalence class.
   must satisfy the models (else :class:`~anonset.errors.InfeasibleError`).
 
 Candidate children are judged by the models themselves (their class
-statistics, :class:`~anonset.engine.base.ClassStats`), so every model works.
+statistics, :class:`~anonset.core.stats.ClassStats`), so every model works.
 With k-anonymity alone and the median criterion the whole recursion runs in
 one compiled kernel (:mod:`anonset.methods.mondrian.kernel`); otherwise a
 Python loop over regions does it with numpy per region.  Both keep the rows
@@ -76,7 +76,7 @@ from anonset.privacy.kanonymity import KAnonymity
 __all__ = ["CRITERIA", "MondrianTree", "RegionBoxes", "TreeNodes", "mondrian"]
 
 #: Split criteria by name: each makes a :class:`~anonset.methods.mondrian.split.SplitCriterion` for a
-#: :class:`~anonset.methods.mondrian.criteria.Workload` (and checks the targets and selections it was given).
+#: :class:`~anonset.methods.mondrian.workload.Workload` (and checks the targets and selections it was given).
 CRITERIA: dict[str, Callable[[Workload], SplitCriterion]] = {
     "median": median_criterion,
     "infogain": infogain_criterion,

@@ -17,39 +17,3 @@ evaluation, the result), :mod:`~anonset.methods.pareto.dominance` (dominance,
 box-dominance, the archive), :mod:`~anonset.methods.pareto.exhaustive`,
 :mod:`~anonset.methods.pareto.evolutionary`, :mod:`~anonset.methods.pareto.quality`.
 """
-
-from anonset.methods.pareto.dominance import BoxArchive, box_representatives, nondominated
-from anonset.methods.pareto.evolutionary import pareto_ea
-from anonset.methods.pareto.exhaustive import pareto_exhaustive
-from anonset.methods.pareto.objectives import (
-    OBJECTIVES,
-    FrontMember,
-    NodeEvaluator,
-    Objective,
-    ParetoResult,
-    suppression_threshold,
-)
-from anonset.methods.pareto.quality import (
-    FrontQuality,
-    assess,
-    convergence_error,
-    representation_ratio,
-)
-
-__all__ = [
-    "OBJECTIVES",
-    "BoxArchive",
-    "FrontMember",
-    "FrontQuality",
-    "NodeEvaluator",
-    "Objective",
-    "ParetoResult",
-    "assess",
-    "box_representatives",
-    "convergence_error",
-    "nondominated",
-    "pareto_ea",
-    "pareto_exhaustive",
-    "representation_ratio",
-    "suppression_threshold",
-]

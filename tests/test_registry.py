@@ -1,0 +1,102 @@
+"""The method registry: lazy, the one list every reader uses, and open to a new method with one module and one line."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from anonset.cli import main
+from anonset.errors import ConfigError
+from anonset.methods import registry
+from anonset.methods.base import Family
+
+TOY_MODULE = '''
+"""A toy method: every record in one class (valid whenever the table has at least k records)."""
+
+from typing import Any
+
+import numpy as np
+
+from anonset.methods.base import Family, Method, Option, Problem
+
+
+class OneClass:
+    def __init__(self, n_rows: int) -> None:
+        self.row_class = np.zeros(n_rows, dtype=np.int64)
+
+    def assign(self, dataset: Any) -> np.ndarray:
+        return np.zeros(dataset.n_rows, dtype=np.int64)
+
+
+def _fit(problem: Problem) -> OneClass:
+    return OneClass(problem.dataset.n_rows)
+
+
+METHOD = Method(name="toy", family=Family.GROUPING, summary="every record in one class", fit=_fit,
+                options=(Option("loud", "bool", False, "an option to show validation"),), suppresses=False,
+                models=frozenset({"KAnonymity"}))
+'''
+
+
+@pytest.fixture
+def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The toy method as a module on the path, registered by one line."""
+    (tmp_path / "toy_method.py").write_text(TOY_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.register("toy_method", name="toy")  # the one line
+    yield "toy"
+    registry.unregister("toy")
+
+
+def test_a_new_method_is_one_module_and_one_registry_line(toy: str, tmp_path: Path) -> None:
+    table = pd.DataFrame({"age": [str(20 + i % 7) for i in range(40)], "zip": [f"1{i % 5}" for i in range(40)],
+                          "disease": ["flu", "cold"] * 20})
+    table.to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "run.yaml").write_text(textwrap.dedent("""
+        input: {path: in.csv}
+        attributes:
+          age: {role: quasi, type: numeric}
+          zip: {role: quasi}
+          disease: {role: sensitive}
+        privacy: {k: 5}
+        method: {name: toy, loud: true}
+        output: {path: out.csv}
+    """))
+    result = CliRunner().invoke(main, ["anonymize", str(tmp_path / "run.yaml"), "-q"])
+    assert result.exit_code == 0, result.output
+    released = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    assert len(released) == len(table)
+    assert len(released.drop_duplicates(["age", "zip"])) == 1  # one class, recomputed from the output
+    assert released["age"].iloc[0] == "20-26"
+    assert sorted(released["disease"]) == sorted(table["disease"])
+
+    (tmp_path / "bad.yaml").write_text((tmp_path / "run.yaml").read_text().replace("loud: true", "loud: 3"))
+    bad = CliRunner().invoke(main, ["anonymize", str(tmp_path / "bad.yaml")])
+    assert bad.exit_code == 2 and "option 'loud' must be true or false; got 3" in bad.output
+    assert "toy" in CliRunner().invoke(main, ["methods"]).output
+
+
+def test_unknown_method_lists_the_registered_ones() -> None:
+    with pytest.raises(ConfigError) as caught:
+        registry.get("mondrain")
+    assert all(name in str(caught.value) for name in registry.names())
+
+
+def test_registering_a_taken_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(registry.get("mondrian"))
+    with pytest.raises(ValueError, match="built in"):
+        registry.unregister("optimal")
+
+
+def test_every_entry_declares_itself_under_its_own_name() -> None:
+    for name in registry.names():
+        method = registry.get(name)
+        assert method.name == name and isinstance(method.family, Family) and method.summary
+        assert len({o.name for o in method.options}) == len(method.options)
+        method.check_options({})  # the defaults pass their own checks
