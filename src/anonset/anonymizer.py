@@ -36,7 +36,7 @@ import pandas as pd
 from anonset import __version__
 from anonset.core.dataset import AttributeSpec, Dataset, Role, row_values
 from anonset.core.partition import Partition, grown_partition, partition_of_assignment
-from anonset.core.stats import ClassStats, StatsRequest, stats_from_assignment
+from anonset.core.stats import ClassStats, stats_from_assignment
 from anonset.engine.base import Engine
 from anonset.engine.numpy.engine import NumpyEngine
 from anonset.engine.sql.base import SqlBackend, TableName, table_parts
@@ -267,7 +267,7 @@ class Anonymizer:
         self.metric_ = metric
         self.release_ = self._release(dataset, levels, partition, started,
                                       search=self._search_facts(result, engine, metric),
-                                      engine=_engine_name(engine), rows_fetched=_rows_fetched(engine),
+                                      engine=engine.name, rows_fetched=engine.rows_fetched,
                                       binding=_binding(engine, self.requirements, levels, dataset.n_rows))
         return self
 
@@ -442,13 +442,12 @@ class Anonymizer:
 
     def _check_engine(self, engine: Engine, dataset: Dataset) -> None:
         """An engine passed to ``fit`` must belong to this dataset and carry the statistics the models need."""
-        if getattr(engine, "dataset", None) is not dataset:
+        if engine.dataset is not dataset:
             raise ConfigError("the engine passed to fit() was built for another dataset; pass the dataset the"
                               " engine was built for (engine.dataset) as data")
-        have = getattr(engine, "request", None)
+        have = engine.request
         need = self.requirements.request
-        if isinstance(have, StatsRequest) and not (need.histograms <= have.histograms
-                                                   and need.moments <= have.moments):
+        if not (need.histograms <= have.histograms and need.moments <= have.moments):
             raise ConfigError("the engine passed to fit() lacks statistics the privacy models need; build it"
                               " with the requirements' request (requirements.request)")
 
@@ -814,20 +813,6 @@ def _binding(engine: Engine, requirements: Requirements, levels: tuple[int, ...]
              n_rows: int) -> Callable[[], list[str]]:
     """The models that hold a full-domain release at ``levels``, computed only when asked."""
     return lambda: binding_models(engine, requirements, levels, n_rows)
-
-
-def _engine_name(engine: Engine) -> str:
-    """``numpy``, or the SQL engine's dialect (``duckdb``, ``postgresql``)."""
-    backend = getattr(engine, "backend", None)
-    if backend is not None:
-        return str(backend.dialect)
-    return "numpy" if isinstance(engine, NumpyEngine) else type(engine).__name__
-
-
-def _rows_fetched(engine: Engine) -> int | None:
-    """Rows the SQL engine's backend has fetched into Python, ``None`` for other engines."""
-    backend = getattr(engine, "backend", None)
-    return int(backend.rows_fetched) if backend is not None else None
 
 
 def protects(requirements: Requirements) -> bool:

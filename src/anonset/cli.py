@@ -458,9 +458,9 @@ def methods(markdown: bool) -> None:
         m = registry.get(name)
         models = "every model" if m.models is None else ", ".join(MODEL_WORDS.get(x, x) for x in sorted(m.models))
         runs = "memory" if m.in_memory else "memory or database"
-        notes = [runs, "seeded" if m.randomized else "deterministic", "budget" if m.suppresses else "no budget"]
+        facts = [runs, "seeded" if m.randomized else "deterministic", "budget" if m.suppresses else "no budget"]
         options = "; ".join(f"{o.name} ({o.describe()}, default {_option_default(o.default)})" for o in m.options)
-        rows.append((name, m.family.value, m.summary, models, ", ".join(notes), options or "none"))
+        rows.append((name, m.family.value, m.summary, models, ", ".join(facts), options or "none"))
     if markdown:
         click.echo("| method | family | what it does | enforces | runs | options |")
         click.echo("|---|---|---|---|---|---|")

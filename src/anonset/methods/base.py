@@ -177,6 +177,12 @@ class Problem:
     seed: int
     options: Mapping[str, Any] = field(default_factory=dict)
 
+    def node_engine(self) -> Engine:
+        """The engine, which the Anonymizer always passes to a full-domain search."""
+        if self.engine is None:
+            raise RuntimeError("a full-domain search was called without an engine (this is a bug in the caller)")
+        return self.engine
+
 
 @dataclass(frozen=True)
 class Method:

@@ -12,7 +12,7 @@ __all__ = ["METHOD"]
 def _fit(problem: Problem) -> Any:
     from anonset.methods.full_domain.search import exhaustive_search
 
-    return exhaustive_search(problem.dataset, problem.engine, problem.requirements, problem.metric)
+    return exhaustive_search(problem.dataset, problem.node_engine(), problem.requirements, problem.metric)
 
 
 METHOD = Method(

@@ -12,7 +12,7 @@ __all__ = ["METHOD"]
 def _fit(problem: Problem) -> Any:
     from anonset.methods.full_domain.research_value import rv_hybrid
 
-    return rv_hybrid(problem.dataset, problem.engine, problem.requirements, problem.metric, **problem.options)
+    return rv_hybrid(problem.dataset, problem.node_engine(), problem.requirements, problem.metric, **problem.options)
 
 
 METHOD = Method(
