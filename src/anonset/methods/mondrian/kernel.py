@@ -236,11 +236,16 @@ def _hierarchy_split(maps: np.ndarray, codes: np.ndarray, c: int, level: int, ro
 @numba.njit(cache=True, nogil=True)
 def _inherit(cut_low: np.ndarray, cut_high: np.ndarray, node_level: np.ndarray, node_code: np.ndarray, node: int,
              child: int) -> None:  # pragma: no cover - compiled
-    """A new child starts with its parent's cuts and hierarchy nodes."""
-    cut_low[child] = cut_low[node]
-    cut_high[child] = cut_high[node]
-    node_level[child] = node_level[node]
-    node_code[child] = node_code[node]
+    """A new child starts with its parent's cuts and hierarchy nodes.
+
+    Element by element: a row-slice assignment costs numba seconds to compile, a loop almost nothing.
+    """
+    for c in range(cut_low.shape[1]):
+        cut_low[child, c] = cut_low[node, c]
+        cut_high[child, c] = cut_high[node, c]
+    for a in range(node_level.shape[1]):
+        node_level[child, a] = node_level[node, a]
+        node_code[child, a] = node_code[node, a]
 
 
 @numba.njit(cache=True, nogil=True)
