@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from anonset.errors import DataError
-from anonset.io.tables import atomic_write, read_table, sniff_delimiter, write_table
+from anonset.io.delimiters import sniff_delimiter
+from anonset.io.outputs import atomic_write
+from anonset.io.tables import read_table, write_table
 
 
 def test_csv_values_are_kept_exactly_as_written(tmp_path: Path) -> None:

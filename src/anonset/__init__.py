@@ -21,8 +21,7 @@ from anonset.errors import (
     InfeasibleError,
     InputError,
 )
-
-__version__ = "0.1.0"
+from anonset.version import __version__
 
 #: Public name -> the module that defines it, imported on first use so that ``import anonset``
 #: (and with it every ``anonset`` command) loads no numerical library until one is needed.

@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonset import __version__
 from anonset.core.dataset import AttributeSpec, Dataset, Role, row_values
 from anonset.core.partition import Partition, grown_partition, partition_of_assignment
 from anonset.core.stats import ClassStats, stats_from_assignment
@@ -67,6 +66,7 @@ from anonset.release.caveats import (
 from anonset.release.database import verify_table, write_release
 from anonset.release.release import Release, render_full_domain, render_partition
 from anonset.release.verify import verify_release
+from anonset.version import __version__
 
 __all__ = ["Anonymizer", "ReleaseViolation", "anonymize", "check_output_table", "front_entries", "protects"]
 

@@ -19,17 +19,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from anonset.core.dataset import AttributeSpec, Dataset, attribute_spec
 from anonset.core.hierarchy_csv import read_hierarchy
-from anonset.engine.sql.base import SqlBackend, TableName, redact_url, table_parts
+from anonset.core.specs import AttributeSpec, attribute_spec
+from anonset.engine.sql.base import redact_url, table_parts
 from anonset.errors import ConfigError, DataError
-from anonset.io.tables import check_delimiter, read_table, sniff_delimiter
-from anonset.metrics.base import Metric
-from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
+from anonset.io.delimiters import check_delimiter, sniff_delimiter
 from anonset.privacy import (
     KAnonymity,
     PrivacyModel,
@@ -38,6 +36,12 @@ from anonset.privacy import (
     TCloseness,
 )
 from anonset.privacy.ldiversity import l_diversity
+
+if TYPE_CHECKING:
+    from anonset.core.dataset import Dataset
+    from anonset.engine.sql.base import SqlBackend, TableName
+    from anonset.metrics.base import Metric
+    from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
 
 __all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
 
@@ -164,6 +168,9 @@ class RunConfig:
         if self.input_path is None:
             raise ConfigError(f"{self.path}: input.sql is a table in PostgreSQL; it is profiled in the database"
                               " (load_dataset(config.connect())), never read into memory")
+        from anonset.core.dataset import Dataset
+        from anonset.io.tables import read_table
+
         table = read_table(self.input_path, self.delimiter, self.input_format)
         specs = {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
         return Dataset(table, specs, source=str(self.input_path))
@@ -467,6 +474,8 @@ def _pareto_requirements(privacy: Any, where: str, method: str) -> Requirements:
 
 def research_value_from_config(section: Any, where: str = "config") -> ResearchValue:
     """Build the ResearchValue metric from a ``research_value:`` mapping (weights, rules, levels)."""
+    from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
+
     if not isinstance(section, Mapping):
         raise ConfigError(f"{where}: research_value must be a mapping with weights, rules and/or levels")
     _unknown(where, "research_value.", section, {"weights", "rules", "levels"})

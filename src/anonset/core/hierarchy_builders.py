@@ -56,7 +56,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from anonset.core.hierarchy import Hierarchy
 from anonset.errors import ConfigError, HierarchyError
@@ -503,6 +502,8 @@ def date_hierarchy(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
+            import pandas as pd  # only dates need it; imported here so a config check loads no pandas
+
             parsed = pd.to_datetime(pd.Series(leaves, dtype=object), format=format, errors="coerce")
     except (ValueError, TypeError) as exc:
         raise ConfigError(

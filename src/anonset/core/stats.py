@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from anonset.core.dataset import Dataset
+if TYPE_CHECKING:
+    from anonset.core.dataset import Dataset
 
 __all__ = ["ClassStats", "StatsRequest", "aggregate", "numeric_values", "stats_from_assignment"]
 

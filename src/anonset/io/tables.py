@@ -18,22 +18,10 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from anonset.errors import DataError
+from anonset.io.delimiters import check_delimiter, sniff_delimiter
 from anonset.io.outputs import atomic_write
 
-__all__ = ["atomic_write", "check_delimiter", "read_table", "sniff_delimiter", "table_writer", "write_table"]
-
-
-def sniff_delimiter(path: Path, sample_bytes: int = 65536) -> str:
-    """Guess the delimiter of a CSV file from its first bytes (``,``, ``;``, tab or ``|``)."""
-    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
-        sample = fh.read(sample_bytes)
-    try:
-        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
-    except csv.Error:
-        header = sample.splitlines()[0] if sample else ""
-        counts = {d: header.count(d) for d in ",;\t|"}
-        best = max(counts, key=lambda d: counts[d])
-        return best if counts[best] else ","
+__all__ = ["read_table", "table_writer", "write_table"]
 
 
 def read_table(path: str | Path, delimiter: str | None = None, fmt: str | None = None) -> pd.DataFrame:
@@ -150,9 +138,3 @@ def table_writer(frame: pd.DataFrame, path: str | Path, delimiter: str = ",",
             frame.to_csv(tmp, sep=delimiter, index=False, lineterminator="\n")
 
     return _write
-
-
-def check_delimiter(delimiter: object, where: str) -> None:
-    """Refuse a CSV delimiter that is not one character (or is a quote or a line break)."""
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in {'"', "\n", "\r"}:
-        raise DataError(f"{where}: delimiter {delimiter!r} must be a single character such as ';' or ','")

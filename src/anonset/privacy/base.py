@@ -17,12 +17,16 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from anonset.core.dataset import Dataset
+
 
 __all__ = ["PrivacyModel", "Requirements", "Verdict"]
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats
 from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_int
+
+if TYPE_CHECKING:
+    from anonset.core.dataset import Dataset
+
 
 __all__ = ["KAnonymity"]
 

@@ -6,12 +6,17 @@ class.  All three are monotone under generalization without suppression.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_number, require_sensitive
+
+if TYPE_CHECKING:
+    from anonset.core.dataset import Dataset
+
 
 __all__ = ["VARIANTS", "DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity", "l_diversity"]
 

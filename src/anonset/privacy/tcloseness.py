@@ -16,12 +16,18 @@ distance above both parts'), so it is monotone without suppression.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from anonset.core.dataset import AttributeType, Dataset
+from anonset.core.specs import AttributeType
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_number, require_sensitive
+
+if TYPE_CHECKING:
+    from anonset.core.dataset import Dataset
+
 
 __all__ = ["TCloseness", "emd"]
 

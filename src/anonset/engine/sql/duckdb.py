@@ -89,7 +89,7 @@ class DuckDBBackend(_BackendBase):
         fmt : {"csv", "parquet"}, optional
             Format; inferred from the suffix (``.parquet`` / ``.pq`` is Parquet).
         """
-        from anonset.io.tables import sniff_delimiter
+        from anonset.io.delimiters import sniff_delimiter
 
         p = Path(path)
         if not p.is_file():
