@@ -100,3 +100,12 @@ def test_every_entry_declares_itself_under_its_own_name() -> None:
         assert method.name == name and isinstance(method.family, Family) and method.summary
         assert len({o.name for o in method.options}) == len(method.options)
         method.check_options({})  # the defaults pass their own checks
+
+
+def test_docs_list_every_method_as_the_registry_declares_it() -> None:
+    """docs/methods.md carries ``anonset methods --markdown`` verbatim, so the docs table cannot drift."""
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "methods.md").read_text(encoding="utf-8")
+    start = docs.index("| method | family |")
+    end = docs.index("<!-- end of the generated table -->")
+    printed = CliRunner().invoke(main, ["methods", "--markdown"]).output
+    assert docs[start:end] == printed

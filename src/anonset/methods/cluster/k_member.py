@@ -21,10 +21,11 @@ METHOD = Method(
     family=Family.GROUPING,
     summary="greedy k-member clustering: each class grows by the record that adds the least information loss",
     fit=_fit,
-    options=(Option("class_penalty", "float", 0.0, "weight of mixing class labels in a cluster (Byun's"
-                    " classification-aware variant; 0 = off)", low=0),
-             Option("target", "str", None, "the class label column for class_penalty (default: the only"
-                    " column with role target)", optional=True)),
+    options=(Option("class_penalty", "float", 0.0, "Byun et al.'s classification-aware variant: information"
+                    " loss added to a candidate whose class label differs from the cluster's majority label (0: plain"
+                    " k-member); needs a column with role target", low=0),
+             Option("target", "str", None, "the class-label column of class_penalty when several"
+                    " columns have role target (unset: the only one)", optional=True)),
     randomized=True,
     models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,

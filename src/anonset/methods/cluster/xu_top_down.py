@@ -21,7 +21,7 @@ METHOD = Method(
     family=Family.GROUPING,
     summary="top-down local recoding: split the table by the two records farthest apart while classes stay valid",
     fit=_fit,
-    options=(Option("rounds", "int", 3, "refinement rounds of the seed pair", low=1),),
+    options=(Option("rounds", "int", 3, "rounds of the far-apart-seed search per split", low=1),),
     randomized=True,
     models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,

@@ -21,7 +21,8 @@ METHOD = Method(
     summary="exact optimum of the metric over the full-domain lattice, pruned by monotone bounds (as in ARX)",
     fit=_fit,
     options=(Option("assume_practical_monotonicity", "bool", False,
-                    "prune as if l-diversity and t-closeness with a budget were monotone (faster; may miss the"
-                    " optimum)"),),
+                    "prune as if l-diversity and t-closeness with a suppression"
+                    " budget were monotone (ARX's optional assumption): faster, but it can miss the optimum (see"
+                    " docs/config.md); the summary says when it was used"),),
     in_memory=False,
 )

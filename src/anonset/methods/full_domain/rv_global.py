@@ -21,8 +21,8 @@ METHOD = Method(
     family=Family.NODE,
     summary="binary search over the generalization strings sorted by research value (exact)",
     fit=_fit,
-    options=(Option("max_frequency_sets", "int", None, "stop after this many frequency sets and release the best string"
-           " found, reported as not proven optimal", low=1, optional=True),),
+    options=(Option("max_frequency_sets", "int", None, "stop after this many frequency sets and release the best"
+           " string found; the summary then says complete: false", low=1, optional=True),),
     in_memory=False,
     default_metric="research_value",
     metrics=frozenset({"research_value"}),

@@ -22,9 +22,9 @@ METHOD = Method(
     summary="attribute subsets searched apart, combinations in descending research value (exact, bounded memory)",
     fit=_fit,
     options=(Option("subset_size", "int", 8, "attributes per subset", low=1),
-             Option("success_limit", "int", 20, "successful strings to find before stopping", low=1),
-             Option("max_frequency_sets", "int", None, "stop after this many frequency sets and release the best string"
-           " found, reported as not proven optimal", low=1, optional=True)),
+             Option("success_limit", "int", 20, "how many of the best strings the combination step keeps", low=1),
+             Option("max_frequency_sets", "int", None, "stop after this many frequency sets and release the best"
+           " string found; the summary then says complete: false", low=1, optional=True)),
     in_memory=False,
     default_metric="research_value",
     metrics=frozenset({"research_value"}),

@@ -44,13 +44,18 @@ METHOD = Method(
     summary="multidimensional partitioning: cut regions at the median (or by a workload criterion) while the"
             " halves stay valid",
     fit=_fit,
-    options=(Option("strict", "bool", True, "strict partitioning (regions never share a value); false allows"
-                    " relaxed cuts of repeated values"),
-             Option("criterion", "any", "median", f"split criterion: {' | '.join(CRITERIA)}", accepts=_criterion,
+    options=(Option("strict", "bool", True, "strict Mondrian (records with equal values never divided by"
+                    " a numeric split); false: relaxed"),
+             Option("criterion", "any", "median", "median (largest normalized range, cut at the median), infogain"
+                    " (least weighted class entropy of the targets), lsd (least summed squared error of numeric"
+                    " targets), selection (least imprecision of the selections, then the targets' criterion)", accepts=_criterion,
                     shape=f"one of {' | '.join(CRITERIA)}"),
-             Option("targets", "any", None, "target columns the criterion serves (infogain, lsd)",
+             Option("targets", "any", None, "the target column(s) of infogain, lsd and selection"
+                    " (several: their criteria are summed; unset: the columns with role target)",
                     optional=True, accepts=_targets, shape="a column name or a list of them"),
-             Option("selections", "any", None, "selection predicates the selection criterion serves",
+             Option("selections", "any", None, "the selection criterion's predicates: a list of"
+                    " {attribute: [lo, hi] or [label, ...]} rectangles (numeric ranges closed; labels are leaves or"
+                    " hierarchy nodes)",
                     optional=True, accepts=_selections, shape="a list of predicates")),
     suppresses=False,
 )

@@ -24,9 +24,10 @@ METHOD = Method(
     family=Family.FRONT,
     summary="evaluates every lattice node on several properties and keeps the non-dominated ones (exact front)",
     fit=_fit,
-    options=(Option("objectives", "names", ("k", "glm"), "the properties of the front: privacy (k, l, s_k, s_l) and"
-                    " loss (glm, cm)", choices=("k", "l", "s_k", "s_l", "glm", "cm")),
-             Option("epsilon", "numbers", None, "box size per objective: keep one member per non-dominated box",
+    options=(Option("objectives", "names", ("k", "glm"), "at least two properties of the front: privacy (k, l, s_k, s_l)"
+                    " and loss (glm, cm)", choices=("k", "l", "s_k", "s_l", "glm", "cm")),
+             Option("epsilon", "numbers", None, "box-dominance discretization, one positive number per"
+                    " objective (unset: plain dominance)",
                     optional=True, low=0),
              Option("sensitive", "str", None, "the sensitive attribute of l and s_l (default: the only one)",
                     optional=True),
