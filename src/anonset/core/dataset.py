@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,9 @@ from anonset.core.specs import (
 )
 from anonset.errors import ConfigError, DataError, HierarchyError
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 __all__ = ["BY_VALUE_TYPES", "AttributeSpec", "AttributeType", "Dataset", "EncodedColumn", "HierarchyForm", "Role",
            "attribute_spec", "row_values"]
 
@@ -60,10 +63,10 @@ class EncodedColumn:
     """
 
     name: str
-    codes: np.ndarray | None
-    categories: np.ndarray
-    numbers: np.ndarray | None = None
-    value_counts: np.ndarray | None = None
+    codes: NDArray[np.int32] | None
+    categories: NDArray[np.object_]
+    numbers: NDArray[np.float64] | None = None
+    value_counts: NDArray[np.int64] | None = None
 
     def __post_init__(self) -> None:
         if self.value_counts is None:
@@ -77,12 +80,12 @@ class EncodedColumn:
         """Size of the code domain."""
         return len(self.categories)
 
-    def counts(self) -> np.ndarray:
+    def counts(self) -> NDArray[np.int64]:
         """Number of rows per code."""
         assert self.value_counts is not None
         return self.value_counts
 
-    def row_codes(self) -> np.ndarray:
+    def row_codes(self) -> NDArray[np.int32]:
         """Per-row codes; a DataError when the rows are not in memory (a table in a database)."""
         if self.codes is None:
             raise DataError(
@@ -102,7 +105,7 @@ class TableProfile:
 
     columns: tuple[str, ...]
     n_rows: int
-    values: Mapping[str, tuple[np.ndarray, np.ndarray]]
+    values: Mapping[str, tuple[NDArray[np.object_], NDArray[np.int64]]]
 
 
 @dataclass(eq=False)
@@ -174,7 +177,7 @@ class Dataset:
     @property
     def n_rows(self) -> int:
         """Number of records."""
-        return len(self.table) if self.table is not None else self.profile.n_rows  # type: ignore[union-attr]
+        return len(self.table) if self.table is not None else cast(TableProfile, self.profile).n_rows
 
     @property
     def in_memory(self) -> bool:
@@ -210,7 +213,7 @@ class Dataset:
         """Hierarchies of all quasi-identifiers, in quasi-identifier order (all must exist)."""
         return tuple(self.require_hierarchy(q) for q in self.quasi)
 
-    def qi_codes(self) -> np.ndarray:
+    def qi_codes(self) -> NDArray[np.int32]:
         """(n_rows, n_quasi) int32 matrix of leaf codes, cached."""
         if self._qi_matrix is None:
             if self.quasi:
@@ -220,25 +223,25 @@ class Dataset:
         return self._qi_matrix
 
     _hierarchies: dict[str, Hierarchy] = field(init=False, default_factory=dict)
-    _distinct_values: dict[str, np.ndarray] = field(init=False, default_factory=dict, repr=False)
+    _distinct_values: dict[str, NDArray[np.object_]] = field(init=False, default_factory=dict, repr=False)
     _value_codes: dict[str, dict[str, int]] = field(init=False, default_factory=dict, repr=False)
     #: Derived facts (metric cost tables and the like), keyed by their producer.
     cache: dict[object, Any] = field(init=False, default_factory=dict, repr=False)
-    _qi_matrix: np.ndarray | None = field(init=False, default=None)
+    _qi_matrix: NDArray[np.int32] | None = field(init=False, default=None)
 
     # ------------------------------------------------------------------ encoding
-    def _raw(self, name: str) -> np.ndarray:
+    def _raw(self, name: str) -> NDArray[np.object_]:
         """The column as strings; NaN / None / NA become the first declared missing marker."""
         assert self.table is not None
         col = self.table[name]
         marker = self.specs[name].missing[0] if self.specs[name].missing else ""
         missing = col.isna().to_numpy()
-        values = col.to_numpy(dtype=object)
+        values: NDArray[np.object_] = col.to_numpy(dtype=object)
         if missing.any() or col.dtype != object:
             values = np.where(missing, marker, col.astype(str).to_numpy(dtype=object)).astype(object)
         return values
 
-    def _distinct(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _distinct(self, name: str) -> tuple[NDArray[np.object_], NDArray[np.int64], NDArray[np.int64] | None]:
         """Distinct values (str), their counts, and each row's index into them (None without rows)."""
         if self.table is not None:
             uniques, inverse = _factorize(self._raw(name))
@@ -253,8 +256,9 @@ class Dataset:
         self._distinct_values[name] = uniques
         return uniques, np.asarray(counts, dtype=np.int64), None
 
-    def _column(self, name: str, mapping: np.ndarray, inverse: np.ndarray | None, unique_counts: np.ndarray,
-                categories: np.ndarray, numbers: np.ndarray | None) -> EncodedColumn:
+    def _column(self, name: str, mapping: NDArray[np.int64], inverse: NDArray[np.int64] | None,
+                unique_counts: NDArray[np.int64], categories: NDArray[np.object_],
+                numbers: NDArray[np.float64] | None) -> EncodedColumn:
         """An EncodedColumn whose code for distinct value i is ``mapping[i]``."""
         counts = np.bincount(mapping, weights=unique_counts, minlength=len(categories)).astype(np.int64)
         codes = None if inverse is None else mapping[inverse].astype(np.int32)
@@ -269,7 +273,7 @@ class Dataset:
         """
         return self._value_codes[name]
 
-    def _missing_check(self, name: str, uniques: np.ndarray) -> list[str]:
+    def _missing_check(self, name: str, uniques: NDArray[np.object_]) -> list[str]:
         spec = self.specs[name]
         present = [str(v) for v in uniques if str(v) in spec.missing]
         if present and spec.missing_policy == "error":
@@ -279,7 +283,7 @@ class Dataset:
             )
         return present
 
-    def _given_hierarchy(self, name: str, uniques: np.ndarray) -> Hierarchy | None:
+    def _given_hierarchy(self, name: str, uniques: NDArray[np.object_]) -> Hierarchy | None:
         """The spec's hierarchy: as given, read from its file, or built from the distinct values.
 
         A builder sees the distinct values without the missing markers; the
@@ -380,12 +384,12 @@ class Dataset:
                             None if numbers is None else numbers[order])
 
 
-def _factorize(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _factorize(raw: NDArray[np.object_]) -> tuple[NDArray[np.object_], NDArray[np.int64]]:
     codes, uniques = pd.factorize(raw, sort=False, use_na_sentinel=False)
     return np.asarray(uniques, dtype=object), codes.astype(np.int64)
 
 
-def _parse_numbers(source: str, name: str, uniques: np.ndarray, missing: Sequence[str]) -> np.ndarray:
+def _parse_numbers(source: str, name: str, uniques: NDArray[np.object_], missing: Sequence[str]) -> NDArray[np.float64]:
     out = np.empty(len(uniques), dtype=np.float64)
     for i, v in enumerate(uniques):
         s = str(v).strip()
@@ -402,7 +406,7 @@ def _parse_numbers(source: str, name: str, uniques: np.ndarray, missing: Sequenc
     return out
 
 
-def _leaf_codes(h: Hierarchy, uniques: np.ndarray, numeric: bool) -> np.ndarray:
+def _leaf_codes(h: Hierarchy, uniques: NDArray[np.object_], numeric: bool) -> NDArray[np.int64]:
     """Leaf code of each distinct value (−1 when the hierarchy lacks it); numeric values also match by value."""
     codes = np.array([-1 if h.leaf_code(str(v)) is None else h.leaf_code(str(v)) for v in uniques], dtype=np.int64)
     if numeric and (codes < 0).any():
@@ -410,7 +414,7 @@ def _leaf_codes(h: Hierarchy, uniques: np.ndarray, numeric: bool) -> np.ndarray:
     return codes
 
 
-def _require_covered(source: str, name: str, h: Hierarchy, uniques: np.ndarray, codes: np.ndarray,
+def _require_covered(source: str, name: str, h: Hierarchy, uniques: NDArray[np.object_], codes: NDArray[np.int64],
                      hint: str) -> None:
     """HierarchyError listing up to five values the hierarchy does not cover, and how many there are."""
     unmatched = [str(uniques[i]) for i in np.flatnonzero(codes < 0)]
@@ -422,7 +426,8 @@ def _require_covered(source: str, name: str, h: Hierarchy, uniques: np.ndarray, 
         )
 
 
-def _match_numeric_leaves(h: Hierarchy, uniques: np.ndarray, leaf_of_unique: np.ndarray) -> np.ndarray:
+def _match_numeric_leaves(h: Hierarchy, uniques: NDArray[np.object_],
+                          leaf_of_unique: NDArray[np.int64]) -> NDArray[np.int64]:
     """Match data values to hierarchy leaves by numeric value where the strings differ (``39.0`` ~ ``39``)."""
     by_number: dict[float, int] = {}
     for code, label in enumerate(h.labels[0]):
@@ -439,16 +444,17 @@ def _match_numeric_leaves(h: Hierarchy, uniques: np.ndarray, leaf_of_unique: np.
     return out
 
 
-def _date_numbers(labels: np.ndarray, missing: Sequence[str]) -> np.ndarray:
+def _date_numbers(labels: NDArray[np.object_], missing: Sequence[str]) -> NDArray[np.float64]:
     """Days since 1970-01-01 of date labels (NaN for missing markers and unparseable labels)."""
     text = pd.Series([None if str(v) in missing else str(v) for v in labels], dtype=object)
     parsed = pd.to_datetime(text, errors="coerce", format="mixed")
     days = (parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
-    return days.to_numpy(dtype=np.float64, na_value=np.nan)
+    out: NDArray[np.float64] = days.to_numpy(dtype=np.float64, na_value=np.nan)
+    return out
 
 
 def _leaf_ranks(source: str, name: str, h: Hierarchy, order: Sequence[str] | None, missing: Sequence[str],
-                present: np.ndarray) -> np.ndarray:
+                present: NDArray[np.int64]) -> NDArray[np.float64]:
     """Rank of each leaf of an ordinal attribute: its position in ``order``, else in the hierarchy's leaf order.
 
     Missing markers (and, with an ``order``, leaves absent from the data that
@@ -486,7 +492,7 @@ def _delimiter_hint(columns: list[str]) -> str:
     return f" (one column only: the file seems to be {found[0]!r}-separated; set input.delimiter: {found[0]!r})"
 
 
-def row_values(dataset: Dataset, name: str) -> np.ndarray | None:
+def row_values(dataset: Dataset, name: str) -> NDArray[np.float64] | None:
     """Per-record value of a quasi-identifier compared by value, or None when it is not.
 
     A numeric attribute's number, a date's days since 1970-01-01, an ordinal
@@ -502,7 +508,7 @@ def row_values(dataset: Dataset, name: str) -> np.ndarray | None:
     return values if np.isfinite(values).all() else None
 
 
-def _leaf_numbers(h: Hierarchy, missing: Sequence[str]) -> np.ndarray:
+def _leaf_numbers(h: Hierarchy, missing: Sequence[str]) -> NDArray[np.float64]:
     out = np.full(h.n_leaves, np.nan)
     for code, label in enumerate(h.labels[0]):
         if str(label) in missing:

@@ -15,11 +15,14 @@ classes are rendered, scored and re-checked the same way.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from anonset.core.dataset import Dataset
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["Grouping"]
 
@@ -29,11 +32,11 @@ class Grouping(Protocol):
     """The classes a partitioning method formed, and how it places new records."""
 
     @property
-    def row_class(self) -> np.ndarray:
+    def row_class(self) -> NDArray[np.int64]:
         """(n,) int64 class of each fitted record, ``0 .. c - 1``, −1 when suppressed."""
         ...
 
-    def assign(self, dataset: Dataset) -> np.ndarray:
+    def assign(self, dataset: Dataset) -> NDArray[np.int64]:
         """(m,) int64 class of each record of ``dataset`` (new rows with the fitted attributes and hierarchies).
 
         A class id refers to the fitted classes; −1 means the record fits no

@@ -18,8 +18,12 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 from anonset.errors import HierarchyError
 
@@ -47,8 +51,8 @@ class Hierarchy:
     """
 
     name: str
-    labels: tuple[np.ndarray, ...]
-    maps: tuple[np.ndarray, ...]
+    labels: tuple[NDArray[np.object_], ...]
+    maps: tuple[NDArray[np.int32], ...]
     source: str = "<memory>"
     _leaf_index: dict[str, int] = field(init=False, repr=False, compare=False)
 
@@ -99,9 +103,9 @@ class Hierarchy:
                 f"{where}: the levels form a cycle, {path}; a value's generalizations must lead to the root"
                 " without coming back to it (fix the lines of these values)"
             )
-        labels: list[np.ndarray] = []
-        maps: list[np.ndarray] = []
-        previous_codes: np.ndarray | None = None
+        labels: list[NDArray[np.object_]] = []
+        maps: list[NDArray[np.int32]] = []
+        previous_codes: NDArray[np.int64] | None = None
         for level in range(depth):
             column = [str(row[level]) for row in rows]
             uniques, codes = _first_seen_codes(column)
@@ -166,21 +170,21 @@ class Hierarchy:
         return self._leaf_index.get(value)
 
     @cached_property
-    def leaf_counts(self) -> tuple[np.ndarray, ...]:
+    def leaf_counts(self) -> tuple[NDArray[np.int64], ...]:
         """``leaf_counts[j][c]``: number of leaves under node ``c`` of level ``j``."""
         return tuple(np.bincount(m, minlength=len(lab)).astype(np.int64) for m, lab in zip(self.maps, self.labels))
 
-    def parent_map(self, from_level: int, to_level: int) -> np.ndarray:
+    def parent_map(self, from_level: int, to_level: int) -> NDArray[np.int32]:
         """Int32 array sending each code at ``from_level`` to its ancestor's code at ``to_level``."""
         if to_level < from_level:
             raise ValueError(f"to_level {to_level} is below from_level {from_level}")
         return self._parent_maps[from_level][to_level]
 
     @cached_property
-    def _parent_maps(self) -> list[list[np.ndarray]]:
-        out: list[list[np.ndarray]] = []
+    def _parent_maps(self) -> list[list[NDArray[np.int32]]]:
+        out: list[list[NDArray[np.int32]]] = []
         for a in range(self.n_levels):
-            row: list[np.ndarray] = []
+            row: list[NDArray[np.int32]] = []
             for b in range(self.n_levels):
                 if b < a:
                     row.append(np.empty(0, dtype=np.int32))
@@ -191,13 +195,13 @@ class Hierarchy:
             out.append(row)
         return out
 
-    def generalize(self, leaf_codes: np.ndarray, level: int) -> np.ndarray:
+    def generalize(self, leaf_codes: NDArray[np.integer[Any]], level: int) -> NDArray[np.int32]:
         """Codes at ``level`` of the given leaf codes."""
-        return self.maps[level][leaf_codes]
+        return cast("NDArray[np.int32]", self.maps[level][leaf_codes])
 
-    def label(self, level: int, codes: np.ndarray) -> np.ndarray:
+    def label(self, level: int, codes: NDArray[np.integer[Any]]) -> NDArray[np.object_]:
         """Labels (object array of str) of codes at ``level``."""
-        return self.labels[level][codes]
+        return cast("NDArray[np.object_]", self.labels[level][codes])
 
     def rows(self) -> list[list[str]]:
         """The hierarchy as rows ``[leaf, level1, ..., root]`` (the ARX CSV layout)."""
@@ -256,7 +260,7 @@ def _find_cycle(rows: Sequence[Sequence[str]]) -> list[str] | None:
     return None
 
 
-def _first_seen_codes(column: Sequence[str]) -> tuple[list[str], np.ndarray]:
+def _first_seen_codes(column: Sequence[str]) -> tuple[list[str], NDArray[np.int64]]:
     """Dictionary-encode ``column`` with codes in order of first appearance."""
     index: dict[str, int] = {}
     codes = np.empty(len(column), dtype=np.int64)

@@ -706,7 +706,7 @@ def natural_sorted(values: Iterable[str]) -> list[str]:
     distinct = list(dict.fromkeys(str(v) for v in values))
     numbers_ = [_finite_number(v) for v in distinct]
     if all(x is not None for x in numbers_):
-        return [v for _, v in sorted(zip(numbers_, distinct))]  # type: ignore[type-var]
+        return [v for _, v in sorted(zip(numbers_, distinct))]
     return sorted(distinct, key=_natural_key)
 
 

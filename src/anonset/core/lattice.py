@@ -6,7 +6,12 @@ below this one") are one vectorized comparison.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 from anonset.errors import ConfigError
 
@@ -48,7 +53,7 @@ class Lattice:
         for j in range(len(self.max_levels) - 2, -1, -1):
             self.strides[j] = self.strides[j + 1] * (self.max_levels[j + 1] + 1)
 
-    def index(self, node: np.ndarray | tuple[int, ...]) -> int:
+    def index(self, node: NDArray[np.int64] | tuple[int, ...]) -> int:
         """Row of ``node`` in :attr:`nodes`."""
         return int(np.dot(np.asarray(node, dtype=np.int64), self.strides))
 
@@ -62,7 +67,7 @@ class Lattice:
         """The most general node."""
         return tuple(int(m) for m in self.max_levels)
 
-    def below(self, node: np.ndarray) -> np.ndarray:
+    def below(self, node: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Boolean mask of the nodes less or equally general than ``node``."""
         mask = np.ones(self.size, dtype=np.bool_)
         for column, level, top in zip(self._columns, node, self.max_levels):
@@ -70,7 +75,7 @@ class Lattice:
                 mask &= column <= level
         return mask
 
-    def above(self, node: np.ndarray) -> np.ndarray:
+    def above(self, node: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Boolean mask of the nodes at least as general as ``node``."""
         mask = np.ones(self.size, dtype=np.bool_)
         for column, level in zip(self._columns, node):

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import Dataset, row_values
 from anonset.core.stats import ClassStats
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition", "grown_partition", "partition_of_assignment"]
 
@@ -26,10 +30,10 @@ __all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition", "gro
 class HierarchyNodes:
     """Per class, a node of the attribute's hierarchy: its level and its code at that level."""
 
-    levels: np.ndarray
-    codes: np.ndarray
+    levels: NDArray[np.int16]
+    codes: NDArray[np.int32]
 
-    def take(self, index: np.ndarray) -> HierarchyNodes:
+    def take(self, index: NDArray[np.int64]) -> HierarchyNodes:
         """The values of the selected classes."""
         return HierarchyNodes(self.levels[index], self.codes[index])
 
@@ -38,10 +42,10 @@ class HierarchyNodes:
 class Intervals:
     """Per class, a closed numeric interval ``[lo, hi]``."""
 
-    lo: np.ndarray
-    hi: np.ndarray
+    lo: NDArray[np.float64]
+    hi: NDArray[np.float64]
 
-    def take(self, index: np.ndarray) -> Intervals:
+    def take(self, index: NDArray[np.int64]) -> Intervals:
         """The values of the selected classes."""
         return Intervals(self.lo[index], self.hi[index])
 
@@ -66,9 +70,9 @@ class Partition:
     """
 
     values: Mapping[str, GeneralizedValues]
-    sizes: np.ndarray
+    sizes: NDArray[np.int64]
     n_suppressed: int
-    row_class: np.ndarray | None = None
+    row_class: NDArray[np.int64] | None = None
 
     @property
     def n_classes(self) -> int:
@@ -81,8 +85,8 @@ class Partition:
         return int(self.sizes.sum()) + self.n_suppressed
 
     @classmethod
-    def from_node(cls, quasi: tuple[str, ...], stats: ClassStats, kept: np.ndarray,
-                  row_class: np.ndarray | None = None) -> Partition:
+    def from_node(cls, quasi: tuple[str, ...], stats: ClassStats, kept: NDArray[np.bool_],
+                  row_class: NDArray[np.int64] | None = None) -> Partition:
         """The partition of a full-domain node: classes of ``stats`` with ``kept`` True are released.
 
         ``row_class`` indexes ``stats``'s classes; it is renumbered to the kept classes.
@@ -102,7 +106,7 @@ class Partition:
         return cls(values=values, sizes=stats.sizes[index], n_suppressed=n_supp, row_class=rc)
 
 
-def partition_of_assignment(dataset: Dataset, row_class: np.ndarray) -> Partition:
+def partition_of_assignment(dataset: Dataset, row_class: NDArray[np.integer[Any]]) -> Partition:
     """The partition of any row -> class assignment (−1 = suppressed), as local-recoding methods produce.
 
     Each class's generalized value is, for a quasi-identifier compared by
@@ -113,11 +117,11 @@ def partition_of_assignment(dataset: Dataset, row_class: np.ndarray) -> Partitio
     level at which they all share one node).  Computed with one sort of the
     rows by class and segment reductions, no per-class Python loop.
     """
-    row_class = np.asarray(row_class, dtype=np.int64)
-    kept = np.flatnonzero(row_class >= 0)
-    n_classes = int(row_class.max()) + 1 if len(kept) else 0
-    order = kept[np.argsort(row_class[kept], kind="stable")]
-    sizes = np.bincount(row_class[kept], minlength=n_classes).astype(np.int64)
+    classes = np.asarray(row_class, dtype=np.int64)
+    kept = np.flatnonzero(classes >= 0)
+    n_classes = int(classes.max()) + 1 if len(kept) else 0
+    order = kept[np.argsort(classes[kept], kind="stable")]
+    sizes = np.bincount(classes[kept], minlength=n_classes).astype(np.int64)
     if (sizes == 0).any():
         raise ValueError("class ids must be 0..c-1 with every class non-empty")
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]) if n_classes else np.zeros(0, dtype=np.int64)
@@ -144,10 +148,11 @@ def partition_of_assignment(dataset: Dataset, row_class: np.ndarray) -> Partitio
             lca_code[uniform] = low[uniform]
             found |= uniform
         values[q] = HierarchyNodes(lca_level, lca_code)
-    return Partition(values=values, sizes=sizes, n_suppressed=int((row_class < 0).sum()), row_class=row_class)
+    return Partition(values=values, sizes=sizes, n_suppressed=int((classes < 0).sum()), row_class=classes)
 
 
-def grown_partition(fitted: Dataset, fitted_class: np.ndarray, new: Dataset, new_class: np.ndarray) -> Partition:
+def grown_partition(fitted: Dataset, fitted_class: NDArray[np.integer[Any]], new: Dataset,
+                    new_class: NDArray[np.integer[Any]]) -> Partition:
     """The partition of new records placed into fitted classes, each class grown by the records it took.
 
     A class's generalized value for the new records covers its fitted records

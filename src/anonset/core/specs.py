@@ -143,5 +143,5 @@ def _enum(kind: type[Enum], value: Any, what: str) -> Any:
     try:
         return kind(value)
     except ValueError:
-        allowed = " | ".join(m.value for m in kind)  # type: ignore[attr-defined]
+        allowed = " | ".join(m.value for m in kind)
         raise ConfigError(f"unknown attribute {what} {value!r}; use one of {allowed}") from None

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from anonset.core.dataset import Dataset
 
 __all__ = ["ClassStats", "StatsRequest", "aggregate", "numeric_values", "stats_from_assignment"]
@@ -59,11 +61,11 @@ class ClassStats:
         The full-domain node these classes belong to.
     """
 
-    sizes: np.ndarray
-    keys: np.ndarray
-    histograms: Mapping[str, np.ndarray] = field(default_factory=dict)
-    sums: Mapping[str, np.ndarray] = field(default_factory=dict)
-    sumsq: Mapping[str, np.ndarray] = field(default_factory=dict)
+    sizes: NDArray[np.int64]
+    keys: NDArray[np.int32]
+    histograms: Mapping[str, NDArray[np.int64]] = field(default_factory=dict)
+    sums: Mapping[str, NDArray[np.float64]] = field(default_factory=dict)
+    sumsq: Mapping[str, NDArray[np.float64]] = field(default_factory=dict)
     levels: tuple[int, ...] | None = None
 
     @property
@@ -76,7 +78,7 @@ class ClassStats:
         """Number of records covered."""
         return int(self.sizes.sum())
 
-    def subset(self, mask: np.ndarray) -> ClassStats:
+    def subset(self, mask: NDArray[np.bool_]) -> ClassStats:
         """The statistics of the classes selected by a boolean mask."""
         return ClassStats(
             sizes=self.sizes[mask],
@@ -88,17 +90,20 @@ class ClassStats:
         )
 
 
-def aggregate(inverse: np.ndarray, n_groups: int, stats: ClassStats, keys: np.ndarray,
+def aggregate(inverse: NDArray[np.int64], n_groups: int, stats: ClassStats, keys: NDArray[np.int32],
               levels: tuple[int, ...] | None) -> ClassStats:
     """Sum the statistics of ``stats``'s classes into ``n_groups`` groups given by ``inverse``."""
     sizes = np.bincount(inverse, weights=stats.sizes, minlength=n_groups).astype(np.int64)
     hists = {a: _sum_matrix(inverse, n_groups, h) for a, h in stats.histograms.items()}
-    sums = {a: np.bincount(inverse, weights=s, minlength=n_groups) for a, s in stats.sums.items()}
-    sumsq = {a: np.bincount(inverse, weights=s, minlength=n_groups) for a, s in stats.sumsq.items()}
+    # a weighted bincount is float64 (numpy's stubs type every bincount as intp)
+    sums = {a: cast("NDArray[np.float64]", np.bincount(inverse, weights=s, minlength=n_groups))
+            for a, s in stats.sums.items()}
+    sumsq = {a: cast("NDArray[np.float64]", np.bincount(inverse, weights=s, minlength=n_groups))
+             for a, s in stats.sumsq.items()}
     return ClassStats(sizes=sizes, keys=keys, histograms=hists, sums=sums, sumsq=sumsq, levels=levels)
 
 
-def _sum_matrix(inverse: np.ndarray, n_groups: int, matrix: np.ndarray) -> np.ndarray:
+def _sum_matrix(inverse: NDArray[np.int64], n_groups: int, matrix: NDArray[np.int64]) -> NDArray[np.int64]:
     m = matrix.shape[1]
     if m == 0:
         return np.zeros((n_groups, 0), dtype=np.int64)
@@ -107,7 +112,7 @@ def _sum_matrix(inverse: np.ndarray, n_groups: int, matrix: np.ndarray) -> np.nd
     return out.reshape(n_groups, m).astype(np.int64)
 
 
-def numeric_values(dataset: Dataset, attribute: str) -> np.ndarray:
+def numeric_values(dataset: Dataset, attribute: str) -> NDArray[np.float64]:
     """Per-row float values of a numeric sensitive attribute."""
     col = dataset.encoded[attribute]
     if col.numbers is None:
@@ -115,8 +120,8 @@ def numeric_values(dataset: Dataset, attribute: str) -> np.ndarray:
     return col.numbers[col.row_codes()]
 
 
-def stats_from_assignment(dataset: Dataset, row_class: np.ndarray, request: StatsRequest,
-                          keys: np.ndarray | None = None) -> ClassStats:
+def stats_from_assignment(dataset: Dataset, row_class: NDArray[np.integer[Any]], request: StatsRequest,
+                          keys: NDArray[np.int32] | None = None) -> ClassStats:
     """Class statistics of an arbitrary assignment of rows to classes (-1 = excluded).
 
     Used by partition and clustering methods, and by verification.
@@ -126,17 +131,17 @@ def stats_from_assignment(dataset: Dataset, row_class: np.ndarray, request: Stat
     n_classes = int(row_class.max()) + 1 if kept.any() else 0
     inv = row_class[kept]
     sizes = np.bincount(inv, minlength=n_classes).astype(np.int64)
-    hists: dict[str, np.ndarray] = {}
+    hists: dict[str, NDArray[np.int64]] = {}
     for a in sorted(request.histograms):
         col = dataset.encoded[a]
         m = col.n_categories
         flat = inv * m + col.row_codes()[kept]
         hists[a] = np.bincount(flat, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
-    sums: dict[str, np.ndarray] = {}
-    sumsq: dict[str, np.ndarray] = {}
+    sums: dict[str, NDArray[np.float64]] = {}
+    sumsq: dict[str, NDArray[np.float64]] = {}
     for a in sorted(request.moments):
         v = numeric_values(dataset, a)[kept]
-        sums[a] = np.bincount(inv, weights=v, minlength=n_classes)
-        sumsq[a] = np.bincount(inv, weights=v * v, minlength=n_classes)
+        sums[a] = cast("NDArray[np.float64]", np.bincount(inv, weights=v, minlength=n_classes))
+        sumsq[a] = cast("NDArray[np.float64]", np.bincount(inv, weights=v * v, minlength=n_classes))
     k = keys if keys is not None else np.zeros((n_classes, 0), dtype=np.int32)
     return ClassStats(sizes=sizes, keys=k, histograms=hists, sums=sums, sumsq=sumsq)

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["quasi_weights", "weight_vector"]
 
@@ -54,7 +58,7 @@ def quasi_weights(quasi: tuple[str, ...], weights: Mapping[str, float] | None, s
 
 
 def weight_vector(quasi: tuple[str, ...], weights: Mapping[str, float] | None, source: str,
-                  who: str = "weights") -> np.ndarray:
+                  who: str = "weights") -> NDArray[np.float64]:
     """:func:`quasi_weights` as a (d,) float64 array in the order of ``quasi``."""
     checked = quasi_weights(quasi, weights, source, who)
     return np.array([checked[q] for q in quasi], dtype=np.float64)
