@@ -78,8 +78,8 @@ class ClassStats:
         """Number of records covered."""
         return int(self.sizes.sum())
 
-    def subset(self, mask: NDArray[np.bool_]) -> ClassStats:
-        """The statistics of the classes selected by a boolean mask."""
+    def subset(self, mask: NDArray[np.bool_] | NDArray[np.integer[Any]]) -> ClassStats:
+        """The statistics of the classes selected by a boolean mask (or an array of class indices)."""
         return ClassStats(
             sizes=self.sizes[mask],
             keys=self.keys[mask],

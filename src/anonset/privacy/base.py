@@ -17,7 +17,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, SupportsFloat, cast
 
 import numpy as np
 
@@ -25,6 +25,8 @@ from anonset.core.stats import ClassStats, StatsRequest
 from anonset.errors import ConfigError
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from anonset.core.dataset import Dataset
 
 
@@ -43,7 +45,7 @@ class PrivacyModel(ABC):
         return StatsRequest()
 
     @abstractmethod
-    def satisfied(self, stats: ClassStats) -> np.ndarray:
+    def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Boolean per class: does the class satisfy the model?"""
 
     def validate(self, dataset: Dataset) -> None:
@@ -63,12 +65,12 @@ class Verdict:
     """Result of judging a candidate's classes against the requirements."""
 
     feasible: bool
-    violating: np.ndarray  # bool per class
+    violating: NDArray[np.bool_]  # bool per class
     suppressed_rows: int
     budget_rows: int
 
     @property
-    def kept(self) -> np.ndarray:
+    def kept(self) -> NDArray[np.bool_]:
         """Bool per class: not suppressed."""
         return ~self.violating
 
@@ -186,7 +188,7 @@ def require_number(owner: str, name: str, value: object, low: float, high: float
     """Validate a real parameter in ``[low, high]`` (``(low, high]`` when ``strict``)."""
     ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))
     if ok:
-        v = float(value)  # type: ignore[arg-type]
+        v = float(cast(SupportsFloat, value))
         ok = (v > low if strict else v >= low) and (high is None or v <= high) and math.isfinite(v)
     if not ok:
         if high is not None:
@@ -194,7 +196,7 @@ def require_number(owner: str, name: str, value: object, low: float, high: float
         else:
             span = f"{'>' if strict else '>='} {low:g}"
         raise ConfigError(f"{owner}: the '{name}' parameter must be a number {span}; got {value!r}")
-    return float(value)  # type: ignore[arg-type]
+    return float(cast(SupportsFloat, value))
 
 
 def require_sensitive(owner: str, dataset: Dataset, attribute: str) -> None:

@@ -11,6 +11,8 @@ from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_int
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from anonset.core.dataset import Dataset
 
 
@@ -31,7 +33,7 @@ class KAnonymity(PrivacyModel):
     def __init__(self, k: int):
         self.k = require_int("k-anonymity", "k", k, 1)
 
-    def satisfied(self, stats: ClassStats) -> np.ndarray:
+    def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Class size >= k."""
         return stats.sizes >= self.k
 

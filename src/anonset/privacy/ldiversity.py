@@ -6,7 +6,7 @@ class.  All three are monotone under generalization without suppression.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -15,6 +15,8 @@ from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_number, require_sensitive
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from anonset.core.dataset import Dataset
 
 
@@ -59,9 +61,9 @@ class DistinctLDiversity(_LDiversity):
 
     variant = "distinct"
 
-    def satisfied(self, stats: ClassStats) -> np.ndarray:
+    def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Distinct sensitive values per class >= l."""
-        return (stats.histograms[self.attribute] > 0).sum(axis=1) >= self.l - _EPS
+        return cast("NDArray[np.bool_]", (stats.histograms[self.attribute] > 0).sum(axis=1) >= self.l - _EPS)
 
 
 class EntropyLDiversity(_LDiversity):
@@ -69,14 +71,14 @@ class EntropyLDiversity(_LDiversity):
 
     variant = "entropy"
 
-    def satisfied(self, stats: ClassStats) -> np.ndarray:
+    def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """-sum p log p >= log l per class."""
         h = stats.histograms[self.attribute].astype(np.float64)
         n = h.sum(axis=1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(h > 0, h / np.maximum(n, 1), 1.0)
             entropy = -(np.where(h > 0, p * np.log(p), 0.0)).sum(axis=1)
-        return entropy >= np.log(self.l) - _EPS
+        return cast("NDArray[np.bool_]", entropy >= np.log(self.l) - _EPS)
 
 
 class RecursiveCLDiversity(_LDiversity):
@@ -98,14 +100,14 @@ class RecursiveCLDiversity(_LDiversity):
         """The model in user words: ``recursive (c, l)-diversity on 'disease'``."""
         return f"recursive (c, l)-diversity on {self.attribute!r}"
 
-    def satisfied(self, stats: ClassStats) -> np.ndarray:
+    def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Most frequent count < c times the tail sum from the l-th largest on."""
         h = -np.sort(-stats.histograms[self.attribute], axis=1)
         l_int = int(self.l)
         if h.shape[1] < l_int:
             return np.zeros(len(h), dtype=np.bool_)
         tail = h[:, l_int - 1 :].sum(axis=1)
-        return h[:, 0] < self.c * tail
+        return cast("NDArray[np.bool_]", h[:, 0] < self.c * tail)
 
     def describe(self) -> str:
         return f"recursive ({self.c:g}, {int(self.l)})-diversity on {self.attribute}"

@@ -7,7 +7,7 @@ lowers that sum, so the model is monotone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -17,6 +17,8 @@ from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_number, require_sensitive
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from anonset.core.dataset import Dataset
 
 
@@ -54,13 +56,13 @@ class SquaredErrorDiversity(PrivacyModel):
     def _owner(self) -> str:
         return f"squared-error diversity on {self.attribute!r}"
 
-    def satisfied(self, stats: ClassStats) -> np.ndarray:
+    def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """sumsq − sum²/n >= error per class."""
         s = stats.sums[self.attribute]
         sq = stats.sumsq[self.attribute]
         sse = sq - s * s / np.maximum(stats.sizes, 1)
         tol = 1e-9 * np.maximum(1.0, np.abs(sq))
-        return sse >= self.error - tol
+        return cast("NDArray[np.bool_]", sse >= self.error - tol)
 
     def describe(self) -> str:
         return f"squared-error diversity >= {self.error:g} on {self.attribute}"

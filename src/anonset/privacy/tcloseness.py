@@ -16,7 +16,7 @@ distance above both parts'), so it is monotone without suppression.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -26,6 +26,8 @@ from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_number, require_sensitive
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from anonset.core.dataset import Dataset
 
 
@@ -58,9 +60,9 @@ class TCloseness(PrivacyModel):
             raise ConfigError(f"{owner}: the 'distance' parameter must be one of {' | '.join(DISTANCES)};"
                               f" got {distance!r}")
         self.distance = distance
-        self._reference: np.ndarray | None = None
-        self._levels: list[np.ndarray] | None = None
-        self._columns: np.ndarray | None = None
+        self._reference: NDArray[np.float64] | None = None
+        self._levels: list[NDArray[np.int32]] | None = None
+        self._columns: NDArray[np.int64] | None = None
 
     @property
     def request(self) -> StatsRequest:
@@ -90,7 +92,7 @@ class TCloseness(PrivacyModel):
         if self.distance == "ordered":
             self._columns = _value_order(col.categories, col.numbers, spec.order, counts > 0)
 
-    def distances(self, stats: ClassStats) -> np.ndarray:
+    def distances(self, stats: ClassStats) -> NDArray[np.float64]:
         """EMD of each class's sensitive distribution to the table's."""
         if self._reference is None:
             raise RuntimeError("TCloseness.validate(dataset) must be called before judging classes")
@@ -100,7 +102,7 @@ class TCloseness(PrivacyModel):
             hist, reference = hist[:, self._columns], reference[self._columns]
         return emd(hist, reference, self.distance, self._levels)
 
-    def satisfied(self, stats: ClassStats) -> np.ndarray:
+    def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """EMD(class, table) <= t per class."""
         return self.distances(stats) <= self.t + _EPS
 
@@ -108,8 +110,8 @@ class TCloseness(PrivacyModel):
         return f"{self.t:g}-closeness ({self.distance} distance) on {self.attribute}"
 
 
-def _value_order(categories: np.ndarray, numbers: np.ndarray | None, order: tuple[str, ...] | None,
-                 present: np.ndarray) -> np.ndarray:
+def _value_order(categories: NDArray[np.object_], numbers: NDArray[np.float64] | None, order: tuple[str, ...] | None,
+                 present: NDArray[np.bool_]) -> NDArray[np.int64]:
     """Codes of the values present in the table, in the attribute's order (numeric, declared, or code order).
 
     The ordered distance runs over the m distinct values of the table, whatever
@@ -124,8 +126,8 @@ def _value_order(categories: np.ndarray, numbers: np.ndarray | None, order: tupl
     return codes
 
 
-def emd(histograms: np.ndarray, reference: np.ndarray, distance: str,
-        steps: list[np.ndarray] | None = None) -> np.ndarray:
+def emd(histograms: NDArray[np.number[Any]], reference: NDArray[np.float64], distance: str,
+        steps: list[NDArray[np.int32]] | None = None) -> NDArray[np.float64]:
     """Earth Mover's Distance of each row's distribution to ``reference``.
 
     Parameters
@@ -140,11 +142,11 @@ def emd(histograms: np.ndarray, reference: np.ndarray, distance: str,
     diff = h / np.maximum(n, 1.0) - reference[None, :]
     m = diff.shape[1]
     if distance == "equal":
-        return 0.5 * np.abs(diff).sum(axis=1)
+        return cast("NDArray[np.float64]", 0.5 * np.abs(diff).sum(axis=1))
     if distance == "ordered":
         if m <= 1:
             return np.zeros(len(diff))
-        return np.abs(np.cumsum(diff, axis=1)[:, :-1]).sum(axis=1) / (m - 1)
+        return cast("NDArray[np.float64]", np.abs(np.cumsum(diff, axis=1)[:, :-1]).sum(axis=1) / (m - 1))
     if distance == "hierarchical":
         assert steps is not None
         height = len(steps)
