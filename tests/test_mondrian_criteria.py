@@ -16,15 +16,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from anonset.core.attribute_space import attribute_space
 from anonset.core.dataset import Dataset
 from anonset.core.partition import partition_of_assignment
+from anonset.core.selections import compile_selections
 from anonset.datasets import agrawal_dataset, function2_predicates
 from anonset.errors import ConfigError, InfeasibleError
 from anonset.hierarchy import Hierarchy
 from anonset.methods.mondrian.criteria import InfoGainCriterion, LSDCriterion
 from anonset.methods.mondrian.regions import CRITERIA, MondrianTree, mondrian
-from anonset.methods.mondrian.selection import SelectionCriterion, compile_selections
-from anonset.methods.mondrian.split import MedianCriterion, attribute_space, describe_region
+from anonset.methods.mondrian.selection import SelectionCriterion
+from anonset.methods.mondrian.split import MedianCriterion, describe_region
 from anonset.metrics.imprecision import imprecision
 from anonset.privacy.base import Requirements
 from anonset.privacy.kanonymity import KAnonymity

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,3 +111,15 @@ def test_docs_list_every_method_as_the_registry_declares_it() -> None:
     end = docs.index("<!-- end of the generated table -->")
     printed = CliRunner().invoke(main, ["methods", "--markdown"]).output
     assert docs[start:end] == printed
+
+
+def test_reading_the_registry_loads_no_method_code() -> None:
+    """Every declaration can be read (for a config check, ``anonset methods``) without importing a method family."""
+    code = ("import sys; from anonset.methods import registry\n"
+            "specs = [registry.get(n) for n in registry.names()]\n"
+            "heavy = [m for m in sys.modules if m.startswith(('anonset.methods.mondrian.regions',"
+            " 'anonset.methods.cluster.kmember', 'anonset.methods.full_domain.search',"
+            " 'anonset.methods.pareto.objectives', 'numba', 'pandas'))]\n"
+            "print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

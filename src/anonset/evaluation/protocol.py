@@ -37,10 +37,10 @@ import pandas as pd
 
 from anonset.anonymizer import Anonymizer
 from anonset.core.dataset import AttributeType, Dataset, Role
+from anonset.core.selections import Predicate
 from anonset.errors import ConfigError
 from anonset.evaluation.features import level_features, original_features, partition_features
 from anonset.evaluation.models import CLASSIFIERS, REGRESSORS, make_model
-from anonset.methods.mondrian.criteria import Predicate
 from anonset.metrics.imprecision import imprecision
 from anonset.privacy.base import Requirements
 

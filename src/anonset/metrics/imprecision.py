@@ -24,10 +24,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonset.core.attribute_space import attribute_space
 from anonset.core.dataset import Dataset
-from anonset.methods.mondrian.criteria import Predicate
-from anonset.methods.mondrian.selection import compile_selections
-from anonset.methods.mondrian.split import attribute_space
+from anonset.core.selections import Predicate, compile_selections
 
 __all__ = ["imprecision"]
 

@@ -9,11 +9,3 @@ LSD, :mod:`~anonset.methods.mondrian.selection` the selection criterion,
 :mod:`~anonset.methods.mondrian.workload` several targets.  The imprecision
 of selections over a release is a metric: :mod:`anonset.metrics.imprecision`.
 """
-
-from anonset.methods.mondrian.criteria import InfoGainCriterion, LSDCriterion
-from anonset.methods.mondrian.regions import MondrianTree, RegionBoxes, TreeNodes, mondrian
-from anonset.methods.mondrian.selection import SelectionCriterion
-from anonset.methods.mondrian.split import MedianCriterion, SplitCriterion
-
-__all__ = ["InfoGainCriterion", "LSDCriterion", "MedianCriterion", "MondrianTree", "RegionBoxes", "SelectionCriterion",
-           "SplitCriterion", "TreeNodes", "mondrian"]

@@ -42,27 +42,18 @@ factories that build a criterion from a workload
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from anonset.core.dataset import AttributeType
-from anonset.methods.mondrian.split import (
-    AttributeSpace,
-    CandidateSplit,
-    Region,
-    _hierarchy_split,
-)
+from anonset.core.attribute_space import AttributeSpace
+from anonset.methods.mondrian.split import CandidateSplit, Region, _hierarchy_split
 
-__all__ = ["InfoGainCriterion", "LSDCriterion", "Predicate"]
+__all__ = ["InfoGainCriterion", "LSDCriterion"]
 
 #: A selection predicate: per quasi-identifier a numeric range ``[lo, hi]`` (closed; numeric and date
-#: attributes) or one or several labels (leaves or hierarchy nodes; categorical and ordinal attributes).
-Predicate = Mapping[str, Any]
 
-_NUMERIC_TYPES = (AttributeType.NUMERIC, AttributeType.DATE)
 _DECIMALS = 12
 
 

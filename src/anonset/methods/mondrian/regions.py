@@ -50,18 +50,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonset.core.attribute_space import AttributeSpace, attribute_space
 from anonset.core.dataset import Dataset
+from anonset.core.selections import Predicate
 from anonset.core.stats import ClassStats, numeric_values
 from anonset.errors import ConfigError, InfeasibleError
-from anonset.methods.mondrian.criteria import Predicate
 from anonset.methods.mondrian.kernel import KernelSpace, grow_k_anonymous
-from anonset.methods.mondrian.split import (
-    AttributeSpace,
-    MedianCriterion,
-    SplitCriterion,
-    attribute_space,
-    describe_region,
-)
+from anonset.methods.mondrian.split import MedianCriterion, SplitCriterion, describe_region
 from anonset.methods.mondrian.tree import MondrianTree, RegionBoxes, TreeNodes
 from anonset.methods.mondrian.workload import (
     Workload,

@@ -13,17 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from anonset.core.attribute_space import AttributeSpace
 from anonset.core.dataset import AttributeType, Dataset, Role
+from anonset.core.selections import RANGE_TYPES, Predicate, compile_selections
 from anonset.core.targets import target_columns
 from anonset.errors import ConfigError
-from anonset.methods.mondrian.criteria import (
-    _NUMERIC_TYPES,
-    InfoGainCriterion,
-    LSDCriterion,
-    Predicate,
-)
-from anonset.methods.mondrian.selection import SelectionCriterion, compile_selections
-from anonset.methods.mondrian.split import AttributeSpace, MedianCriterion, SplitCriterion
+from anonset.methods.mondrian.criteria import InfoGainCriterion, LSDCriterion
+from anonset.methods.mondrian.selection import SelectionCriterion
+from anonset.methods.mondrian.split import MedianCriterion, SplitCriterion
 
 __all__ = ["Workload", "class_codes", "infogain_criterion", "lsd_criterion", "median_criterion", "numeric_targets",
            "selection_criterion"]
@@ -75,7 +72,7 @@ def _target_names(work: Workload) -> tuple[str, ...]:
 
 
 def _is_numeric(dataset: Dataset, name: str) -> bool:
-    return dataset.specs[name].type in _NUMERIC_TYPES
+    return dataset.specs[name].type in RANGE_TYPES
 
 
 def class_codes(dataset: Dataset, targets: Sequence[str]) -> np.ndarray:
