@@ -49,6 +49,7 @@ Everything is vectorized: a million rows take about a second.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -56,6 +57,9 @@ import pandas as pd
 from anonset.core.dataset import AttributeSpec, AttributeType, Dataset, Role
 from anonset.core.hierarchy_builders import ordered_grouping_hierarchy
 from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "AGRAWAL_COLUMNS",
@@ -138,8 +142,9 @@ def _check_function(function: int) -> None:
                           f" {', '.join(map(str, AGRAWAL_FUNCTIONS))}")
 
 
-def agrawal_label(salary: np.ndarray, commission: np.ndarray, age: np.ndarray, elevel: np.ndarray,
-                  loan: np.ndarray, constants: AgrawalConstants) -> np.ndarray:
+def agrawal_label(salary: NDArray[np.number[Any]], commission: NDArray[np.number[Any]], age: NDArray[np.number[Any]],
+                  elevel: NDArray[np.number[Any]], loan: NDArray[np.number[Any]],
+                  constants: AgrawalConstants) -> NDArray[np.bool_]:
     """Group A (True) or B (False) of each record under a label function.
 
     Parameters
@@ -168,14 +173,14 @@ def agrawal_label(salary: np.ndarray, commission: np.ndarray, age: np.ndarray, e
     else:
         row = band
     x = total if constants.function == 6 else salary
-    return (bounds[row, 0] <= x) & (x <= bounds[row, 1])
+    return cast("NDArray[np.bool_]", (bounds[row, 0] <= x) & (x <= bounds[row, 1]))
 
 
-def _strings(values: np.ndarray) -> np.ndarray:
+def _strings(values: NDArray[np.number[Any]]) -> NDArray[np.object_]:
     """Non-negative whole numbers as an object array of str (small domains through a lookup table)."""
     values = np.asarray(values, dtype=np.int64)
     if len(values) and values.max() < 1_000:
-        return np.arange(values.max() + 1).astype(np.str_).astype(object)[values]
+        return cast("NDArray[np.object_]", np.arange(values.max() + 1).astype(np.str_).astype(object)[values])
     return values.astype(np.str_).astype(object)
 
 
@@ -224,12 +229,12 @@ def agrawal(n_rows: int, function: int = 2, *, seed: int = 0, random_constants: 
         constants = draw_constants(function, rng) if random_constants else default_constants(function)
     salary = np.rint(rng.uniform(_SALARY[0], _SALARY[1], n_rows))
     commission = np.where(salary >= 75_000, 0.0, np.rint(rng.uniform(10_000, 75_000, n_rows)))
-    age = rng.integers(_AGE[0], _AGE[1], n_rows, endpoint=True)
-    elevel = rng.integers(0, 4, n_rows, endpoint=True)
-    car = rng.integers(1, 20, n_rows, endpoint=True)
-    zipcode = rng.integers(0, 9, n_rows, endpoint=True)
+    age = rng.integers(_AGE[0], _AGE[1], n_rows, dtype=np.int64, endpoint=True)
+    elevel = rng.integers(0, 4, n_rows, dtype=np.int64, endpoint=True)
+    car = rng.integers(1, 20, n_rows, dtype=np.int64, endpoint=True)
+    zipcode = rng.integers(0, 9, n_rows, dtype=np.int64, endpoint=True)
     hvalue = np.rint(zipcode * rng.uniform(0.5, 1.5, n_rows) * 100_000)
-    hyears = rng.integers(1, 30, n_rows, endpoint=True)
+    hyears = rng.integers(1, 30, n_rows, dtype=np.int64, endpoint=True)
     loan = np.rint(rng.uniform(0, 500_000, n_rows))
     group = agrawal_label(salary, commission, age, elevel, loan, constants)
     table = pd.DataFrame({

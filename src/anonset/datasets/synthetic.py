@@ -35,6 +35,7 @@ a million rows take about a second.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -48,6 +49,9 @@ from anonset.core.hierarchy_builders import (
     ordered_grouping_hierarchy,
 )
 from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "COLUMNS",
@@ -172,21 +176,21 @@ _POOL_SEED = 20_160_501  # fixes the ZIP pool; independent of the caller's seed
 
 
 # ---------------------------------------------------------------------------- helpers
-def _sigmoid(x: np.ndarray) -> np.ndarray:
+def _sigmoid(x: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.asarray(1.0 / (1.0 + np.exp(-x)), dtype=np.float64)
 
 
-def _bump(center: float, width: float) -> np.ndarray:
+def _bump(center: float, width: float) -> NDArray[np.float64]:
     """Gaussian bump over ages 0..99."""
     return np.asarray(np.exp(-(((_AGES - center) / width) ** 2)), dtype=np.float64)
 
 
-def _normalize(table: np.ndarray) -> np.ndarray:
+def _normalize(table: NDArray[np.float64]) -> NDArray[np.float64]:
     """Rows of ``table`` scaled to sum to one."""
-    return table / table.sum(axis=-1, keepdims=True)
+    return cast("NDArray[np.float64]", table / table.sum(axis=-1, keepdims=True))
 
 
-def _draw(rng: np.random.Generator, probs: np.ndarray, cond: np.ndarray) -> np.ndarray:
+def _draw(rng: np.random.Generator, probs: NDArray[np.float64], cond: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
     """One category per row from the conditional distribution ``probs[cond[i]]``.
 
     Parameters
@@ -220,7 +224,7 @@ def _draw(rng: np.random.Generator, probs: np.ndarray, cond: np.ndarray) -> np.n
     return np.minimum(idx - cond * k, k - 1)
 
 
-def _labels(values: tuple[str, ...] | list[str]) -> np.ndarray:
+def _labels(values: tuple[str, ...] | list[str]) -> NDArray[np.object_]:
     """Object array of labels, for turning codes into strings by fancy indexing."""
     out = np.empty(len(values), dtype=object)
     out[:] = list(values)
@@ -229,7 +233,7 @@ def _labels(values: tuple[str, ...] | list[str]) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- distributions
 @lru_cache(maxsize=1)
-def _zip_pool() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _zip_pool() -> tuple[NDArray[np.object_], NDArray[np.int64], NDArray[np.float64]]:
     """The fixed ZIP pool: (codes as str, region index, probability) of every ZIP."""
     pool_rng = np.random.default_rng(_POOL_SEED)
     zips: list[str] = []
@@ -246,7 +250,7 @@ def _zip_pool() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _labels(zips), np.asarray(region, dtype=np.int64), p / p.sum()
 
 
-def _age_table() -> np.ndarray:
+def _age_table() -> NDArray[np.float64]:
     """P(age | region): ``(n_regions, 100)``."""
     base = 0.30 + 0.45 * _bump(30, 7) + 2.2 * _bump(76, 12) + 0.6 * _bump(58, 12)
     base[0] += 3.0  # births
@@ -256,14 +260,14 @@ def _age_table() -> np.ndarray:
     return _normalize(base[None, :] * np.exp(tilt[:, None] * (_AGES[None, :] - 50.0) / 50.0))
 
 
-def _female_share() -> np.ndarray:
+def _female_share() -> NDArray[np.float64]:
     """P(F | age): ``(100,)``."""
     p = np.full(_MAX_AGE + 1, 0.48)
     p[15:] = 0.50 + 0.15 * _bump(29, 8)[15:] + 0.14 * np.clip((_AGES[15:] - 70.0) / 25.0, 0.0, 1.0)
     return p
 
 
-def _marital_table() -> np.ndarray:
+def _marital_table() -> NDArray[np.float64]:
     """P(marital status | age, sex): ``(200, 5)``, condition ``age * 2 + sex``."""
     ever = 0.87 * _sigmoid((_AGES - 29.0) / 4.5)
     ever[:16] = 0.0
@@ -278,7 +282,7 @@ def _marital_table() -> np.ndarray:
     return _normalize(out.reshape(-1, len(MARITAL_STATUSES)))
 
 
-def _education_table() -> np.ndarray:
+def _education_table() -> NDArray[np.float64]:
     """P(education | age, region): ``(100 * n_regions, 8)``.
 
     The condition of a row is ``age * n_regions + region``.
@@ -300,7 +304,7 @@ def _education_table() -> np.ndarray:
     return _normalize(capped.reshape(-1, len(EDUCATION_LEVELS)))
 
 
-def _diagnosis_table() -> np.ndarray:
+def _diagnosis_table() -> NDArray[np.float64]:
     """P(diagnosis | age, sex): ``(200, 16)``, condition ``age * 2 + sex``."""
     a = _AGES
     child = (a < 5).astype(np.float64)

@@ -11,12 +11,17 @@ Fully vectorized and deterministic for a seed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import AttributeSpec, Dataset, Role
 from anonset.core.hierarchy import Hierarchy
 from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["wide_survey", "wide_survey_dataset"]
 
@@ -35,7 +40,7 @@ def wide_survey(n_rows: int, n_attributes: int = 24, seed: int = 0) -> pd.DataFr
         raise ConfigError(f"wide_survey needs n_rows >= 1 and n_attributes >= 1; got {n_rows}, {n_attributes}")
     rng = np.random.default_rng(seed)
     profile = rng.choice(_PROFILES, size=n_rows, p=rng.dirichlet(np.full(_PROFILES, 2.0)))
-    columns: dict[str, np.ndarray] = {}
+    columns: dict[str, NDArray[np.object_]] = {}
     for j, size in enumerate(_sizes(n_attributes)):
         # per profile a skewed distribution over the attribute's values
         probabilities = rng.dirichlet(np.full(size, _CONCENTRATION), size=_PROFILES)
