@@ -203,13 +203,26 @@ def load_config(path: str | Path) -> RunConfig:
     return parse_config(raw, p)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+if TYPE_CHECKING:
+    class _SafeLoader:
+        """For the type checker, the part of ``yaml.SafeLoader`` used here (PyYAML ships no type information)."""
+
+        name: str
+
+        def construct_object(self, node: Any, deep: bool = False) -> Any: ...
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]: ...
+else:
+    _SafeLoader = yaml.SafeLoader
+
+
+class _UniqueKeyLoader(_SafeLoader):
     """YAML's safe loader, refusing a key given twice in one mapping (YAML would keep the last silently)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 mark = key_node.start_mark
                 raise ConfigError(f"{self.name}: key {key!r} appears twice in one mapping (line {mark.line + 1});"
@@ -357,16 +370,19 @@ def _sql_input(section: Any, where: str) -> SqlInput:
 
 def _table_name(value: Any, where: str, key: str) -> TableName:
     """A table name: ``name`` or ``schema.name``, or a list of parts for names that contain a dot."""
+    name: TableName
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        value = tuple(value)
-    elif not isinstance(value, str):
+        name = tuple(value)
+    elif isinstance(value, str):
+        name = value
+    else:
         raise ConfigError(f"{where}: {key} must be a table name such as patients or schema.patients;"
                           f" got {value!r}")
     try:
-        table_parts(value)
+        table_parts(name)
     except DataError as exc:
         raise ConfigError(f"{where}: {key}: {exc}") from None
-    return value
+    return name
 
 
 def _engine(raw: Mapping[str, Any], sql: SqlInput | None, where: str) -> str:
