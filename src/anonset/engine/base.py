@@ -14,12 +14,15 @@ SQL engine (:mod:`anonset.engine.sql`) must return identical statistics.
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Protocol, Self
+from typing import TYPE_CHECKING, Protocol, Self
 
 import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, StatsRequest
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["Engine"]
 
@@ -50,7 +53,7 @@ class Engine(Protocol):
         """Class statistics of the full-domain node ``levels``."""
         ...
 
-    def row_classes(self, levels: tuple[int, ...]) -> tuple[np.ndarray, ClassStats]:
+    def row_classes(self, levels: tuple[int, ...]) -> tuple[NDArray[np.int64], ClassStats]:
         """Row -> class index of node ``levels`` (into the returned stats), and the stats."""
         ...
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Self, cast
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from anonset.core.dataset import Dataset
 from anonset.core.hierarchy import Hierarchy
 from anonset.core.stats import ClassStats, StatsRequest, aggregate, stats_from_assignment
 from anonset.engine.numpy.kernels import group_keys, rollup_group, sum_rows_into
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["NumpyEngine"]
 
@@ -128,7 +131,7 @@ class NumpyEngine:
         sizes = self.class_stats(levels).sizes
         return int(sizes[sizes < k].sum())
 
-    def row_classes(self, levels: tuple[int, ...]) -> tuple[np.ndarray, ClassStats]:
+    def row_classes(self, levels: tuple[int, ...]) -> tuple[NDArray[np.int64], ClassStats]:
         """Row -> class index for node ``levels`` and the node's class statistics."""
         self._check_open()
         levels = tuple(int(v) for v in levels)
@@ -160,7 +163,7 @@ class NumpyEngine:
                 return self._cache[tuple(int(v) for v in self._slot_levels[i])]
         return self._bottom
 
-    def _rollup(self, source: ClassStats, levels: tuple[int, ...]) -> tuple[ClassStats, np.ndarray]:
+    def _rollup(self, source: ClassStats, levels: tuple[int, ...]) -> tuple[ClassStats, NDArray[np.int64]]:
         src_levels = source.levels
         assert src_levels is not None
         d = len(levels)
@@ -175,8 +178,11 @@ class NumpyEngine:
             sizes=sizes,
             keys=keys,
             histograms={a: sum_rows_into(inverse, len(sizes), h) for a, h in source.histograms.items()},
-            sums={a: np.bincount(inverse, weights=s, minlength=len(sizes)) for a, s in source.sums.items()},
-            sumsq={a: np.bincount(inverse, weights=s, minlength=len(sizes)) for a, s in source.sumsq.items()},
+            # a weighted bincount is float64 (numpy's stubs type every bincount as intp)
+            sums={a: cast("NDArray[np.float64]", np.bincount(inverse, weights=s, minlength=len(sizes)))
+                  for a, s in source.sums.items()},
+            sumsq={a: cast("NDArray[np.float64]", np.bincount(inverse, weights=s, minlength=len(sizes)))
+                   for a, s in source.sumsq.items()},
             levels=levels,
         )
         return stats, inverse
@@ -219,9 +225,9 @@ def _width(stats: ClassStats) -> int:
     return stats.keys.shape[1] + 1 + sum(h.shape[1] for h in stats.histograms.values()) + 2 * len(stats.sums)
 
 
-def _flatten_parent_maps(hierarchies: tuple[Hierarchy, ...]) -> tuple[np.ndarray, list[list[list[int]]]]:
+def _flatten_parent_maps(hierarchies: tuple[Hierarchy, ...]) -> tuple[NDArray[np.int32], list[list[list[int]]]]:
     """All parent maps of all hierarchies in one int32 array, with offsets [attr][from][to]."""
-    chunks: list[np.ndarray] = []
+    chunks: list[NDArray[np.int32]] = []
     offsets: list[list[list[int]]] = []
     pos = 0
     for h in hierarchies:
@@ -242,7 +248,8 @@ def _flatten_parent_maps(hierarchies: tuple[Hierarchy, ...]) -> tuple[np.ndarray
     return flat, offsets
 
 
-def _group_leaf_codes(codes: np.ndarray, radix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _group_leaf_codes(codes: NDArray[np.int32],
+                      radix: NDArray[np.int64]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
     """Group rows by their leaf codes (the one pass over the records)."""
     if codes.shape[1] == 0:
         return np.zeros((1, 0), dtype=np.int32), np.zeros(len(codes), dtype=np.int64)

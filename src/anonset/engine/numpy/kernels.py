@@ -9,14 +9,19 @@ compilation only the first time on a machine.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numba
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["group_keys", "rollup_group", "sum_rows_into"]
 
 
 @numba.njit(cache=True, nogil=True)
-def _hash_groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+def _hash_groups(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover
     """Group ids in first-seen order for an int64 array, and the first row of each group."""
     n = keys.shape[0]
     cap = 16
@@ -50,8 +55,9 @@ def _hash_groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: 
 
 @numba.njit(cache=True, nogil=True)
 def rollup_group(
-    keys: np.ndarray, maps: np.ndarray, offsets: np.ndarray, radix: np.ndarray, sizes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    keys: NDArray[np.int32], maps: NDArray[np.int32], offsets: NDArray[np.int64], radix: NDArray[np.int64],
+    sizes: NDArray[np.int64],
+) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
     """Map, combine and group a class table.
 
     Parameters
@@ -87,7 +93,9 @@ def rollup_group(
 
 
 @numba.njit(cache=True, nogil=True)
-def group_keys(keys: np.ndarray, radix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+def group_keys(
+    keys: NDArray[np.int32], radix: NDArray[np.int64]
+) -> tuple[NDArray[np.int32], NDArray[np.int64]]:  # pragma: no cover - compiled
     """Group the rows of a (r, d) int32 matrix whose mixed-radix code fits in int64."""
     r, d = keys.shape
     combined = np.empty(r, dtype=np.int64)
@@ -106,8 +114,10 @@ def group_keys(keys: np.ndarray, radix: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 @numba.njit(cache=True, nogil=True)
-def sum_rows_into(inverse: np.ndarray, n_groups: int, matrix: np.ndarray) -> np.ndarray:  # pragma: no cover
-    """Sum the rows of a (c, m) matrix into ``n_groups`` groups."""
+def sum_rows_into(
+    inverse: NDArray[np.int64], n_groups: int, matrix: NDArray[np.int64]
+) -> NDArray[np.int64]:  # pragma: no cover - compiled
+    """Sum the rows of a (c, m) matrix (int64 class histograms) into ``n_groups`` groups."""
     c, m = matrix.shape
     out = np.zeros((n_groups, m), dtype=matrix.dtype)
     for i in range(c):

@@ -27,11 +27,14 @@ import secrets
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import Any, Literal, Protocol, Self, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from anonset.errors import DataError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["ColumnType", "SqlBackend", "TableName", "redact_url", "table_parts"]
 
@@ -98,15 +101,15 @@ class SqlBackend(Protocol):
         ...
 
     def fetch_numpy(self, sql: str, params: Sequence[Any], types: Sequence[ColumnType],
-                    what: str = "", rows_hint: int | None = None) -> list[np.ndarray]:
-        """Run a query whose columns are non-null numbers of ``types``; one array per column.
+                    what: str = "", rows_hint: int | None = None) -> list[NDArray[Any]]:
+        """Run a query whose columns are non-null numbers of ``types``; one array per column (int32, int64, float64).
 
         ``rows_hint`` (an upper bound of the result's rows) lets a backend
         choose a faster transfer for results it knows to be small enough.
         """
         ...
 
-    def int_array(self, values: np.ndarray) -> Any:
+    def int_array(self, values: NDArray[np.integer[Any]]) -> Any:
         """A parameter value that ``CAST(<placeholder> AS INT4[])`` reads as this int array."""
         ...
 

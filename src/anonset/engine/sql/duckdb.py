@@ -12,13 +12,16 @@ import csv
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from anonset.engine.sql.base import _NUMPY_TYPES, ColumnType, TableName, _BackendBase, _first_line
 from anonset.errors import DataError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["DuckDBBackend"]
 
@@ -150,7 +153,7 @@ class DuckDBBackend(_BackendBase):
         return [tuple(r) for r in rows]
 
     def fetch_numpy(self, sql: str, params: Sequence[Any], types: Sequence[ColumnType],
-                    what: str = "", rows_hint: int | None = None) -> list[np.ndarray]:
+                    what: str = "", rows_hint: int | None = None) -> list[NDArray[Any]]:
         """Run a query of non-null numeric columns; one numpy array per column."""
         try:
             result = self.con.execute(sql, list(params)).fetchnumpy()
@@ -161,7 +164,7 @@ class DuckDBBackend(_BackendBase):
             raise RuntimeError(f"query returned {len(arrays)} columns, expected {len(types)}; this is a bug")
         out = []
         for array, kind in zip(arrays, types):
-            if np.ma.isMaskedArray(array) and np.ma.getmaskarray(array).any():
+            if isinstance(array, np.ma.MaskedArray) and array.mask.any():
                 raise RuntimeError("unexpected NULL in a numeric result; this is probably a bug")
             out.append(np.asarray(array).astype(_NUMPY_TYPES[kind], copy=False))
         self._rows_fetched += len(out[0]) if out else 0
@@ -188,7 +191,7 @@ class DuckDBBackend(_BackendBase):
         finally:
             self.con.unregister(view)
 
-    def int_array(self, values: np.ndarray) -> Any:
+    def int_array(self, values: NDArray[np.integer[Any]]) -> Any:
         """A Python list (DuckDB binds it as a LIST)."""
         return np.asarray(values).tolist()
 

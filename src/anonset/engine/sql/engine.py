@@ -49,6 +49,9 @@ from anonset.engine.sql.base import ColumnType, SqlBackend, TableName
 from anonset.engine.sql.profile import require_columns, text_of
 from anonset.errors import ConfigError, DataError
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 __all__ = ["ENGINE_OF_DATASET", "SqlEngine", "match_keys"]
 
 #: ``Dataset.cache`` key of a weak reference to the open SQL engine of a dataset, for statistics a
@@ -228,7 +231,7 @@ class SqlEngine:
         self._rows_read += 1
         return int(small[0])
 
-    def row_classes(self, levels: tuple[int, ...]) -> tuple[np.ndarray, ClassStats]:
+    def row_classes(self, levels: tuple[int, ...]) -> tuple[NDArray[np.int64], ClassStats]:
         """Row -> class index of node ``levels`` (into the returned stats), and the stats.
 
         This reads the rows: it is only for datasets held in memory (the
@@ -460,14 +463,14 @@ class SqlEngine:
         d = len(self.hierarchies)
         keys = np.column_stack(arrays[:d]).astype(np.int32) if d else np.zeros((n, 0), dtype=np.int32)
         pos = d + 1
-        hists: dict[str, np.ndarray] = {}
+        hists: dict[str, NDArray[np.int64]] = {}
         for a in self._hist:
             m = self.dataset.encoded[a].n_categories
             hists[a] = (np.column_stack(arrays[pos:pos + m]).astype(np.int64) if m
                         else np.zeros((n, 0), dtype=np.int64))
             pos += m
-        sums: dict[str, np.ndarray] = {}
-        sumsq: dict[str, np.ndarray] = {}
+        sums: dict[str, NDArray[np.float64]] = {}
+        sumsq: dict[str, NDArray[np.float64]] = {}
         for a in self._moments:
             sums[a] = arrays[pos]
             sumsq[a] = arrays[pos + 1]
@@ -490,13 +493,13 @@ class SqlEngine:
             self._created.remove(old.table)
 
 
-def _text_array(value_codes: dict[str, int]) -> np.ndarray:
+def _text_array(value_codes: dict[str, int]) -> NDArray[np.object_]:
     out = np.empty(len(value_codes), dtype=object)
     out[:] = list(value_codes)
     return out
 
 
-def match_keys(codes: np.ndarray, keys: np.ndarray, sizes: list[int]) -> np.ndarray:
+def match_keys(codes: NDArray[np.integer[Any]], keys: NDArray[np.integer[Any]], sizes: list[int]) -> NDArray[np.int64]:
     """Index into ``keys`` of every row of ``codes``, -1 where absent.
 
     Parameters

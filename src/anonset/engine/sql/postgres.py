@@ -13,7 +13,7 @@ import csv
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,9 @@ from anonset.engine.sql.base import (
     redact_url,
 )
 from anonset.errors import DataError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["PostgresBackend"]
 
@@ -108,7 +111,7 @@ class PostgresBackend(_BackendBase):
         return [tuple(r) for r in rows]
 
     def fetch_numpy(self, sql: str, params: Sequence[Any], types: Sequence[ColumnType],
-                    what: str = "", rows_hint: int | None = None) -> list[np.ndarray]:
+                    what: str = "", rows_hint: int | None = None) -> list[NDArray[Any]]:
         """Run a query of non-null numeric columns; one numpy array per column.
 
         The query's columns must have exactly the PostgreSQL types ``types``
@@ -127,7 +130,7 @@ class PostgresBackend(_BackendBase):
         return arrays
 
     def _fetch_packed(self, sql: str, params: Sequence[Any], types: Sequence[ColumnType],
-                      what: str) -> list[np.ndarray]:
+                      what: str) -> list[NDArray[Any]]:
         names = [f"c{i}" for i in range(len(types))]
         row = " || ".join(f"{t}send(q.{n})" for n, t in zip(names, types))
         packed = f"SELECT string_agg({row}, ''::bytea) FROM ({sql}) AS q({', '.join(names)})"
@@ -145,7 +148,7 @@ class PostgresBackend(_BackendBase):
         return [records[n].astype(_NUMPY_TYPES[t]) for n, t in zip(names, types)]
 
     def _fetch_copy(self, sql: str, params: Sequence[Any], types: Sequence[ColumnType],
-                    what: str) -> list[np.ndarray]:
+                    what: str) -> list[NDArray[Any]]:
         buffer = bytearray()
         try:
             with self.con.cursor() as cur, cur.copy(f"COPY ({sql}) TO STDOUT (FORMAT binary)",
@@ -156,7 +159,7 @@ class PostgresBackend(_BackendBase):
             raise self._translate(exc, what) from exc
         return _decode_binary_copy(buffer, types)
 
-    def int_array(self, values: np.ndarray) -> Any:
+    def int_array(self, values: NDArray[np.integer[Any]]) -> Any:
         """The array literal ``{1,2,3}`` as text (cheaper to send than a list adapted element by element)."""
         return "{" + ",".join(map(str, np.asarray(values).tolist())) + "}"
 
@@ -270,7 +273,7 @@ def _describe_url(url: str) -> str:
     return f"{user + '@' if user else ''}{host}:{port}/{db}"
 
 
-def _decode_binary_copy(buffer: bytes | bytearray, types: Sequence[ColumnType]) -> list[np.ndarray]:
+def _decode_binary_copy(buffer: bytes | bytearray, types: Sequence[ColumnType]) -> list[NDArray[Any]]:
     """Decode PostgreSQL binary COPY output whose columns are all non-null ``types``."""
     if len(buffer) < 19 or bytes(buffer[:11]) != _PG_COPY_SIGNATURE:
         raise RuntimeError("unexpected COPY output (no binary signature); this is a bug")

@@ -15,13 +15,16 @@ inside the database.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from anonset.core.dataset import AttributeSpec, Dataset, Role, TableProfile, attribute_spec
 from anonset.engine.sql.base import SqlBackend, TableName, table_parts
 from anonset.errors import DataError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["dataset_from_table", "profile_table", "require_columns", "text_of"]
 
@@ -84,7 +87,7 @@ def profile_table(backend: SqlBackend, table: TableName, columns: Sequence[str],
     p = backend.placeholder
     (n_rows,) = backend.fetch_numpy(f"SELECT CAST(COUNT(*) AS INT8) FROM {ref}", (), ["int8"],
                                     f"counting the rows of {'.'.join(table_parts(table))}")
-    values: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    values: dict[str, tuple[NDArray[np.object_], NDArray[np.int64]]] = {}
     for name in dict.fromkeys(columns):
         marker = missing.get(name, "") if isinstance(missing, Mapping) else missing
         text = text_of(backend.quote(name), p)
