@@ -19,6 +19,11 @@ with two cost tables for a categorical attribute's LCA node:
 ``w`` are the attribute weights (Xu's weighted certainty penalty; 1 without
 weights).
 
+The kernels read the records as :class:`Records` (values and leaf codes) and
+the cost of a group as :class:`CostModel` (numeric weights, ancestor maps and
+a categorical cost table): named tuples of arrays, one argument each.
+:func:`lca_level` is the one lowest-common-ancestor walk they all use.
+
 Taxonomies of uneven depth (``Private;*`` beside ``Self-emp-inc;Self-employ;*``)
 are read by :func:`anonset.hierarchy.files.read_taxonomy`, which repeats a
 short branch's top node up to the common height.  A repeated node is never the
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -38,7 +44,23 @@ import numpy as np
 from anonset.core.dataset import Dataset, row_values
 from anonset.errors import ConfigError
 
-__all__ = ["PreparedAttributes", "height_costs", "lca_level", "leaf_share_costs", "prepare_attributes"]
+__all__ = ["CostModel", "PreparedAttributes", "Records", "height_costs", "lca_level", "lca_table", "leaf_share_costs",
+           "prepare_attributes"]
+
+
+class Records(NamedTuple):
+    """Records as the kernels read them (a numba-compatible named tuple of arrays)."""
+
+    values: np.ndarray  # (n, p) float64 values of the attributes compared by value
+    codes: np.ndarray  # (n, q) int32 leaf codes of the attributes compared through their hierarchy
+
+
+class CostModel(NamedTuple):
+    """How the kernels price a group (a numba-compatible named tuple of arrays)."""
+
+    num_w: np.ndarray  # (p,) weight / range of each numeric attribute (0 for a constant one)
+    maps: np.ndarray  # (q, levels, leaves) int32 ancestor code per level, padded with the root
+    cat_cost: np.ndarray  # (q, levels, leaves) float64 cost of leaf x's level-lv ancestor (height or leaf share)
 
 
 @dataclass(frozen=True)
@@ -53,6 +75,15 @@ class PreparedAttributes:
     heights: np.ndarray  # (q,) int64 hierarchy height (max_level) of each categorical attribute
     numeric: tuple[str, ...]
     categorical: tuple[str, ...]
+
+    @property
+    def records(self) -> Records:
+        """The prepared records, as the kernels read them."""
+        return Records(self.values, self.codes)
+
+    def costs(self, cat_cost: np.ndarray) -> CostModel:
+        """The cost model with categorical cost table ``cat_cost`` (:func:`height_costs`, :func:`leaf_share_costs`)."""
+        return CostModel(self.num_weight, self.maps, cat_cost)
 
 
 def _check_weights(dataset: Dataset, weights: Mapping[str, float] | None) -> dict[str, float]:
@@ -173,23 +204,18 @@ def leaf_share_costs(prep: PreparedAttributes, dataset: Dataset) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def lca_table(maps: np.ndarray, leaf_codes: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
-    """``out[a, x]``: level of the lowest common ancestor of leaf ``x`` and leaf ``leaf_codes[a]``."""
-    top = maps.shape[1] - 1
-    for a in range(maps.shape[0]):
-        ref = leaf_codes[a]
-        for x in range(maps.shape[2]):
-            lv = 0
-            while lv < top and maps[a, lv, x] != maps[a, lv, ref]:
-                lv += 1
-            out[a, x] = lv
-
-
-@numba.njit(cache=True, nogil=True)
 def lca_level(maps: np.ndarray, a: int, start: int, ref: int, leaf: int) -> int:  # pragma: no cover
-    """Lowest level >= ``start`` at which leaves ``ref`` and ``leaf`` of attribute ``a`` meet."""
+    """Lowest level >= ``start`` at which leaves ``ref`` and ``leaf`` of attribute ``a`` meet (at most the top)."""
     lv = start
     top = maps.shape[1] - 1
     while lv < top and maps[a, lv, leaf] != maps[a, lv, ref]:
         lv += 1
     return lv
+
+
+@numba.njit(cache=True, nogil=True)
+def lca_table(maps: np.ndarray, leaf_codes: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+    """``out[a, x]``: level of the lowest common ancestor of leaf ``x`` and leaf ``leaf_codes[a]``."""
+    for a in range(maps.shape[0]):
+        for x in range(maps.shape[2]):
+            out[a, x] = lca_level(maps, a, 0, leaf_codes[a], x)

@@ -60,11 +60,22 @@ import numba
 import numpy as np
 
 from anonset.core.dataset import Dataset
-from anonset.core.qi_space import lca_level, leaf_share_costs, prepare_attributes
+from anonset.core.qi_space import (
+    CostModel,
+    Records,
+    lca_level,
+    leaf_share_costs,
+    prepare_attributes,
+)
 from anonset.errors import ConfigError
-from anonset.methods.cluster.constraints import GroupConstraints, diverse, union_diverse
+from anonset.methods.cluster.constraints import Diversity, GroupConstraints, diverse, union_diverse
 from anonset.methods.cluster.kmember import as_constraints, kmember_labels, renumber_by_first_row
-from anonset.methods.cluster.state import resolve_roots
+from anonset.methods.cluster.state import (
+    GroupState,
+    merge_into,
+    resolve_roots,
+    state_cost,
+)
 
 __all__ = ["MERGE_COSTS", "xu_bottom_up"]
 
@@ -73,46 +84,49 @@ MERGE_COSTS: tuple[str, ...] = ("union", "increase")
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, union, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _merge_costs(g: int, live: np.ndarray, n_live: int, alive: np.ndarray, size: np.ndarray, cost: np.ndarray,
+                 state: GroupState, costs: CostModel, union: bool, out: np.ndarray) -> None:  # pragma: no cover
     """``out[i]``: cost of merging group ``g`` with ``live[i]`` (inf if dead or ``g`` itself).
 
-    ``union``: the NCP of the union; else the NCP increase of the merge.
+    ``union``: the NCP of the union; else the NCP increase of the merge
+    (``cost[h]`` is group ``h``'s per-record NCP).
     """
-    p = lo.shape[1]
-    q = lvl.shape[1]
     base_g = 0.0 if union else size[g] * cost[g]
     for i in numba.prange(n_live):
         h = live[i]
         if h == g or not alive[h]:
             out[i] = np.inf
             continue
+        # merge_cost(state, g, h, costs), written out: called from a parallel loop body it is not inlined,
+        # which made the whole method ~45% slower
         d = 0.0
-        for b in range(p):
-            d += (max(hi[g, b], hi[h, b]) - min(lo[g, b], lo[h, b])) * num_w[b]
-        for a in range(q):
-            lv = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
-            d += share[a, lv, ref[g, a]]
+        for b in range(state.lo.shape[1]):
+            d += (max(state.hi[g, b], state.hi[h, b]) - min(state.lo[g, b], state.lo[h, b])) * costs.num_w[b]
+        for a in range(state.lvl.shape[1]):
+            lv = lca_level(costs.maps, a, max(state.lvl[g, a], state.lvl[h, a]), state.ref[g, a], state.ref[h, a])
+            d += costs.cat_cost[a, lv, state.ref[g, a]]
         out[i] = (size[g] + size[h]) * d - (0.0 if union else base_g + size[h] * cost[h])
 
 
 @numba.njit(cache=True, nogil=True)
-def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets, kinds, lvals, union):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _bottomup_kernel(distinct: Records, counts: np.ndarray, costs: CostModel, k: int, hist: np.ndarray,
+                     div: Diversity, union: bool) -> np.ndarray:  # pragma: no cover
     """Root group (a distinct-row index) of every distinct row; see the module docstring.
 
-    ``hist`` (m, width) is the sensitive-value histogram of each distinct row's records; it is updated in place.
-    ``union``: score a merge by the NCP of the union (else by the NCP increase).
+    ``distinct`` holds one record per distinct quasi-identifier row and
+    ``counts`` how many records it stands for.  ``hist`` (m, width) is the
+    sensitive-value histogram of each distinct row's records; it is updated
+    in place.  ``union``: score a merge by the NCP of the union (else by the
+    NCP increase).
     """
-    div = len(kinds) > 0
-    m = values.shape[0]
-    p = values.shape[1]
-    q = codes.shape[1]
-    lo = values.copy()
-    hi = values.copy()
-    lvl = np.zeros((m, q), dtype=np.int64)
-    ref = np.zeros((m, q), dtype=np.int64)
+    is_div = len(div.kinds) > 0
+    m = distinct.values.shape[0]
+    q = distinct.codes.shape[1]
+    state = GroupState(distinct.values.copy(), distinct.values.copy(), np.zeros((m, q), dtype=np.int64),
+                       np.zeros((m, q), dtype=np.int64))
     for g in range(m):
         for a in range(q):
-            ref[g, a] = codes[g, a]
+            state.ref[g, a] = distinct.codes[g, a]
     size = counts.copy()
     cost = np.zeros(m)  # per-record NCP of each group (0 for identical rows)
     alive = np.ones(m, dtype=np.bool_)
@@ -130,7 +144,7 @@ def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets
             if alive[g]:
                 live[j] = g
                 j += 1
-                is_open[g] = size[g] < k or (div and not diverse(hist, g, offsets, kinds, lvals))
+                is_open[g] = size[g] < k or (is_div and not diverse(hist, g, div))
                 if is_open[g]:
                     n_small += 1
         n_live = j
@@ -140,15 +154,15 @@ def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets
             g = live[i]
             if not alive[g]:
                 continue
-            if size[g] >= k and not (div and not diverse(hist, g, offsets, kinds, lvals)):
+            if size[g] >= k and not (is_div and not diverse(hist, g, div)):
                 continue
-            need_union_ok = div and size[g] >= k
-            _merge_costs(g, live, n_live, alive, size, cost, lo, hi, lvl, ref, num_w, maps, share, union, out)
+            need_union_ok = is_div and size[g] >= k
+            _merge_costs(g, live, n_live, alive, size, cost, state, costs, union, out)
             best = -1
             best_inc = np.inf
             best_ok = False
             for t in range(n_live):
-                ok = need_union_ok and out[t] < np.inf and union_diverse(hist, g, live[t], offsets, kinds, lvals)
+                ok = need_union_ok and out[t] < np.inf and union_diverse(hist, g, live[t], div)
                 if best_ok and not ok:
                     continue
                 if (ok and not best_ok) or out[t] < best_inc:
@@ -156,15 +170,8 @@ def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets
                     best = t
                     best_ok = ok
             h = live[best]
-            d = 0.0
-            for b in range(p):
-                lo[g, b] = min(lo[g, b], lo[h, b])
-                hi[g, b] = max(hi[g, b], hi[h, b])
-                d += (hi[g, b] - lo[g, b]) * num_w[b]
-            for a in range(q):
-                lvl[g, a] = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
-                d += share[a, lvl[g, a], ref[g, a]]
-            cost[g] = d
+            merge_into(state, g, h, costs.maps)
+            cost[g] = state_cost(state, g, costs)
             size[g] += size[h]
             for v in range(hist.shape[1]):
                 hist[g, v] += hist[h, v]
@@ -174,8 +181,8 @@ def _bottomup_kernel(values, codes, counts, num_w, maps, share, k, hist, offsets
     return parent
 
 
-def _split_large(labels: np.ndarray, distinct: np.ndarray, values: np.ndarray, codes: np.ndarray,
-                 num_w: np.ndarray, maps: np.ndarray, share: np.ndarray, cons: GroupConstraints) -> np.ndarray:
+def _split_large(labels: np.ndarray, distinct: np.ndarray, records: Records, costs: CostModel,
+                 cons: GroupConstraints) -> np.ndarray:
     """Divide every class of ``2k`` or more records into ``⌊|G|/k⌋`` classes (see the module docstring).
 
     A class's records are clustered in the order of their distinct rows
@@ -194,8 +201,8 @@ def _split_large(labels: np.ndarray, distinct: np.ndarray, values: np.ndarray, c
     next_id = len(sizes)
     for g in big:
         rows = order[ends[g] - sizes[g]: ends[g]]
-        pieces = kmember_labels(values[rows], num_w, codes[rows], maps, share, k, 0, cons.sens[rows], cons.offsets,
-                                cons.kinds, cons.lvals, np.zeros(len(rows), dtype=np.int64), 1, 0.0)
+        pieces = kmember_labels(Records(records.values[rows], records.codes[rows]), costs, k, 0, cons.sens[rows],
+                                cons.l_diversity, np.zeros(len(rows), dtype=np.int64), 1, 0.0)
         # piece 0 keeps the group's id, the others get new ids
         n_pieces = int(pieces.max()) + 1
         ids = np.concatenate([[g], np.arange(next_id, next_id + n_pieces - 1)])
@@ -252,7 +259,6 @@ def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: in
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     prep = prepare_attributes(dataset, weights)
-    share = leaf_share_costs(prep, dataset)
     key = (
         np.column_stack([prep.values, prep.codes.astype(np.float64)])
         if prep.values.shape[1] + prep.codes.shape[1]
@@ -263,22 +269,11 @@ def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: in
     )
     inverse = np.asarray(inverse).reshape(-1)
     hist = cons.histograms(inverse, len(first))
-    root = _bottomup_kernel(
-        np.ascontiguousarray(prep.values[first]),
-        np.ascontiguousarray(prep.codes[first]),
-        counts.astype(np.int64),
-        prep.num_weight,
-        prep.maps,
-        share,
-        cons.k,
-        hist,
-        cons.offsets,
-        cons.kinds,
-        cons.lvals,
-        merge_cost == "union",
-    )
+    costs = prep.costs(leaf_share_costs(prep, dataset))
+    distinct_rows = Records(np.ascontiguousarray(prep.values[first]), np.ascontiguousarray(prep.codes[first]))
+    root = _bottomup_kernel(distinct_rows, counts.astype(np.int64), costs, cons.k, hist, cons.l_diversity,
+                            merge_cost == "union")
     labels = renumber_by_first_row(root[inverse])
     if split:
-        labels = renumber_by_first_row(_split_large(labels, inverse, prep.values, prep.codes, prep.num_weight,
-                                                    prep.maps, share, cons))
+        labels = renumber_by_first_row(_split_large(labels, inverse, prep.records, costs, cons))
     return labels

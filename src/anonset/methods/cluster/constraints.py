@@ -8,12 +8,14 @@ k-member also reads the class label of every record.
 
 A group's sensitive values are kept as a histogram over one combined value
 space: attribute ``a``'s value ``v`` is column ``offsets[a] + v``.  The
-helpers below are numba functions the kernels call on such histograms.
+helpers below are numba functions the kernels call on such histograms, with
+the requirements as one :class:`Diversity` named tuple.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -25,11 +27,20 @@ from anonset.privacy.base import Requirements
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity
 
-__all__ = ["GroupConstraints", "constraints_for", "diverse", "kanonymity_only", "union_diverse"]
+__all__ = ["Diversity", "GroupConstraints", "constraints_for", "distinct_deficit", "diverse", "helpful_values",
+           "kanonymity_only", "union_diverse"]
 
 DISTINCT = 0
 ENTROPY = 1
 _EPS = 1e-9
+
+
+class Diversity(NamedTuple):
+    """The l-diversity requirements as the kernels read them (see :class:`GroupConstraints`)."""
+
+    offsets: np.ndarray  # (s + 1,) int64 start of each attribute's histogram columns
+    kinds: np.ndarray  # (s,) int64 0 distinct, 1 entropy
+    lvals: np.ndarray  # (s,) float64 the l of each requirement
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,11 @@ class GroupConstraints:
     def diversity(self) -> bool:
         """True when some l-diversity requirement is enforced."""
         return len(self.kinds) > 0
+
+    @property
+    def l_diversity(self) -> Diversity:
+        """``offsets``, ``kinds`` and ``lvals`` as one named tuple, the form the kernels take."""
+        return Diversity(self.offsets, self.kinds, self.lvals)
 
     @property
     def width(self) -> int:
@@ -165,10 +181,10 @@ def kanonymity_only(k: int, n: int) -> GroupConstraints:
 
 
 @numba.njit(cache=True, nogil=True)
-def _attribute_ok(hist, g, h, a, offsets, kinds, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _attribute_ok(hist: np.ndarray, g: int, h: int, a: int, div: Diversity) -> bool:  # pragma: no cover
     """Does group ``g`` (joined with group ``h`` when ``h >= 0``) satisfy requirement ``a``?"""
-    s = offsets[a]
-    e = offsets[a + 1]
+    s = div.offsets[a]
+    e = div.offsets[a + 1]
     distinct = 0
     total = 0
     clogc = 0.0
@@ -180,33 +196,33 @@ def _attribute_ok(hist, g, h, a, offsets, kinds, lvals):  # type: ignore[no-unty
             distinct += 1
             total += c
             clogc += c * np.log(c)
-    if kinds[a] == DISTINCT:
-        return distinct >= lvals[a] - _EPS
+    if div.kinds[a] == DISTINCT:
+        return distinct >= div.lvals[a] - _EPS
     if total == 0:
         return False
-    return np.log(total) - clogc / total >= np.log(lvals[a]) - _EPS
+    return np.log(total) - clogc / total >= np.log(div.lvals[a]) - _EPS
 
 
 @numba.njit(cache=True, nogil=True)
-def diverse(hist, g, offsets, kinds, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+def diverse(hist: np.ndarray, g: int, div: Diversity) -> bool:  # pragma: no cover
     """True when group ``g`` (row of ``hist``) satisfies every l-diversity requirement."""
-    for a in range(len(kinds)):
-        if not _attribute_ok(hist, g, -1, a, offsets, kinds, lvals):
+    for a in range(len(div.kinds)):
+        if not _attribute_ok(hist, g, -1, a, div):
             return False
     return True
 
 
 @numba.njit(cache=True, nogil=True)
-def union_diverse(hist, g, h, offsets, kinds, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+def union_diverse(hist: np.ndarray, g: int, h: int, div: Diversity) -> bool:  # pragma: no cover
     """True when the union of groups ``g`` and ``h`` would satisfy every requirement (thread-safe)."""
-    for a in range(len(kinds)):
-        if not _attribute_ok(hist, g, h, a, offsets, kinds, lvals):
+    for a in range(len(div.kinds)):
+        if not _attribute_ok(hist, g, h, a, div):
             return False
     return True
 
 
 @numba.njit(cache=True, nogil=True)
-def helpful_values(hist, g, offsets, kinds, lvals, mask):  # type: ignore[no-untyped-def]  # pragma: no cover
+def helpful_values(hist: np.ndarray, g: int, div: Diversity, mask: np.ndarray) -> int:  # pragma: no cover
     """Mark in ``mask`` the values whose addition brings group ``g`` closer to an unmet requirement.
 
     Distinct: a value the group lacks.  Entropy: a value whose addition
@@ -214,13 +230,13 @@ def helpful_values(hist, g, offsets, kinds, lvals, mask):  # type: ignore[no-unt
     """
     mask[:] = False
     unmet = 0
-    for a in range(len(kinds)):
-        if _attribute_ok(hist, g, -1, a, offsets, kinds, lvals):
+    for a in range(len(div.kinds)):
+        if _attribute_ok(hist, g, -1, a, div):
             continue
         unmet += 1
-        s = offsets[a]
-        e = offsets[a + 1]
-        if kinds[a] == DISTINCT:
+        s = div.offsets[a]
+        e = div.offsets[a + 1]
+        if div.kinds[a] == DISTINCT:
             for v in range(s, e):
                 if hist[g, v] == 0:
                     mask[v] = True
@@ -244,14 +260,14 @@ def helpful_values(hist, g, offsets, kinds, lvals, mask):  # type: ignore[no-unt
 
 
 @numba.njit(cache=True, nogil=True)
-def distinct_deficit(hist, g, offsets, kinds, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+def distinct_deficit(hist: np.ndarray, g: int, div: Diversity) -> int:  # pragma: no cover
     """Most distinct values group ``g`` still lacks for any requirement (⌈l⌉ − distinct, at least 0)."""
     worst = 0
-    for a in range(len(kinds)):
+    for a in range(len(div.kinds)):
         distinct = 0
-        for v in range(offsets[a], offsets[a + 1]):
+        for v in range(div.offsets[a], div.offsets[a + 1]):
             if hist[g, v] > 0:
                 distinct += 1
-        need = int(np.ceil(lvals[a] - _EPS)) - distinct
+        need = int(np.ceil(div.lvals[a] - _EPS)) - distinct
         worst = max(worst, need)
     return worst

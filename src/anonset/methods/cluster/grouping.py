@@ -25,7 +25,9 @@ import numpy as np
 
 from anonset.core.dataset import Dataset, Role
 from anonset.core.qi_space import (
+    CostModel,
     PreparedAttributes,
+    Records,
     height_costs,
     leaf_share_costs,
     prepare_attributes,
@@ -34,7 +36,7 @@ from anonset.errors import ConfigError, DataError
 from anonset.methods.cluster.bottomup import xu_bottom_up
 from anonset.methods.cluster.constraints import constraints_for
 from anonset.methods.cluster.kmember import greedy_k_member
-from anonset.methods.cluster.state import cost_with, state_cost, states_of
+from anonset.methods.cluster.state import GroupState, cost_with, state_cost, states_of
 from anonset.methods.cluster.topdown import xu_top_down
 from anonset.privacy.base import Requirements
 
@@ -42,18 +44,19 @@ __all__ = ["ClusterGrouping", "k_member", "xu_bottom_up_method", "xu_top_down_me
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _cheapest_class(lo, hi, lvl, ref, n_classes, values, codes, num_w, maps, cat_cost):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """Class whose per-record cost grows least by taking each record (lowest id on ties)."""
-    m = values.shape[0]
+def _cheapest_class(state: GroupState, n_classes: int, new: Records,
+                    costs: CostModel) -> np.ndarray:  # pragma: no cover
+    """Class whose per-record cost grows least by taking each new record (lowest id on ties)."""
+    m = new.values.shape[0]
     out = np.empty(m, dtype=np.int64)
     base = np.empty(n_classes)
     for c in range(n_classes):
-        base[c] = state_cost(lo, hi, lvl, ref, c, num_w, cat_cost)
+        base[c] = state_cost(state, c, costs)
     for x in numba.prange(m):
         best = 0
         best_inc = np.inf
         for c in range(n_classes):
-            inc = cost_with(lo, hi, lvl, ref, c, values, codes, num_w, maps, cat_cost, x) - base[c]
+            inc = cost_with(state, c, new, costs, x) - base[c]
             if inc < best_inc:
                 best_inc = inc
                 best = c
@@ -107,9 +110,9 @@ class ClusterGrouping:
         codes = np.zeros((dataset.n_rows, len(prep.categorical)), dtype=np.int32)
         for a, name in enumerate(prep.categorical):
             codes[:, a] = dataset.encoded[name].row_codes()
-        lo, hi, lvl, ref, _ = states_of(self.row_class, n_classes, prep.values, prep.codes, prep.maps, 0)
-        return np.asarray(_cheapest_class(lo, hi, lvl, ref, n_classes, values, codes, prep.num_weight, prep.maps,
-                                          self.cat_cost), dtype=np.int64)
+        state, _ = states_of(self.row_class, n_classes, prep.records, prep.maps, 0)
+        return np.asarray(_cheapest_class(state, n_classes, Records(values, codes), prep.costs(self.cat_cost)),
+                          dtype=np.int64)
 
 
 def _target_column(dataset: Dataset, target: str | None) -> str:

@@ -31,26 +31,55 @@ leftovers); the result depends only on the data, ``k`` and ``seed``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
 from anonset.core.dataset import Dataset
-from anonset.core.qi_space import height_costs, lca_level, lca_table, prepare_attributes
+from anonset.core.qi_space import CostModel, Records, height_costs, lca_table, prepare_attributes
 from anonset.methods.cluster.constraints import (
+    Diversity,
     GroupConstraints,
     distinct_deficit,
     diverse,
     helpful_values,
     kanonymity_only,
 )
-from anonset.methods.cluster.state import merge_until_diverse
+from anonset.methods.cluster.state import (
+    GroupState,
+    add_record,
+    cost_with,
+    merge_until_diverse,
+    reset_group,
+    state_cost,
+)
 
 __all__ = ["cluster_information_loss", "greedy_k_member", "information_loss", "kmember_labels"]
 
 
+class _Remaining(NamedTuple):
+    """The records not yet clustered, compacted in row order after each cluster (first ``n_rem`` entries valid)."""
+
+    rows: np.ndarray  # (n,) int64 row of each remaining record
+    values: np.ndarray  # (n, p) float64 its numeric values
+    codes: np.ndarray  # (n, q) int32 its leaf codes
+    free: np.ndarray  # (n,) bool not taken by the cluster being grown
+
+
+class _Scan(NamedTuple):
+    """What one search for the cheapest record to add reads besides the records and the cluster."""
+
+    step_cost: np.ndarray  # (q, leaves) attribute a's cost for the cluster once it holds leaf x
+    cur: float  # the cluster's current per-record cost
+    restrict: bool  # only records with a value marked in mask are candidates
+    mask: np.ndarray  # (width,) bool sensitive values that bring the cluster closer to diversity
+    majority: int  # the cluster's majority class label
+    penalty: float  # added to a candidate whose label is not the majority
+
+
 @numba.njit(cache=True, nogil=True)
-def _majority(lab_hist, c):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _majority(lab_hist: np.ndarray, c: int) -> int:  # pragma: no cover
     """Most frequent class label of cluster ``c`` (lowest label on ties)."""
     best = 0
     for y in range(1, lab_hist.shape[1]):
@@ -60,74 +89,74 @@ def _majority(lab_hist, c):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @numba.njit(cache=True, nogil=True)
-def _pool_can_diversify(pool, offsets, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _pool_can_diversify(pool: np.ndarray, div: Diversity) -> bool:  # pragma: no cover
     """Do the remaining records hold at least ⌈l⌉ distinct values of every l-diverse attribute?"""
-    for a in range(len(lvals)):
+    for a in range(len(div.lvals)):
         distinct = 0
-        for v in range(offsets[a], offsets[a + 1]):
+        for v in range(div.offsets[a], div.offsets[a + 1]):
             if pool[v] > 0:
                 distinct += 1
-        if distinct < np.ceil(lvals[a] - 1e-9):
+        if distinct < np.ceil(div.lvals[a] - 1e-9):
             return False
     return True
 
 
 @numba.njit(cache=True, nogil=True)
-def _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, num_w, step_cost, cur,  # type: ignore[no-untyped-def]
-                 restrict, mask, sens, labels, majority, penalty):  # pragma: no cover
+def _best_record(c: int, rem: _Remaining, n_rem: int, state: GroupState, num_w: np.ndarray, scan: _Scan,
+                 sens: np.ndarray, labels: np.ndarray) -> int:  # pragma: no cover
     """The free remaining record whose addition to cluster ``c`` costs least (−1 when there is none).
 
-    ``step_cost[a, x]`` is attribute ``a``'s cost for the cluster once it
-    holds leaf ``x``.  With ``restrict`` only records with a value marked in
-    ``mask`` are candidates; a record whose label is not ``majority`` costs
-    ``penalty`` more.  Ties go to the lowest index; a record that adds nothing
-    ends the scan.
+    ``scan.step_cost[a, x]`` is attribute ``a``'s cost for the cluster once
+    it holds leaf ``x``.  With ``scan.restrict`` only records with a value
+    marked in ``scan.mask`` are candidates; a record whose label is not
+    ``scan.majority`` costs ``scan.penalty`` more.  Ties go to the lowest
+    index; a record that adds nothing ends the scan.
     """
-    p = rem_vals.shape[1]
-    q = rem_codes.shape[1]
+    p = rem.values.shape[1]
+    q = rem.codes.shape[1]
     best = -1
     best_d = np.inf
     for t in range(n_rem):
-        if not free[t]:
+        if not rem.free[t]:
             continue
-        if restrict:
+        if scan.restrict:
             helps = False
             for a in range(sens.shape[1]):
-                if mask[sens[rem_rows[t], a]]:
+                if scan.mask[sens[rem.rows[t], a]]:
                     helps = True
             if not helps:
                 continue
         d = 0.0
         for b in range(p):
-            v = rem_vals[t, b]
-            d += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
+            v = rem.values[t, b]
+            d += (max(state.hi[c, b], v) - min(state.lo[c, b], v)) * num_w[b]
         for a in range(q):
-            d += step_cost[a, rem_codes[t, a]]
-        if penalty > 0 and labels[rem_rows[t]] != majority:
-            d += penalty
+            d += scan.step_cost[a, rem.codes[t, a]]
+        if scan.penalty > 0 and labels[rem.rows[t]] != scan.majority:
+            d += scan.penalty
         if d < best_d:
             best_d = d
             best = t
-            if d <= cur:  # no record can add less than nothing
+            if d <= scan.cur:  # no record can add less than nothing
                 break
     return best
 
 
 @numba.njit(cache=True, nogil=True)
-def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets, kinds, lvals, labels,  # type: ignore[no-untyped-def]
-                   n_labels, class_penalty):  # pragma: no cover - compiled
+def kmember_labels(records: Records, costs: CostModel, k: int, start: int, sens: np.ndarray, div: Diversity,
+                   labels: np.ndarray, n_labels: int, class_penalty: float) -> np.ndarray:  # pragma: no cover
     """Cluster id per row (Fig. 5 of Byun et al.); see :func:`greedy_k_member`.
 
-    ``rem_*`` hold the remaining records' rows, values and codes in row
-    order, compacted after each cluster, so a scan reads contiguous memory.
-    Per cluster: ``lo``/``hi`` per numeric attribute, ``lvl`` (LCA level) per
-    categorical attribute and ``first[c, a]``, the leaf of its first record.
-    While a cluster grows, ``lca[a, x]`` holds the LCA level of leaf ``x``
-    with that first leaf; adding leaf ``x`` moves the cluster's level to
-    ``max(lvl, lca[a, x])``.  A categorical attribute's cost at level ``lv``
-    is ``cat_cost[a, lv, first leaf]``.
+    The remaining records (:class:`_Remaining`) are kept in row order,
+    compacted after each cluster, so a scan reads contiguous memory.  Per
+    cluster, a :class:`~anonset.methods.cluster.state.GroupState`: ``lo``/``hi``
+    per numeric attribute, ``lvl`` (LCA level) per categorical attribute and
+    ``ref[c, a]``, the leaf of its first record.  While a cluster grows,
+    ``lca[a, x]`` holds the LCA level of leaf ``x`` with that first leaf;
+    adding leaf ``x`` moves the cluster's level to ``max(lvl, lca[a, x])``.
+    A categorical attribute's cost at level ``lv`` is ``cat_cost[a, lv, first leaf]``.
 
-    l-diversity (``kinds`` not empty): a cluster grows past ``k`` until it is
+    l-diversity (``div.kinds`` not empty): a cluster grows past ``k`` until it is
     diverse; once its free slots no longer exceed the distinct values it
     lacks (or it has ``k`` records), only records that bring it closer to
     diversity are candidates.  Clusters stop being started when the remaining
@@ -139,22 +168,29 @@ def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets
     whose label differs from the cluster's majority label costs
     ``class_penalty`` more in IL.
     """
+    values = records.values
+    codes = records.codes
+    num_w = costs.num_w
+    maps = costs.maps
+    cat_cost = costs.cat_cost
     n = values.shape[0]
     p = values.shape[1]
     q = codes.shape[1]
     s = sens.shape[1]
-    div = len(kinds) > 0
-    width = max(offsets[len(offsets) - 1], 1)
+    is_div = len(div.kinds) > 0
+    width = max(div.offsets[len(div.offsets) - 1], 1)
     n_leaves = maps.shape[2]
     out = np.full(n, -1, dtype=np.int64)
     if n <= k:
         out[:] = 0
         return out
     max_clusters = n // k
-    lo = np.empty((max_clusters, p))
-    hi = np.empty((max_clusters, p))
-    lvl = np.zeros((max_clusters, q), dtype=np.int64)
-    first = np.zeros((max_clusters, q), dtype=np.int64)
+    state = GroupState(np.empty((max_clusters, p)), np.empty((max_clusters, p)),
+                       np.zeros((max_clusters, q), dtype=np.int64), np.zeros((max_clusters, q), dtype=np.int64))
+    lo = state.lo
+    hi = state.hi
+    lvl = state.lvl
+    first = state.ref
     lca = np.zeros((q, n_leaves), dtype=np.int32)
     size = np.zeros(max_clusters, dtype=np.int64)
     hist = np.zeros((max_clusters + 1, width), dtype=np.int64)
@@ -164,16 +200,13 @@ def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets
     for x in range(n):
         for a in range(s):
             pool[sens[x, a]] += 1
-    rem_rows = np.arange(n)
-    rem_vals = values.copy()
-    rem_codes = codes.copy()
-    free = np.ones(n, dtype=np.bool_)
+    rem = _Remaining(np.arange(n), values.copy(), codes.copy(), np.ones(n, dtype=np.bool_))
     n_rem = n
     r = start
     n_clusters = 0
     r_lca = np.zeros((q, n_leaves), dtype=np.int32)
     step_cost = np.zeros((q, n_leaves))  # per attribute and leaf: the cost the scan in progress reads
-    while n_rem >= k and (not div or _pool_can_diversify(pool, offsets, lvals)):
+    while n_rem >= k and (not is_div or _pool_can_diversify(pool, div)):
         # the remaining record furthest from r (lowest index on ties)
         lca_table(maps, codes[r], r_lca)
         for a in range(q):
@@ -184,53 +217,44 @@ def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets
         for t in range(n_rem):
             d = 0.0
             for b in range(p):
-                d += abs(rem_vals[t, b] - values[r, b]) * num_w[b]
+                d += abs(rem.values[t, b] - values[r, b]) * num_w[b]
             for a in range(q):
-                d += step_cost[a, rem_codes[t, a]]
+                d += step_cost[a, rem.codes[t, a]]
             if d > best_d:
                 best_d = d
                 best = t
         c = n_clusters
         n_clusters += 1
-        r = rem_rows[best]
-        free[best] = False
+        r = rem.rows[best]
+        rem.free[best] = False
         out[r] = c
         size[c] = 1
-        for b in range(p):
-            lo[c, b] = values[r, b]
-            hi[c, b] = values[r, b]
+        reset_group(state, c, records, r)
         lca_table(maps, codes[r], lca)
-        for a in range(q):
-            first[c, a] = codes[r, a]
         for a in range(s):
             hist[c, sens[r, a]] += 1
             pool[sens[r, a]] -= 1
         lab_hist[c, labels[r]] += 1
-        while size[c] < k or (div and not diverse(hist, c, offsets, kinds, lvals)):
+        while size[c] < k or (is_div and not diverse(hist, c, div)):
             restrict = False
-            if div and helpful_values(hist, c, offsets, kinds, lvals, mask) > 0:
-                restrict = size[c] >= k or k - size[c] <= distinct_deficit(hist, c, offsets, kinds, lvals)
-            majority = _majority(lab_hist, c)
+            if is_div and helpful_values(hist, c, div, mask) > 0:
+                restrict = size[c] >= k or k - size[c] <= distinct_deficit(hist, c, div)
             # current distortion, computed exactly as a candidate's would be
-            cur = 0.0
-            for b in range(p):
-                cur += (hi[c, b] - lo[c, b]) * num_w[b]
-            for a in range(q):
-                cur += cat_cost[a, lvl[c, a], first[c, a]]
+            cur = state_cost(state, c, costs)
             penalty = class_penalty / (size[c] + 1) if class_penalty > 0 else 0.0
             for a in range(q):
                 for x in range(n_leaves):
                     step_cost[a, x] = cat_cost[a, max(lvl[c, a], lca[a, x]), first[c, a]]
-            best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, num_w, step_cost, cur,
-                                restrict, mask, sens, labels, majority, penalty)
+            scan = _Scan(step_cost, cur, restrict, mask, _majority(lab_hist, c), penalty)
+            best = _best_record(c, rem, n_rem, state, num_w, scan, sens, labels)
             if best < 0 and restrict and size[c] < k:
                 # too few helpful records left to fill the cluster: fill it with any
-                best = _best_record(c, n_rem, free, rem_rows, rem_vals, rem_codes, lo, hi, num_w, step_cost, cur,
-                                    False, mask, sens, labels, majority, penalty)
+                scan = _Scan(step_cost, cur, False, mask, scan.majority, penalty)
+                best = _best_record(c, rem, n_rem, state, num_w, scan, sens, labels)
             if best < 0:
                 break  # no remaining record helps: the cluster is completed by merging at the end
-            free[best] = False
-            r = rem_rows[best]
+            rem.free[best] = False
+            r = rem.rows[best]
             out[r] = c
             size[c] += 1
             for b in range(p):
@@ -246,45 +270,36 @@ def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets
         # drop the clustered records, keeping row order
         kept = 0
         for t in range(n_rem):
-            if free[t]:
-                rem_rows[kept] = rem_rows[t]
+            if rem.free[t]:
+                rem.rows[kept] = rem.rows[t]
                 for b in range(p):
-                    rem_vals[kept, b] = rem_vals[t, b]
+                    rem.values[kept, b] = rem.values[t, b]
                 for a in range(q):
-                    rem_codes[kept, a] = rem_codes[t, a]
-                free[kept] = True
+                    rem.codes[kept, a] = rem.codes[t, a]
+                rem.free[kept] = True
                 kept += 1
         n_rem = kept
     # leftovers, in row order: each to the cluster whose IL grows least (lowest id on ties),
     # among the clusters that stay diverse when there are any
     scratch = max_clusters
     for t in range(n_rem):
-        j = rem_rows[t]
+        j = rem.rows[t]
         best = -1
         best_inc = np.inf
         best_ok = False
         for c in range(n_clusters):
             ok = True
-            if div and diverse(hist, c, offsets, kinds, lvals):
+            if is_div and diverse(hist, c, div):
                 for v in range(width):
                     hist[scratch, v] = hist[c, v]
                 for a in range(s):
                     hist[scratch, sens[j, a]] += 1
-                ok = diverse(hist, scratch, offsets, kinds, lvals)
-            elif div:
+                ok = diverse(hist, scratch, div)
+            elif is_div:
                 ok = False
             if best_ok and not ok:
                 continue
-            cur = 0.0
-            new = 0.0
-            for b in range(p):
-                v = values[j, b]
-                cur += (hi[c, b] - lo[c, b]) * num_w[b]
-                new += (max(hi[c, b], v) - min(lo[c, b], v)) * num_w[b]
-            for a in range(q):
-                cur += cat_cost[a, lvl[c, a], first[c, a]]
-                new += cat_cost[a, lca_level(maps, a, lvl[c, a], first[c, a], codes[j, a]), first[c, a]]
-            inc = (size[c] + 1) * new - size[c] * cur
+            inc = (size[c] + 1) * cost_with(state, c, records, costs, j) - size[c] * state_cost(state, c, costs)
             if (ok and not best_ok) or inc < best_inc:
                 best_inc = inc
                 best = c
@@ -292,22 +307,16 @@ def kmember_labels(values, num_w, codes, maps, cat_cost, k, start, sens, offsets
         c = best
         out[j] = c
         size[c] += 1
-        for b in range(p):
-            v = values[j, b]
-            lo[c, b] = min(lo[c, b], v)
-            hi[c, b] = max(hi[c, b], v)
-        for a in range(q):
-            lvl[c, a] = lca_level(maps, a, lvl[c, a], first[c, a], codes[j, a])
+        add_record(state, c, records, maps, j)
         for a in range(s):
             hist[c, sens[j, a]] += 1
-    if div:
+    if is_div:
         complete = True
         for c in range(n_clusters):
-            if not diverse(hist, c, offsets, kinds, lvals):
+            if not diverse(hist, c, div):
                 complete = False
         if not complete:
-            out = merge_until_diverse(out, n_clusters, values, codes, num_w, maps, cat_cost,
-                                      hist[:n_clusters], offsets, kinds, lvals)
+            out = merge_until_diverse(out, n_clusters, records, costs, hist[:n_clusters], div)
     return out
 
 
@@ -365,9 +374,8 @@ def greedy_k_member(dataset: Dataset, constraints: int | GroupConstraints, seed:
     prep = prepare_attributes(dataset, weights)
     n = dataset.n_rows
     start = int(np.random.default_rng(seed).integers(n)) if n else 0
-    out = kmember_labels(prep.values, prep.num_weight, prep.codes, prep.maps, height_costs(prep), cons.k, start,
-                         cons.sens, cons.offsets, cons.kinds, cons.lvals, cons.labels, cons.n_labels,
-                         float(class_penalty))
+    out = kmember_labels(prep.records, prep.costs(height_costs(prep)), cons.k, start, cons.sens, cons.l_diversity,
+                         cons.labels, cons.n_labels, float(class_penalty))
     return renumber_by_first_row(out) if cons.diversity else np.asarray(out, dtype=np.int64)
 
 

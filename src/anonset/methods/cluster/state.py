@@ -4,112 +4,126 @@ A group is summarized by the min and max of each numeric attribute
 (``lo``/``hi``) and, per categorical attribute, the level of its lowest common
 ancestor (``lvl``) and one member leaf (``ref``), so adding a record or merging
 two groups is scored in O(attributes · hierarchy height) without looking at
-the group's records.  Costs are per record, from the cost tables of
+the group's records.  The four arrays travel together as one
+:class:`GroupState` named tuple (row ``g`` is group ``g``); costs are per
+record, from the :class:`~anonset.core.qi_space.CostModel` of
 :mod:`anonset.core.qi_space`.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
-from anonset.core.qi_space import lca_level
-from anonset.methods.cluster.constraints import diverse, union_diverse
+from anonset.core.qi_space import CostModel, Records, lca_level
+from anonset.methods.cluster.constraints import Diversity, diverse, union_diverse
 
-__all__ = ["add_record", "cost_with", "merge_cost", "merge_into", "merge_until_diverse", "reset_group",
+__all__ = ["GroupState", "add_record", "cost_with", "merge_cost", "merge_into", "merge_until_diverse", "reset_group",
            "resolve_roots", "state_cost", "states_of"]
 
 
+class GroupState(NamedTuple):
+    """Per-group state, one row per group (a numba-compatible named tuple of arrays)."""
+
+    lo: np.ndarray  # (m, p) float64 min of each numeric attribute
+    hi: np.ndarray  # (m, p) float64 max of each numeric attribute
+    lvl: np.ndarray  # (m, q) int64 level of the lowest common ancestor of each categorical attribute
+    ref: np.ndarray  # (m, q) int64 one member leaf of each categorical attribute
+
+
 @numba.njit(cache=True, nogil=True)
-def state_cost(lo, hi, lvl, ref, g, num_w, cat_cost):  # type: ignore[no-untyped-def]  # pragma: no cover
+def state_cost(state: GroupState, g: int, costs: CostModel) -> float:  # pragma: no cover
     """Per-record cost of group ``g``."""
     d = 0.0
-    for b in range(lo.shape[1]):
-        d += (hi[g, b] - lo[g, b]) * num_w[b]
-    for a in range(lvl.shape[1]):
-        d += cat_cost[a, lvl[g, a], ref[g, a]]
+    for b in range(state.lo.shape[1]):
+        d += (state.hi[g, b] - state.lo[g, b]) * costs.num_w[b]
+    for a in range(state.lvl.shape[1]):
+        d += costs.cat_cost[a, state.lvl[g, a], state.ref[g, a]]
     return d
 
 
 @numba.njit(cache=True, nogil=True)
-def cost_with(lo, hi, lvl, ref, g, values, codes, num_w, maps, cat_cost, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+def cost_with(state: GroupState, g: int, records: Records, costs: CostModel, x: int) -> float:  # pragma: no cover
     """Per-record cost of group ``g`` after adding record ``x``."""
     d = 0.0
-    for b in range(lo.shape[1]):
-        v = values[x, b]
-        d += (max(hi[g, b], v) - min(lo[g, b], v)) * num_w[b]
-    for a in range(lvl.shape[1]):
-        d += cat_cost[a, lca_level(maps, a, lvl[g, a], ref[g, a], codes[x, a]), ref[g, a]]
+    for b in range(state.lo.shape[1]):
+        v = records.values[x, b]
+        d += (max(state.hi[g, b], v) - min(state.lo[g, b], v)) * costs.num_w[b]
+    for a in range(state.lvl.shape[1]):
+        ref = state.ref[g, a]
+        d += costs.cat_cost[a, lca_level(costs.maps, a, state.lvl[g, a], ref, records.codes[x, a]), ref]
     return d
 
 
 @numba.njit(cache=True, nogil=True)
-def merge_cost(lo, hi, lvl, ref, g, h, num_w, maps, cat_cost):  # type: ignore[no-untyped-def]  # pragma: no cover
+def merge_cost(state: GroupState, g: int, h: int, costs: CostModel) -> float:  # pragma: no cover
     """Per-record cost of the union of groups ``g`` and ``h``."""
     d = 0.0
-    for b in range(lo.shape[1]):
-        d += (max(hi[g, b], hi[h, b]) - min(lo[g, b], lo[h, b])) * num_w[b]
-    for a in range(lvl.shape[1]):
-        lv = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
-        d += cat_cost[a, lv, ref[g, a]]
+    for b in range(state.lo.shape[1]):
+        d += (max(state.hi[g, b], state.hi[h, b]) - min(state.lo[g, b], state.lo[h, b])) * costs.num_w[b]
+    for a in range(state.lvl.shape[1]):
+        lv = lca_level(costs.maps, a, max(state.lvl[g, a], state.lvl[h, a]), state.ref[g, a], state.ref[h, a])
+        d += costs.cat_cost[a, lv, state.ref[g, a]]
     return d
 
 
 @numba.njit(cache=True, nogil=True)
-def add_record(lo, hi, lvl, ref, g, values, codes, maps, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+def add_record(state: GroupState, g: int, records: Records, maps: np.ndarray, x: int) -> None:  # pragma: no cover
     """Add record ``x`` to group ``g``'s state."""
-    for b in range(lo.shape[1]):
-        v = values[x, b]
-        lo[g, b] = min(lo[g, b], v)
-        hi[g, b] = max(hi[g, b], v)
-    for a in range(lvl.shape[1]):
-        lvl[g, a] = lca_level(maps, a, lvl[g, a], ref[g, a], codes[x, a])
+    for b in range(state.lo.shape[1]):
+        v = records.values[x, b]
+        state.lo[g, b] = min(state.lo[g, b], v)
+        state.hi[g, b] = max(state.hi[g, b], v)
+    for a in range(state.lvl.shape[1]):
+        state.lvl[g, a] = lca_level(maps, a, state.lvl[g, a], state.ref[g, a], records.codes[x, a])
 
 
 @numba.njit(cache=True, nogil=True)
-def reset_group(lo, hi, lvl, ref, g, values, codes, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+def reset_group(state: GroupState, g: int, records: Records, x: int) -> None:  # pragma: no cover
     """Make group ``g``'s state that of the single record ``x``."""
-    for b in range(lo.shape[1]):
-        lo[g, b] = values[x, b]
-        hi[g, b] = values[x, b]
-    for a in range(lvl.shape[1]):
-        lvl[g, a] = 0
-        ref[g, a] = codes[x, a]
+    for b in range(state.lo.shape[1]):
+        state.lo[g, b] = records.values[x, b]
+        state.hi[g, b] = records.values[x, b]
+    for a in range(state.lvl.shape[1]):
+        state.lvl[g, a] = 0
+        state.ref[g, a] = records.codes[x, a]
 
 
 @numba.njit(cache=True, nogil=True)
-def merge_into(lo, hi, lvl, ref, g, h, maps):  # type: ignore[no-untyped-def]  # pragma: no cover
+def merge_into(state: GroupState, g: int, h: int, maps: np.ndarray) -> None:  # pragma: no cover
     """Group ``g``'s state becomes that of ``g ∪ h``."""
-    for b in range(lo.shape[1]):
-        lo[g, b] = min(lo[g, b], lo[h, b])
-        hi[g, b] = max(hi[g, b], hi[h, b])
-    for a in range(lvl.shape[1]):
-        lvl[g, a] = lca_level(maps, a, max(lvl[g, a], lvl[h, a]), ref[g, a], ref[h, a])
+    for b in range(state.lo.shape[1]):
+        state.lo[g, b] = min(state.lo[g, b], state.lo[h, b])
+        state.hi[g, b] = max(state.hi[g, b], state.hi[h, b])
+    for a in range(state.lvl.shape[1]):
+        state.lvl[g, a] = lca_level(maps, a, max(state.lvl[g, a], state.lvl[h, a]), state.ref[g, a], state.ref[h, a])
 
 
 @numba.njit(cache=True, nogil=True)
-def states_of(labels, n_groups, values, codes, maps, extra):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """``(lo, hi, lvl, ref, size)`` of every group of an assignment, with ``extra`` spare rows."""
-    p = values.shape[1]
-    q = codes.shape[1]
+def states_of(labels: np.ndarray, n_groups: int, records: Records, maps: np.ndarray,
+              extra: int) -> tuple[GroupState, np.ndarray]:  # pragma: no cover
+    """The :class:`GroupState` and the size of every group of an assignment, with ``extra`` spare rows."""
+    p = records.values.shape[1]
+    q = records.codes.shape[1]
     m = n_groups + extra
-    lo = np.zeros((m, p))
-    hi = np.zeros((m, p))
-    lvl = np.zeros((m, q), dtype=np.int64)
-    ref = np.zeros((m, q), dtype=np.int64)
+    state = GroupState(np.zeros((m, p)), np.zeros((m, p)), np.zeros((m, q), dtype=np.int64),
+                       np.zeros((m, q), dtype=np.int64))
     size = np.zeros(m, dtype=np.int64)
     for x in range(labels.shape[0]):
         g = labels[x]
         if size[g] == 0:
-            reset_group(lo, hi, lvl, ref, g, values, codes, x)
+            reset_group(state, g, records, x)
         else:
-            add_record(lo, hi, lvl, ref, g, values, codes, maps, x)
+            add_record(state, g, records, maps, x)
         size[g] += 1
-    return lo, hi, lvl, ref, size
+    return state, size
 
 
 @numba.njit(cache=True, nogil=True)
-def merge_until_diverse(labels, n_groups, values, codes, num_w, maps, cat_cost, hist, offsets, kinds, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+def merge_until_diverse(labels: np.ndarray, n_groups: int, records: Records, costs: CostModel, hist: np.ndarray,
+                        div: Diversity) -> np.ndarray:  # pragma: no cover
     """Merge every group that is not l-diverse into others until all are; returns the new labels.
 
     Groups are visited in id order.  A group that is not diverse merges with
@@ -118,30 +132,30 @@ def merge_until_diverse(labels, n_groups, values, codes, num_w, maps, cat_cost, 
     keeps merging).  Ends with every group diverse when the whole table is.
     ``hist`` holds the sensitive-value histogram of every group.
     """
-    lo, hi, lvl, ref, size = states_of(labels, n_groups, values, codes, maps, 0)
+    state, size = states_of(labels, n_groups, records, costs.maps, 0)
     alive = size > 0
     parent = np.arange(n_groups)
     for g in range(n_groups):
-        while alive[g] and not diverse(hist, g, offsets, kinds, lvals):
-            base_g = size[g] * state_cost(lo, hi, lvl, ref, g, num_w, cat_cost)
+        while alive[g] and not diverse(hist, g, div):
+            base_g = size[g] * state_cost(state, g, costs)
             best = -1
             best_inc = np.inf
             best_ok = False
             for h in range(n_groups):
                 if h == g or not alive[h]:
                     continue
-                ok = union_diverse(hist, g, h, offsets, kinds, lvals)
+                ok = union_diverse(hist, g, h, div)
                 if best_ok and not ok:
                     continue
-                inc = ((size[g] + size[h]) * merge_cost(lo, hi, lvl, ref, g, h, num_w, maps, cat_cost)
-                       - base_g - size[h] * state_cost(lo, hi, lvl, ref, h, num_w, cat_cost))
+                inc = ((size[g] + size[h]) * merge_cost(state, g, h, costs)
+                       - base_g - size[h] * state_cost(state, h, costs))
                 if (ok and not best_ok) or inc < best_inc:
                     best = h
                     best_inc = inc
                     best_ok = ok
             if best < 0:
                 break  # a single group left
-            merge_into(lo, hi, lvl, ref, g, best, maps)
+            merge_into(state, g, best, costs.maps)
             for v in range(hist.shape[1]):
                 hist[g, v] += hist[best, v]
             size[g] += size[best]
@@ -155,8 +169,8 @@ def merge_until_diverse(labels, n_groups, values, codes, num_w, maps, cat_cost, 
 
 
 @numba.njit(cache=True, nogil=True)
-def resolve_roots(parent):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """Point every merged group at the group that finally absorbed it (``parent`` in place; roots point at themselves)."""
+def resolve_roots(parent: np.ndarray) -> None:  # pragma: no cover
+    """Point every merged group at the group that finally absorbed it (``parent`` in place; roots at themselves)."""
     for g in range(parent.shape[0]):
         r = g
         while parent[r] != r:

@@ -60,10 +60,17 @@ import numba
 import numpy as np
 
 from anonset.core.dataset import Dataset
-from anonset.core.qi_space import lca_level, leaf_share_costs, prepare_attributes
-from anonset.methods.cluster.constraints import GroupConstraints, diverse
+from anonset.core.qi_space import (
+    CostModel,
+    Records,
+    lca_level,
+    leaf_share_costs,
+    prepare_attributes,
+)
+from anonset.methods.cluster.constraints import Diversity, GroupConstraints, diverse
 from anonset.methods.cluster.kmember import as_constraints, renumber_by_first_row
 from anonset.methods.cluster.state import (
+    GroupState,
     add_record,
     cost_with,
     merge_cost,
@@ -79,19 +86,21 @@ _WINDOW = 64
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_cost(values, num_w, codes, maps, cat_cost, r, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _pair_cost(records: Records, costs: CostModel, r: int, x: int) -> float:  # pragma: no cover
     """Per-record NCP of the two-record group ``{r, x}``."""
+    values = records.values
+    codes = records.codes
     d = 0.0
     for b in range(values.shape[1]):
-        d += abs(values[r, b] - values[x, b]) * num_w[b]
+        d += abs(values[r, b] - values[x, b]) * costs.num_w[b]
     for a in range(codes.shape[1]):
-        d += cat_cost[a, lca_level(maps, a, 0, codes[r, a], codes[x, a]), codes[r, a]]
+        d += costs.cat_cost[a, lca_level(costs.maps, a, 0, codes[r, a], codes[x, a]), codes[r, a]]
     return d
 
 
 @numba.njit(cache=True, nogil=True)
-def _take_cheapest(lo, hi, lvl, ref, target, values, codes, num_w, maps, cat_cost, first, nxt, taken, picked,  # type: ignore[no-untyped-def]
-                   need):  # pragma: no cover
+def _take_cheapest(state: GroupState, target: int, records: Records, costs: CostModel, first: int, nxt: np.ndarray,
+                   taken: np.ndarray, picked: np.ndarray, need: int) -> None:  # pragma: no cover
     """Move ``need`` records, one at a time, from the list starting at ``first`` into group ``target``:
     each time the one whose addition costs least (marked in ``taken``, recorded in ``picked``)."""
     for i in range(need):
@@ -100,34 +109,36 @@ def _take_cheapest(lo, hi, lvl, ref, target, values, codes, num_w, maps, cat_cos
         x = first
         while x >= 0:
             if not taken[x]:
-                d = cost_with(lo, hi, lvl, ref, target, values, codes, num_w, maps, cat_cost, x)
+                d = cost_with(state, target, records, costs, x)
                 if d < bd:
                     bd = d
                     bx = x
             x = nxt[x]
         taken[bx] = True
         picked[i] = bx
-        add_record(lo, hi, lvl, ref, target, values, codes, maps, bx)
+        add_record(state, target, records, costs.maps, bx)
 
 
 @numba.njit(cache=True, nogil=True)
-def _segment_diverse(idx, s, e, sens, hist1, offsets, kinds, lvals):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _segment_diverse(idx: np.ndarray, s: int, e: int, sens: np.ndarray, hist1: np.ndarray,
+                     div: Diversity) -> bool:  # pragma: no cover
     """Are the records ``idx[s:e]`` l-diverse (``hist1``: a one-row scratch histogram)?"""
     hist1[0, :] = 0
     for t in range(s, e):
         for a in range(sens.shape[1]):
             hist1[0, sens[idx[t], a]] += 1
-    return diverse(hist1, 0, offsets, kinds, lvals)
+    return diverse(hist1, 0, div)
 
 
 @numba.njit(cache=True, nogil=True)
-def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_donors, sens, offsets, kinds,  # type: ignore[no-untyped-def]
-                    lvals, window):  # pragma: no cover
-    n = values.shape[0]
-    p = values.shape[1]
-    q = codes.shape[1]
-    div = len(kinds) > 0
-    width = max(offsets[len(offsets) - 1], 1)
+def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, rounds: int, n_donors: int,
+                    sens: np.ndarray, div: Diversity, window: int) -> np.ndarray:  # pragma: no cover
+    """Class id per row (not yet renumbered); see the module docstring and :func:`xu_top_down`."""
+    n = records.values.shape[0]
+    p = records.values.shape[1]
+    q = records.codes.shape[1]
+    is_div = len(div.kinds) > 0
+    width = max(div.offsets[len(div.offsets) - 1], 1)
     labels = np.zeros(n, dtype=np.int64)
     if n < 2 * k:
         return labels
@@ -135,10 +146,8 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
     idx = np.arange(n)
     buf = np.empty(n, dtype=np.int64)
     # group state: at most n groups, then two scratch slots (n and n + 1)
-    lo = np.empty((n + 2, p))
-    hi = np.empty((n + 2, p))
-    lvl = np.zeros((n + 2, q), dtype=np.int64)
-    ref = np.zeros((n + 2, q), dtype=np.int64)
+    state = GroupState(np.empty((n + 2, p)), np.empty((n + 2, p)), np.zeros((n + 2, q), dtype=np.int64),
+                       np.zeros((n + 2, q), dtype=np.int64))
     size = np.zeros(n, dtype=np.int64)
     head = np.full(n, -1, dtype=np.int64)  # member linked lists, built after the splits
     nxt = np.full(n, -1, dtype=np.int64)
@@ -171,14 +180,14 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
             u = r
             du = -1.0
             for t in range(s, e):
-                d = _pair_cost(values, num_w, codes, maps, cat_cost, r, idx[t])
+                d = _pair_cost(records, costs, r, idx[t])
                 if d > du:
                     du = d
                     u = idx[t]
             v = u
             dv = -1.0
             for t in range(s, e):
-                d = _pair_cost(values, num_w, codes, maps, cat_cost, u, idx[t])
+                d = _pair_cost(records, costs, u, idx[t])
                 if d > dv:
                     dv = d
                     v = idx[t]
@@ -196,8 +205,8 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
             idx[j] = tmp
         ga = n
         gb = n + 1
-        reset_group(lo, hi, lvl, ref, ga, values, codes, best_u)
-        reset_group(lo, hi, lvl, ref, gb, values, codes, best_v)
+        reset_group(state, ga, records, best_u)
+        reset_group(state, gb, records, best_v)
         na = 1
         nb = 1
         buf[s] = best_u
@@ -206,24 +215,20 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
             x = idx[t]
             if x == best_u or x == best_v:
                 continue
-            inc_a = (na + 1) * cost_with(lo, hi, lvl, ref, ga, values, codes, num_w, maps, cat_cost, x) - na * (
-                state_cost(lo, hi, lvl, ref, ga, num_w, cat_cost)
-            )
-            inc_b = (nb + 1) * cost_with(lo, hi, lvl, ref, gb, values, codes, num_w, maps, cat_cost, x) - nb * (
-                state_cost(lo, hi, lvl, ref, gb, num_w, cat_cost)
-            )
+            inc_a = (na + 1) * cost_with(state, ga, records, costs, x) - na * state_cost(state, ga, costs)
+            inc_b = (nb + 1) * cost_with(state, gb, records, costs, x) - nb * state_cost(state, gb, costs)
             if inc_a < inc_b or (inc_a == inc_b and na <= nb):
-                add_record(lo, hi, lvl, ref, ga, values, codes, maps, x)
+                add_record(state, ga, records, costs.maps, x)
                 buf[s + na] = x
                 na += 1
             else:
-                add_record(lo, hi, lvl, ref, gb, values, codes, maps, x)
+                add_record(state, gb, records, costs.maps, x)
                 buf[e - 1 - nb] = x
                 nb += 1
         for t in range(s, e):
             idx[t] = buf[t]
-        if div and not (_segment_diverse(idx, s, s + na, sens, hist2, offsets, kinds, lvals)
-                        and _segment_diverse(idx, s + na, e, sens, hist2, offsets, kinds, lvals)):
+        if is_div and not (_segment_diverse(idx, s, s + na, sens, hist2, div)
+                           and _segment_diverse(idx, s + na, e, sens, hist2, div)):
             # a half would not be l-diverse: the segment stays one group
             seg_s[n_groups] = s
             seg_e[n_groups] = e
@@ -238,10 +243,10 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
     for g in range(n_groups):
         s = seg_s[g]
         e = seg_e[g]
-        reset_group(lo, hi, lvl, ref, g, values, codes, idx[s])
+        reset_group(state, g, records, idx[s])
         for t in range(s, e):
             x = idx[t]
-            add_record(lo, hi, lvl, ref, g, values, codes, maps, x)
+            add_record(state, g, records, costs.maps, x)
             labels[x] = g
             nxt[x] = head[g]
             head[g] = x
@@ -256,14 +261,14 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
     sb = n + 1
     for g in range(n_groups):
         while alive[g] and size[g] < k:
-            cur_g = size[g] * state_cost(lo, hi, lvl, ref, g, num_w, cat_cost)
+            cur_g = size[g] * state_cost(state, g, costs)
             # cheapest merges (the n_donors best, sorted) among the groups made near g
             n_cand = 0
             for h in range(max(0, g - window), min(n_groups, g + window + 1)):
                 if h == g or not alive[h]:
                     continue
-                d = merge_cost(lo, hi, lvl, ref, g, h, num_w, maps, cat_cost)
-                inc = (size[g] + size[h]) * d - cur_g - size[h] * state_cost(lo, hi, lvl, ref, h, num_w, cat_cost)
+                d = merge_cost(state, g, h, costs)
+                inc = (size[g] + size[h]) * d - cur_g - size[h] * state_cost(state, h, costs)
                 if n_cand < n_donors or inc < cand_cost[n_cand - 1]:
                     j = n_cand if n_cand < n_donors else n_donors - 1
                     while j > 0 and cand_cost[j - 1] > inc:
@@ -281,34 +286,33 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
             need = k - size[g]
             best_donor = -1
             best_borrow_cost = np.inf
-            for c in range(0 if div else n_cand):
+            for c in range(0 if is_div else n_cand):
                 h = cand[c]
                 if size[h] - need < k:
                     continue
-                cur_h = size[h] * state_cost(lo, hi, lvl, ref, h, num_w, cat_cost)
+                cur_h = size[h] * state_cost(state, h, costs)
                 # copy g's state to scratch sa, take `need` members of h greedily
                 for b in range(p):
-                    lo[sa, b] = lo[g, b]
-                    hi[sa, b] = hi[g, b]
+                    state.lo[sa, b] = state.lo[g, b]
+                    state.hi[sa, b] = state.hi[g, b]
                 for a in range(q):
-                    lvl[sa, a] = lvl[g, a]
-                    ref[sa, a] = ref[g, a]
-                _take_cheapest(lo, hi, lvl, ref, sa, values, codes, num_w, maps, cat_cost, head[h], nxt, taken, picked,
-                               need)
+                    state.lvl[sa, a] = state.lvl[g, a]
+                    state.ref[sa, a] = state.ref[g, a]
+                _take_cheapest(state, sa, records, costs, head[h], nxt, taken, picked, need)
                 new_g = size[g] + need
-                cost = new_g * state_cost(lo, hi, lvl, ref, sa, num_w, cat_cost) - cur_g
+                cost = new_g * state_cost(state, sa, costs) - cur_g
                 # h without the picked members
                 first = True
                 x = head[h]
                 while x >= 0:
                     if not taken[x]:
                         if first:
-                            reset_group(lo, hi, lvl, ref, sb, values, codes, x)
+                            reset_group(state, sb, records, x)
                             first = False
                         else:
-                            add_record(lo, hi, lvl, ref, sb, values, codes, maps, x)
+                            add_record(state, sb, records, costs.maps, x)
                     x = nxt[x]
-                cost += (size[h] - need) * state_cost(lo, hi, lvl, ref, sb, num_w, cat_cost) - cur_h
+                cost += (size[h] - need) * state_cost(state, sb, costs) - cur_h
                 for i in range(need):
                     taken[picked[i]] = False
                 if cost < best_borrow_cost:
@@ -317,8 +321,7 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
             if best_donor >= 0 and best_borrow_cost < best_merge_cost:
                 h = best_donor
                 # redo the greedy picks for real
-                _take_cheapest(lo, hi, lvl, ref, g, values, codes, num_w, maps, cat_cost, head[h], nxt, taken, picked,
-                               need)
+                _take_cheapest(state, g, records, costs, head[h], nxt, taken, picked, need)
                 # rebuild h's list and state without the picked members
                 x = head[h]
                 head[h] = -1
@@ -329,10 +332,10 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
                         nxt[x] = head[h]
                         head[h] = x
                         if first:
-                            reset_group(lo, hi, lvl, ref, h, values, codes, x)
+                            reset_group(state, h, records, x)
                             first = False
                         else:
-                            add_record(lo, hi, lvl, ref, h, values, codes, maps, x)
+                            add_record(state, h, records, costs.maps, x)
                     x = y
                 for i in range(need):
                     x = picked[i]
@@ -344,7 +347,7 @@ def _topdown_kernel(values, num_w, codes, maps, cat_cost, k, seed, rounds, n_don
                 size[g] += need
             else:
                 h = best_merge
-                merge_into(lo, hi, lvl, ref, g, h, maps)
+                merge_into(state, g, h, costs.maps)
                 x = head[h]
                 while x >= 0:
                     y = nxt[x]
@@ -403,9 +406,6 @@ def xu_top_down(dataset: Dataset, constraints: int | GroupConstraints, seed: int
         raise ValueError(f"rounds must be at least 1; got {rounds}")
     prep = prepare_attributes(dataset, weights)
     n = dataset.n_rows
-    raw = _topdown_kernel(
-        prep.values, prep.num_weight, prep.codes, prep.maps, leaf_share_costs(prep, dataset), cons.k,
-        int(seed) % (2**32), int(rounds), _DONORS, cons.sens, cons.offsets, cons.kinds, cons.lvals,
-        n if window is None else int(window),
-    )
+    raw = _topdown_kernel(prep.records, prep.costs(leaf_share_costs(prep, dataset)), cons.k, int(seed) % (2**32),
+                          int(rounds), _DONORS, cons.sens, cons.l_diversity, n if window is None else int(window))
     return renumber_by_first_row(raw)
