@@ -5,6 +5,8 @@ independently from its own strings; pycanon gives a second opinion on k and l.""
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -131,8 +133,28 @@ def test_bad_weights_are_refused() -> None:
     ds = clustering_dataset(12, 100, 2)
     with pytest.raises(ConfigError, match="'age' is not a quasi-identifier"):
         Anonymizer({}, Requirements([KAnonymity(4)]), method="xu-top-down", weights={"age": 2.0}).fit(ds)
-    with pytest.raises(ConfigError, match="must be a number >= 0"):
+    with pytest.raises(ConfigError, match="must be a finite number >= 0"):
         Anonymizer({}, Requirements([KAnonymity(4)]), method="k-member", weights={"x": -1.0}).fit(ds)
+
+
+@pytest.mark.parametrize("method", [greedy_k_member, xu_top_down, xu_bottom_up])
+def test_weights_follow_the_shared_rule(method: Callable[..., np.ndarray]) -> None:
+    """The clustering methods check weights by anonset.core.weights: all zero and booleans are refused too."""
+    ds = clustering_dataset(12, 60, 2)
+    source = ds.source
+    cases = [
+        ({"age": 2.0}, f"weights: 'age' is not a quasi-identifier of {source}; weights apply to q0, q1, x"),
+        ({"x": -1.0}, "weights: the weight of 'x' must be a finite number >= 0; got -1.0"),
+        ({"x": float("inf")}, "weights: the weight of 'x' must be a finite number >= 0; got inf"),
+        ({"x": True}, "weights: the weight of 'x' must be a finite number >= 0; got True"),
+        ({"q0": 0, "q1": 0.0, "x": 0}, ("weights: every weight is 0, so every release would cost nothing; give at"
+                                        " least one quasi-identifier a weight > 0")),
+    ]
+    for weights, message in cases:
+        with pytest.raises(ConfigError, match="^" + re.escape(message) + "$"):
+            method(ds, 4, weights=weights)
+    # zero beside a positive weight is fine
+    assert len(method(ds, 4, weights={"q0": 0, "q1": 0, "x": 1})) == 60
 
 
 def _labelled(seed: int, n: int) -> tuple[pd.DataFrame, dict]:

@@ -39,6 +39,7 @@ from anonset.metrics import (
     Loss,
     NonUniformEntropy,
     Precision,
+    TotalIL,
     make_metric,
     standard_metrics,
 )
@@ -294,16 +295,25 @@ def test_full_domain_node_from_engine_by_hand() -> None:
 
 
 # ============================================================================ weights and registry
-@pytest.mark.parametrize("cls", [Loss, GLM, NCP, GCP, Precision])
+@pytest.mark.parametrize("cls", [Loss, GLM, NCP, GCP, Precision, TotalIL])
 def test_weight_for_non_quasi_attribute_is_rejected(cls: type[CellMetric]) -> None:
+    """Metric weights follow the one rule of anonset.core.weights (the clustering and Mondrian methods' too)."""
     ds = dataset()
-    message = (f"metric {cls.name}: weight for 'disease', which is not a quasi-identifier;"
-               " quasi-identifiers are sex, zip, age")
+    message = (f"metric {cls.name}: 'disease' is not a quasi-identifier of <DataFrame>; weights apply to"
+               " sex, zip, age")
     with pytest.raises(ConfigError, match="^" + re.escape(message) + "$"):
         cls(weights={"sex": 1, "disease": 2}).score(hand_partition(), ds)
-    for bad in ({"sex": -1}, {"sex": 0, "zip": 0, "age": 0}, {"sex": float("nan")}):
-        with pytest.raises(ConfigError, match="weights must be non-negative numbers, not all zero"):
+    for bad, shown in (({"sex": -1}, "-1"), ({"sex": float("nan")}, "nan"), ({"sex": True}, "True"),
+                       ({"sex": "2"}, "'2'")):
+        message = f"metric {cls.name}: the weight of 'sex' must be a finite number >= 0; got {shown}"
+        with pytest.raises(ConfigError, match="^" + re.escape(message) + "$"):
             cls(weights=bad).score(hand_partition(), ds)
+    message = (f"metric {cls.name}: every weight is 0, so every release would cost nothing; give at least one"
+               " quasi-identifier a weight > 0")
+    with pytest.raises(ConfigError, match="^" + re.escape(message) + "$"):
+        cls(weights={"sex": 0, "zip": 0, "age": 0}).score(hand_partition(), ds)
+    # a zero weight beside a positive one is allowed: that attribute just costs nothing
+    assert cls(weights={"sex": 0, "zip": 1, "age": 1}).score(hand_partition(), ds) >= 0
 
 
 def test_registry() -> None:

@@ -17,7 +17,7 @@ with two cost tables for a categorical attribute's LCA node:
   0 for a single leaf (the convention ``size = 1 → 0``).
 
 ``w`` are the attribute weights (Xu's weighted certainty penalty; 1 without
-weights).
+weights), checked by :func:`anonset.core.weights.quasi_weights`.
 
 The kernels read the records as :class:`Records` (values and leaf codes) and
 the cost of a group as :class:`CostModel` (numeric weights, ancestor maps and
@@ -42,7 +42,7 @@ import numba
 import numpy as np
 
 from anonset.core.dataset import Dataset, row_values
-from anonset.errors import ConfigError
+from anonset.core.weights import quasi_weights
 
 __all__ = ["CostModel", "PreparedAttributes", "Records", "height_costs", "lca_level", "lca_table", "leaf_share_costs",
            "prepare_attributes"]
@@ -86,23 +86,6 @@ class PreparedAttributes:
         return CostModel(self.num_weight, self.maps, cat_cost)
 
 
-def _check_weights(dataset: Dataset, weights: Mapping[str, float] | None) -> dict[str, float]:
-    """Weights by quasi-identifier (1 when not given); unknown names and bad values are errors."""
-    if not weights:
-        return {q: 1.0 for q in dataset.quasi}
-    unknown = [name for name in weights if name not in dataset.quasi]
-    if unknown:
-        raise ConfigError(f"weights: {unknown[0]!r} is not a quasi-identifier of {dataset.source}; weights"
-                          f" apply to {', '.join(dataset.quasi)}")
-    out = {}
-    for q in dataset.quasi:
-        w = weights.get(q, 1.0)
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not np.isfinite(w) or w < 0:
-            raise ConfigError(f"weights: the weight of {q!r} must be a number >= 0; got {w!r}")
-        out[q] = float(w)
-    return out
-
-
 def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = None) -> PreparedAttributes:
     """Split the quasi-identifiers into numeric values and hierarchy-encoded categorical codes.
 
@@ -120,9 +103,11 @@ def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = N
     Raises
     ------
     ConfigError
-        A weight for a column that is not a quasi-identifier, or a negative one.
+        Weights :func:`anonset.core.weights.quasi_weights` refuses: one for a column
+        that is not a quasi-identifier, one that is not a finite number >= 0
+        (booleans included), or all of them 0.
     """
-    w = _check_weights(dataset, weights)
+    w = quasi_weights(dataset.quasi, weights, dataset.source)
     n = dataset.n_rows
     num_cols: list[np.ndarray] = []
     num_w: list[float] = []

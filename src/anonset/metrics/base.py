@@ -18,6 +18,7 @@ import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.core.partition import GeneralizedValues, HierarchyNodes, Intervals, Partition
+from anonset.core.weights import weight_vector
 from anonset.errors import ConfigError
 
 __all__ = ["CellMetric", "Metric"]
@@ -57,19 +58,8 @@ class CellMetric(Metric):
         self.weights = dict(weights) if weights else None
 
     def attribute_weights(self, dataset: Dataset) -> np.ndarray:
-        """Weight per quasi-identifier (1 each unless given)."""
-        if not self.weights:
-            return np.ones(len(dataset.quasi))
-        unknown = [a for a in self.weights if a not in dataset.quasi]
-        if unknown:
-            raise ConfigError(
-                f"metric {self.name}: weight for {unknown[0]!r}, which is not a quasi-identifier;"
-                f" quasi-identifiers are {', '.join(dataset.quasi)}"
-            )
-        w = np.array([float(self.weights.get(q, 1.0)) for q in dataset.quasi])
-        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
-            raise ConfigError(f"metric {self.name}: weights must be non-negative numbers, not all zero")
-        return w
+        """Weight per quasi-identifier (1 each unless given), checked by :func:`anonset.core.weights.weight_vector`."""
+        return weight_vector(dataset.quasi, self.weights, dataset.source, f"metric {self.name}")
 
     @abstractmethod
     def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
