@@ -11,11 +11,16 @@ level, maps to 0); overall ``Π (1 + L_j)^(w_j / Σw) − 1``, with equal weight
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.core.partition import GeneralizedValues, HierarchyNodes
 from anonset.metrics.base import CellMetric, interval_share, node_facts, node_index
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["Loss"]
 
@@ -26,15 +31,15 @@ class Loss(CellMetric):
     name = "loss"
     direction = "loss"
 
-    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> NDArray[np.float64]:
         """Share of the domain covered by each class's value."""
         if isinstance(values, HierarchyNodes):
             leaves = node_facts(dataset, attribute)[1]
             h = dataset.require_hierarchy(attribute)
-            return leaves[node_index(dataset, attribute, values)] / h.n_leaves
+            return cast("NDArray[np.float64]", leaves[node_index(dataset, attribute, values)] / h.n_leaves)
         return interval_share(dataset, attribute, values)
 
-    def minimum_costs(self, dataset: Dataset) -> np.ndarray:
+    def minimum_costs(self, dataset: Dataset) -> NDArray[np.float64]:
         """1/|D_j| for hierarchy attributes, 0 for interval-only ones."""
         out = np.zeros(len(dataset.quasi))
         for j, q in enumerate(dataset.quasi):
@@ -42,7 +47,7 @@ class Loss(CellMetric):
             out[j] = 1.0 / h.n_leaves if h is not None else 0.0
         return out
 
-    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
+    def combine(self, dataset: Dataset, sums: NDArray[np.float64]) -> float | NDArray[np.float64]:
         """Π (1 + L_j)^(w_j/Σw) − 1."""
         n = dataset.n_rows
         floor = n * self.minimum_costs(dataset)
@@ -50,10 +55,10 @@ class Loss(CellMetric):
         per_attr = np.clip((sums - floor) / denom, 0.0, 1.0)
         w = self.attribute_weights(dataset)
         w = w / w.sum()
-        return np.exp((np.log1p(per_attr) * w).sum(axis=-1)) - 1.0
+        return cast("float | NDArray[np.float64]", np.exp((np.log1p(per_attr) * w).sum(axis=-1)) - 1.0)
 
-    def per_attribute(self, dataset: Dataset, sums: np.ndarray) -> np.ndarray:
+    def per_attribute(self, dataset: Dataset, sums: NDArray[np.float64]) -> NDArray[np.float64]:
         """L_j per attribute."""
         n = dataset.n_rows
         floor = n * self.minimum_costs(dataset)
-        return np.clip((sums - floor) / np.where(n - floor > 0, n - floor, 1.0), 0.0, 1.0)
+        return cast("NDArray[np.float64]", np.clip((sums - floor) / np.where(n - floor > 0, n - floor, 1.0), 0.0, 1.0))

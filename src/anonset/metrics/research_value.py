@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.partition import HierarchyNodes, Partition
 from anonset.errors import ConfigError
 from anonset.metrics.base import Metric
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["DoNotMix", "KeepBoundary", "ResearchValue", "cramers_v_weights"]
 
@@ -56,7 +59,7 @@ class DoNotMix:
     def satisfied(self, dataset: Dataset, attribute: str, level: int) -> bool:
         """True while the values generalize to pairwise different nodes at ``level``."""
         h = dataset.require_hierarchy(attribute)
-        nodes = [int(h.maps[level][h.leaf_code(v)]) for v in self.values]  # type: ignore[index]
+        nodes = [int(h.maps[level][h.leaf_code(v)]) for v in self.values]
         return len(set(nodes)) == len(nodes)
 
     def validate(self, dataset: Dataset, attribute: str) -> None:
@@ -140,7 +143,7 @@ class ResearchValue(Metric):
         levels = tuple(sorted((str(q), tuple(float(v) for v in values)) for q, values in self.levels.items()))
         return ("research_value", weights, rules, levels)
 
-    def tables(self, dataset: Dataset, engine: Any = None) -> list[np.ndarray]:
+    def tables(self, dataset: Dataset, engine: Any = None) -> list[NDArray[np.float64]]:
         """RV per level of every quasi-identifier (cached on the dataset under :meth:`content_key`).
 
         ``engine`` computes the contingency tables of ``auto`` weights; without
@@ -149,7 +152,7 @@ class ResearchValue(Metric):
         key = self.content_key()
         cached = dataset.cache.get(key)
         if cached is not None:
-            return cached
+            return cast("list[NDArray[np.float64]]", cached)
         self.validate(dataset)
         weights = self.attribute_weights(dataset, engine)
         out = []
@@ -189,7 +192,7 @@ class ResearchValue(Metric):
                     " a more general level cannot have more research value"
                 )
 
-    def attribute_weights(self, dataset: Dataset, engine: Any = None) -> np.ndarray:
+    def attribute_weights(self, dataset: Dataset, engine: Any = None) -> NDArray[np.float64]:
         """``w_x`` per quasi-identifier."""
         if isinstance(self.weights, str):
             if self.weights != "auto":
@@ -206,7 +209,7 @@ class ResearchValue(Metric):
             raise ConfigError("research_value weights must be non-negative numbers")
         return w
 
-    def _structure(self, dataset: Dataset, attribute: str) -> np.ndarray:
+    def _structure(self, dataset: Dataset, attribute: str) -> NDArray[np.float64]:
         """The per-level factor without weight and rules: N·R ratio (numeric) or |A_k|/|A_0|."""
         h = dataset.require_hierarchy(attribute)
         counts = dataset.encoded[attribute].counts().astype(np.float64)
@@ -223,7 +226,7 @@ class ResearchValue(Metric):
             out[level] = base / value if numeric else value / base
         return out
 
-    def _rule_ratio(self, dataset: Dataset, attribute: str) -> np.ndarray:
+    def _rule_ratio(self, dataset: Dataset, attribute: str) -> NDArray[np.float64]:
         h = dataset.require_hierarchy(attribute)
         rules = self.rules.get(attribute, ())
         total = sum(r.importance for r in rules)
@@ -232,7 +235,7 @@ class ResearchValue(Metric):
         return np.array([sum(r.importance for r in rules if r.satisfied(dataset, attribute, level)) / total
                          for level in range(h.n_levels)])
 
-    def node_values(self, dataset: Dataset, nodes: np.ndarray) -> np.ndarray:
+    def node_values(self, dataset: Dataset, nodes: NDArray[np.int64]) -> NDArray[np.float64]:
         """Research value of each full-domain node (rows of ``nodes``)."""
         tables = self.tables(dataset)
         total = np.zeros(len(nodes))
@@ -250,12 +253,12 @@ class ResearchValue(Metric):
             levels.append(int(values.levels[0]) if len(values.levels) else dataset.require_hierarchy(q).max_level)
         return float(self.node_values(dataset, np.array([levels]))[0])
 
-    def node_bounds(self, dataset: Dataset, levels: np.ndarray) -> np.ndarray:
+    def node_bounds(self, dataset: Dataset, levels: NDArray[np.int64]) -> NDArray[np.float64]:
         """The objective (−RV) itself: it depends on the levels alone."""
         return -self.node_values(dataset, levels)
 
 
-def cramers_v_weights(dataset: Dataset, engine: Any = None) -> np.ndarray:
+def cramers_v_weights(dataset: Dataset, engine: Any = None) -> NDArray[np.float64]:
     """``1 − mean bias-corrected Cramér's V`` with the other quasi-identifiers, normalized to sum 1.
 
     The contingency table of two attributes is the class table of the node with
@@ -267,7 +270,7 @@ def cramers_v_weights(dataset: Dataset, engine: Any = None) -> np.ndarray:
     key = ("cramers_v_weights",)
     cached = dataset.cache.get(key)
     if cached is not None:
-        return cached
+        return cast("NDArray[np.float64]", cached)
     d = len(dataset.quasi)
     if d == 1:
         return np.ones(1)
@@ -308,7 +311,7 @@ def _engine_of(dataset: Dataset) -> Any:
     return engine
 
 
-def _corrected_v(a: np.ndarray, b: np.ndarray, counts: np.ndarray, n: float) -> float:
+def _corrected_v(a: NDArray[np.int32], b: NDArray[np.int32], counts: NDArray[np.float64], n: float) -> float:
     """Bias-corrected Cramér's V (Bergsma 2013) of a contingency table given as (a, b, count) triples."""
     _, ai = np.unique(a, return_inverse=True)
     _, bi = np.unique(b, return_inverse=True)
