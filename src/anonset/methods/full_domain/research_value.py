@@ -41,7 +41,7 @@ import heapq
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -54,6 +54,9 @@ from anonset.methods.full_domain.search import SearchResult, single_attribute_su
 from anonset.metrics.research_value import ResearchValue
 from anonset.privacy.base import Requirements, Verdict
 from anonset.privacy.kanonymity import KAnonymity
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["SuccessEntry", "pre_prune", "rv_global", "rv_hybrid", "rv_local", "rv_partitioned"]
 
@@ -140,7 +143,7 @@ class _Prober:
                       key=lambda e: (-round(e.research_value, 12), e.roots, sum(e.levels), e.levels))
 
 
-def pre_prune(dataset: Dataset, requirements: Requirements) -> np.ndarray:
+def pre_prune(dataset: Dataset, requirements: Requirements) -> NDArray[np.int64]:
     """Lowest level of each attribute that can appear in a feasible string (k pre-pruning)."""
     k = max([m.k for m in requirements.models if isinstance(m, KAnonymity)], default=1)
     lowest = np.zeros(len(dataset.quasi), dtype=np.int64)
@@ -158,7 +161,7 @@ def pre_prune(dataset: Dataset, requirements: Requirements) -> np.ndarray:
     return lowest
 
 
-def _grid(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+def _grid(low: NDArray[np.int64], high: NDArray[np.int64]) -> NDArray[np.int64]:
     """All strings with ``low <= levels <= high`` (an (N, d) int matrix)."""
     shape = tuple(int(h - lo + 1) for lo, h in zip(low, high))
     size = 1
@@ -174,11 +177,11 @@ def _grid(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Candidates:
-    nodes: np.ndarray
-    rv: np.ndarray
-    alive: np.ndarray
+    nodes: NDArray[np.int64]
+    rv: NDArray[np.float64]
+    alive: NDArray[np.bool_]
 
-    def index(self, levels: np.ndarray) -> int:
+    def index(self, levels: NDArray[np.int64]) -> int:
         return int(np.flatnonzero(np.all(self.nodes == levels, axis=1))[0])
 
     def after_probe(self, i: int, feasible: bool, prunes: bool) -> None:
@@ -211,8 +214,8 @@ def _global_loop(prober: _Prober, cand: _Candidates) -> None:
         cand.after_probe(i, feasible, prunes)
 
 
-def _local_loop(prober: _Prober, low: np.ndarray, high: np.ndarray,
-                on_probe: Callable[[np.ndarray, bool, bool], None] | None = None) -> int:
+def _local_loop(prober: _Prober, low: NDArray[np.int64], high: NDArray[np.int64],
+                on_probe: Callable[[NDArray[np.int64], bool, bool], None] | None = None) -> int:
     lo, hi = low.copy(), high.copy()
     mid = (lo + hi) // 2
     steps = 0
@@ -322,7 +325,7 @@ def rv_hybrid(dataset: Dataset, engine: Engine, requirements: Requirements, metr
     rv, prober = _setup(dataset, engine, requirements, metric, max_frequency_sets)
     cand = _candidates(dataset, requirements, rv)
 
-    def prune(levels: np.ndarray, feasible: bool, prunes: bool) -> None:
+    def prune(levels: NDArray[np.int64], feasible: bool, prunes: bool) -> None:
         cand.after_probe(cand.index(levels), feasible, prunes)
 
     low = cand.nodes.min(axis=0)
@@ -361,7 +364,7 @@ def rv_partitioned(dataset: Dataset, engine: Engine, requirements: Requirements,
     d = len(dataset.quasi)
     subsets = [list(range(s, min(s + subset_size, d))) for s in range(0, d, subset_size)]
     tables = rv.tables(dataset, engine)
-    lists: list[tuple[np.ndarray, np.ndarray]] = []
+    lists: list[tuple[NDArray[np.int64], NDArray[np.float64]]] = []
     largest = 0
 
     def body() -> None:
@@ -387,7 +390,8 @@ def rv_partitioned(dataset: Dataset, engine: Engine, requirements: Requirements,
     }, complete)
 
 
-def _feasible_projections(prober: _Prober, subset: list[int], sub_nodes: np.ndarray, top: np.ndarray) -> np.ndarray:
+def _feasible_projections(prober: _Prober, subset: list[int], sub_nodes: NDArray[np.int64],
+                          top: NDArray[np.int64]) -> NDArray[np.bool_]:
     """Which strings of a subset keep the monotone part when every other attribute is at its root.
 
     Binary probes along chains to the subset's top tag whole up-sets feasible
@@ -428,11 +432,11 @@ def _feasible_projections(prober: _Prober, subset: list[int], sub_nodes: np.ndar
                 hi = mid
         if known[i] == 0:
             test(int(i))
-    return known == 1
+    return cast("NDArray[np.bool_]", known == 1)
 
 
-def _combine(prober: _Prober, subsets: list[list[int]], lists: list[tuple[np.ndarray, np.ndarray]], d: int,
-             success_limit: int, tables: list[np.ndarray]) -> None:
+def _combine(prober: _Prober, subsets: list[list[int]], lists: list[tuple[NDArray[np.int64], NDArray[np.float64]]],
+             d: int, success_limit: int, tables: list[NDArray[np.float64]]) -> None:
     """Combine the subsets' feasible strings, best RV first, by depth-first branch and bound.
 
     Depth s fixes the string of subset s; the subsets not yet fixed stay at
@@ -454,10 +458,10 @@ def _combine(prober: _Prober, subsets: list[list[int]], lists: list[tuple[np.nda
     def threshold() -> float:
         return top_values[0] if len(top_values) >= success_limit else -np.inf
 
-    def dominated(levels: np.ndarray) -> bool:
+    def dominated(levels: NDArray[np.int64]) -> bool:
         return bool(len(failed)) and bool(np.any(np.all(failed >= levels, axis=1)))
 
-    def visit(depth: int, levels: np.ndarray, value: float) -> None:
+    def visit(depth: int, levels: NDArray[np.int64], value: float) -> None:
         nonlocal failed
         nodes, values = lists[depth]
         for i in range(len(nodes)):
@@ -482,7 +486,8 @@ def _combine(prober: _Prober, subsets: list[list[int]], lists: list[tuple[np.nda
     visit(0, prober.top.copy(), 0.0)
 
 
-def _probe_chain(prober: _Prober, levels: np.ndarray, tables: list[np.ndarray]) -> np.ndarray | None:
+def _probe_chain(prober: _Prober, levels: NDArray[np.int64],
+                 tables: list[NDArray[np.float64]]) -> NDArray[np.int64] | None:
     """The highest string on a cheapest-RV chain from ``levels`` whose monotone part fails, or None.
 
     None means ``levels`` itself keeps the monotone part (then it is probed in full by the caller).

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +43,9 @@ from anonset.errors import InfeasibleError
 from anonset.metrics.base import Metric
 from anonset.privacy.base import Requirements, Verdict
 from anonset.privacy.kanonymity import KAnonymity
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["SearchResult", "exhaustive_search", "lattice_of", "optimal_search"]
 
@@ -152,7 +156,7 @@ def exhaustive_search(dataset: Dataset, engine: Engine, requirements: Requiremen
     return ev.result(lattice, started)
 
 
-def single_attribute_suppression(dataset: Dataset, k: int) -> list[np.ndarray]:
+def single_attribute_suppression(dataset: Dataset, k: int) -> list[NDArray[np.int64]]:
     """Per quasi-identifier and level: records whose generalized value occurs fewer than k times."""
     out = []
     for q in dataset.quasi:
@@ -254,7 +258,7 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     return result
 
 
-def _cheapest_steps(lattice: Lattice, bounds: np.ndarray) -> np.ndarray:
+def _cheapest_steps(lattice: Lattice, bounds: NDArray[np.float64]) -> NDArray[np.int64]:
     """For every node, the index of its parent with the lowest bound (−1 at the top)."""
     best_bound = np.full(lattice.size, np.inf)
     best_next = np.full(lattice.size, -1, dtype=np.int64)
@@ -269,7 +273,7 @@ def _cheapest_steps(lattice: Lattice, bounds: np.ndarray) -> np.ndarray:
     return best_next
 
 
-def _chain(steps: np.ndarray, start: int) -> list[int]:
+def _chain(steps: NDArray[np.int64], start: int) -> list[int]:
     """Follow the cheapest steps from ``start`` to the top."""
     chain = [start]
     nxt = int(steps[start])
