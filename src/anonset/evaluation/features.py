@@ -20,10 +20,15 @@ domain, as a fully generalized record would.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from anonset.core.dataset import Dataset, row_values
 from anonset.core.partition import HierarchyNodes, Intervals, Partition
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["feature_names", "level_features", "original_features", "partition_features"]
 
@@ -33,7 +38,7 @@ def feature_names(dataset: Dataset) -> list[str]:
     return [f"{q}.{end}" for q in dataset.quasi for end in ("lo", "hi")]
 
 
-def _leaf_coordinates(dataset: Dataset, name: str) -> np.ndarray:
+def _leaf_coordinates(dataset: Dataset, name: str) -> NDArray[np.float64]:
     """Coordinate of each leaf code of a quasi-identifier (its number, or its depth-first position)."""
     enc = dataset.encoded[name]
     if row_values(dataset, name) is not None:
@@ -47,7 +52,8 @@ def _leaf_coordinates(dataset: Dataset, name: str) -> np.ndarray:
     return position
 
 
-def _node_bounds(dataset: Dataset, name: str, coords: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
+def _node_bounds(dataset: Dataset, name: str, coords: NDArray[np.float64],
+                 level: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Smallest and largest leaf coordinate under every node of one hierarchy level."""
     h = dataset.require_hierarchy(name)
     nodes = np.asarray(h.maps[level], dtype=np.int64)
@@ -59,7 +65,7 @@ def _node_bounds(dataset: Dataset, name: str, coords: np.ndarray, level: int) ->
     return lo, hi
 
 
-def original_features(dataset: Dataset) -> np.ndarray:
+def original_features(dataset: Dataset) -> NDArray[np.float64]:
     """(n, 2d) float64: every record as the point ``(c, c)`` per quasi-identifier."""
     out = np.empty((dataset.n_rows, 2 * len(dataset.quasi)))
     for j, q in enumerate(dataset.quasi):
@@ -69,7 +75,8 @@ def original_features(dataset: Dataset) -> np.ndarray:
     return out
 
 
-def partition_features(dataset: Dataset, partition: Partition, row_class: np.ndarray) -> np.ndarray:
+def partition_features(dataset: Dataset, partition: Partition,
+                       row_class: NDArray[np.integer[Any]]) -> NDArray[np.float64]:
     """(m, 2d) float64: each record as the box of its class (``row_class`` indexes ``partition``; −1 = whole domain).
 
     Parameters
@@ -103,7 +110,7 @@ def partition_features(dataset: Dataset, partition: Partition, row_class: np.nda
     return out
 
 
-def level_features(dataset: Dataset, levels: tuple[int, ...]) -> np.ndarray:
+def level_features(dataset: Dataset, levels: tuple[int, ...]) -> NDArray[np.float64]:
     """(n, 2d) float64: every record of ``dataset`` generalized to a full-domain node, as boxes."""
     out = np.empty((dataset.n_rows, 2 * len(dataset.quasi)))
     for j, (q, level) in enumerate(zip(dataset.quasi, levels, strict=True)):
