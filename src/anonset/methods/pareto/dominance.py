@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "BoxArchive",
@@ -38,7 +42,8 @@ __all__ = [
 _BLOCK = 256
 
 
-def check_epsilon(epsilon: Sequence[float] | np.ndarray | None, n_objectives: int) -> np.ndarray | None:
+def check_epsilon(epsilon: Sequence[float] | NDArray[np.float64] | None,
+                  n_objectives: int) -> NDArray[np.float64] | None:
     """Validate a discretization vector: one positive finite number per objective (or None).
 
     Returns
@@ -61,7 +66,7 @@ def check_epsilon(epsilon: Sequence[float] | np.ndarray | None, n_objectives: in
     return eps
 
 
-def orient(values: np.ndarray, maximize: np.ndarray) -> np.ndarray:
+def orient(values: NDArray[np.float64], maximize: NDArray[np.bool_]) -> NDArray[np.float64]:
     """Index values as quantities to minimize: maximized objectives negated.
 
     Parameters
@@ -75,7 +80,8 @@ def orient(values: np.ndarray, maximize: np.ndarray) -> np.ndarray:
     return np.where(maximize, -values, values)
 
 
-def boxes(values: np.ndarray, maximize: np.ndarray, epsilon: np.ndarray | None) -> np.ndarray:
+def boxes(values: NDArray[np.float64], maximize: NDArray[np.bool_],
+          epsilon: NDArray[np.float64] | None) -> NDArray[np.float64]:
     """Oriented box coordinates ``⌊I / ε⌋`` of index values (the oriented values themselves without ε).
 
     Parameters
@@ -92,25 +98,26 @@ def boxes(values: np.ndarray, maximize: np.ndarray, epsilon: np.ndarray | None) 
     return orient(grid, maximize)
 
 
-def dominates(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def dominates(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Does ``a`` dominate ``b``?  Broadcasts over leading axes (oriented values, last axis = objectives)."""
     a = np.asarray(a)
     b = np.asarray(b)
     return np.asarray(np.all(a <= b, axis=-1) & np.any(a < b, axis=-1))
 
 
-def dominance_matrix(oriented: np.ndarray) -> np.ndarray:
+def dominance_matrix(oriented: NDArray[np.float64]) -> NDArray[np.bool_]:
     """(m, m) bool: entry (i, j) is True when row i dominates row j."""
     return dominates(oriented[:, None, :], oriented[None, :, :])
 
 
-def box_dominates(a: np.ndarray, box_a: np.ndarray, b: np.ndarray, box_b: np.ndarray) -> np.ndarray:
+def box_dominates(a: NDArray[np.float64], box_a: NDArray[np.float64], b: NDArray[np.float64],
+                  box_b: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Box-dominance of ``a`` over ``b`` (oriented values and oriented boxes; broadcasts)."""
     same = np.all(np.asarray(box_a) == np.asarray(box_b), axis=-1)
     return np.where(same, dominates(a, b), dominates(box_a, box_b))
 
 
-def nondominated(oriented: np.ndarray) -> np.ndarray:
+def nondominated(oriented: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Bool mask of the rows no other row dominates (equal rows are all kept).
 
     Rows are visited in lexicographic order, where a dominator always comes
@@ -137,7 +144,8 @@ def nondominated(oriented: np.ndarray) -> np.ndarray:
     return keep
 
 
-def box_representatives(values: np.ndarray, maximize: np.ndarray, epsilon: np.ndarray | None) -> np.ndarray:
+def box_representatives(values: NDArray[np.float64], maximize: NDArray[np.bool_],
+                        epsilon: NDArray[np.float64] | None) -> NDArray[np.int64]:
     """One row per non-dominated box of a set of index values.
 
     The boxes of the non-dominated rows are computed, the boxes no other box
@@ -183,7 +191,7 @@ class BoxArchive:
         Discretization vector (validated by :func:`check_epsilon`).
     """
 
-    def __init__(self, maximize: np.ndarray, epsilon: np.ndarray | None):
+    def __init__(self, maximize: NDArray[np.bool_], epsilon: NDArray[np.float64] | None):
         self.maximize = np.asarray(maximize, dtype=np.bool_)
         self.epsilon = epsilon
         r = len(self.maximize)
@@ -195,11 +203,11 @@ class BoxArchive:
         return len(self._ids)
 
     @property
-    def ids(self) -> np.ndarray:
+    def ids(self) -> NDArray[np.int64]:
         """Ids of the members, in insertion order."""
         return self._ids.copy()
 
-    def update(self, member: int, values: np.ndarray) -> bool:
+    def update(self, member: int, values: NDArray[np.float64]) -> bool:
         """Offer a candidate (Algorithm 1); True when it entered the archive.
 
         Steps: remove the members the candidate box-dominates; insert the

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from anonset.methods.pareto.dominance import BoxArchive, check_epsilon, dominanc
 from anonset.methods.pareto.exhaustive import result_of
 from anonset.methods.pareto.objectives import NodeEvaluator, ParetoResult, check_objectives
 from anonset.privacy.base import require_int, require_number
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["pareto_ea", "spea2_fitness"]
 
@@ -112,7 +116,7 @@ def pareto_ea(dataset: Dataset, engine: Engine | None, objectives: Sequence[str]
     return result_of(evaluator, archive.ids, eps, time.perf_counter() - started)
 
 
-def spea2_fitness(oriented: np.ndarray) -> np.ndarray:
+def spea2_fitness(oriented: NDArray[np.float64]) -> NDArray[np.int64]:
     """SPEA2-style fitness: for each row, the summed dominance counts of the rows that dominate it.
 
     Parameters
@@ -130,7 +134,7 @@ def spea2_fitness(oriented: np.ndarray) -> np.ndarray:
     return np.asarray(dominated.T.astype(np.int64) @ counts)
 
 
-def _offer(evaluator: NodeEvaluator, archive: BoxArchive, nodes: np.ndarray) -> np.ndarray:
+def _offer(evaluator: NodeEvaluator, archive: BoxArchive, nodes: NDArray[np.int64]) -> NDArray[np.int64]:
     """Evaluate a population and offer each node to the archive; the nodes' evaluator rows."""
     rows = evaluator.evaluate_many(nodes)
     for row in rows:
@@ -138,7 +142,7 @@ def _offer(evaluator: NodeEvaluator, archive: BoxArchive, nodes: np.ndarray) -> 
     return rows
 
 
-def _crossover(selected: np.ndarray, rng: np.random.Generator, p_cross: float) -> np.ndarray:
+def _crossover(selected: NDArray[np.int64], rng: np.random.Generator, p_cross: float) -> NDArray[np.int64]:
     """Single-point crossover of random disjoint pairs, each with probability ``p_cross``."""
     n, d = selected.shape
     order = rng.permutation(n)
@@ -153,8 +157,9 @@ def _crossover(selected: np.ndarray, rng: np.random.Generator, p_cross: float) -
     return children
 
 
-def _mutate(nodes: np.ndarray, rng: np.random.Generator, p_mut: float, top: np.ndarray) -> np.ndarray:
+def _mutate(nodes: NDArray[np.int64], rng: np.random.Generator, p_mut: float,
+            top: NDArray[np.int64]) -> NDArray[np.int64]:
     """Single-step mutation: each level ±1 with probability ``p_mut``, kept within 0 .. top."""
     hit = rng.random(nodes.shape) < p_mut
     step = np.where(rng.random(nodes.shape) < 0.5, -1, 1)
-    return np.clip(nodes + hit * step, 0, top)
+    return cast("NDArray[np.int64]", np.clip(nodes + hit * step, 0, top))

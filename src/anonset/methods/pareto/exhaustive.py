@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +26,9 @@ from anonset.methods.pareto.objectives import (
     ParetoResult,
     check_objectives,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["pareto_exhaustive", "result_of"]
 
@@ -67,7 +71,7 @@ def pareto_exhaustive(dataset: Dataset, engine: Engine | None, objectives: Seque
     return result_of(evaluator, members, eps, time.perf_counter() - started)
 
 
-def result_of(evaluator: NodeEvaluator, rows: np.ndarray, epsilon: np.ndarray | None,
+def result_of(evaluator: NodeEvaluator, rows: NDArray[np.integer[Any]], epsilon: NDArray[np.float64] | None,
               seconds: float) -> ParetoResult:
     """A :class:`ParetoResult` of the evaluator's nodes ``rows`` (sorted by objectives, then levels).
 

@@ -42,20 +42,24 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 
-from anonset.core.dataset import Dataset, Role
+from anonset.core.dataset import Dataset
 from anonset.core.lattice import Lattice
 from anonset.core.partition import HierarchyNodes
 from anonset.core.stats import ClassStats, StatsRequest
+from anonset.core.targets import the_target
 from anonset.engine.base import Engine
 from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import ConfigError
 from anonset.methods.full_domain.search import lattice_of
 from anonset.metrics import GLM
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "OBJECTIVES",
@@ -152,7 +156,7 @@ def budget_rows(eta: float, n_rows: int) -> int:
     return math.floor(float(eta) * n_rows + 1e-9)
 
 
-def suppression_threshold(sizes: np.ndarray, budget: int) -> int:
+def suppression_threshold(sizes: NDArray[np.int64], budget: int) -> int:
     """The node's k under the paper's suppression rule.
 
     Parameters
@@ -245,23 +249,23 @@ class ParetoResult:
     seconds: float
     eta: float
     epsilon: tuple[float, ...] | None
-    evaluated_levels: np.ndarray = field(repr=False)
-    evaluated_values: np.ndarray = field(repr=False)
-    evaluated_suppressed: np.ndarray = field(repr=False)
+    evaluated_levels: NDArray[np.int64] = field(repr=False)
+    evaluated_values: NDArray[np.float64] = field(repr=False)
+    evaluated_suppressed: NDArray[np.int64] = field(repr=False)
 
     @property
-    def values(self) -> np.ndarray:
+    def values(self) -> NDArray[np.float64]:
         """(members, objectives) float64 matrix of the front's index values."""
         return np.array([[m.objectives[o] for o in self.objectives] for m in self.front],
                         dtype=np.float64).reshape(len(self.front), len(self.objectives))
 
     @property
-    def levels(self) -> np.ndarray:
+    def levels(self) -> NDArray[np.int64]:
         """(members, quasi-identifiers) int64 matrix of the front's levels."""
         return np.array([m.levels for m in self.front], dtype=np.int64).reshape(len(self.front), len(self.quasi))
 
     @property
-    def maximize(self) -> np.ndarray:
+    def maximize(self) -> NDArray[np.bool_]:
         """Bool per objective: higher is better."""
         return np.array([OBJECTIVES[o].maximize for o in self.objectives], dtype=np.bool_)
 
@@ -330,21 +334,21 @@ class NodeEvaluator:
         return len(self._index)
 
     @property
-    def levels(self) -> np.ndarray:
+    def levels(self) -> NDArray[np.int64]:
         """(count, d) levels of the evaluated nodes, in evaluation order (a view)."""
         return self._levels[:self.count]
 
     @property
-    def values(self) -> np.ndarray:
+    def values(self) -> NDArray[np.float64]:
         """(count, r) objective values of the evaluated nodes (a view)."""
         return self._values[:self.count]
 
     @property
-    def suppressed(self) -> np.ndarray:
+    def suppressed(self) -> NDArray[np.int64]:
         """(count,) suppressed records of the evaluated nodes (a view)."""
         return self._suppressed[:self.count]
 
-    def evaluate(self, levels: Sequence[int] | np.ndarray) -> int:
+    def evaluate(self, levels: Sequence[int] | NDArray[np.int64]) -> int:
         """Evaluate a node (once; later calls hit the cache) and return its row in :attr:`values`."""
         node = tuple(int(v) for v in levels)
         row = self._index.get(node)
@@ -366,12 +370,12 @@ class NodeEvaluator:
         self._index[node] = row
         return row
 
-    def evaluate_many(self, nodes: np.ndarray) -> np.ndarray:
+    def evaluate_many(self, nodes: NDArray[np.int64]) -> NDArray[np.int64]:
         """Rows in :attr:`values` of each node of an (m, d) level matrix."""
         return np.array([self.evaluate(node) for node in nodes], dtype=np.int64)
 
     # ------------------------------------------------------------------ one node
-    def node_values(self, levels: tuple[int, ...]) -> tuple[np.ndarray, int]:
+    def node_values(self, levels: tuple[int, ...]) -> tuple[NDArray[np.float64], int]:
         """Objective values and suppressed records of a node, computed from its class statistics."""
         stats = self.engine.class_stats(levels)
         k = suppression_threshold(stats.sizes, self.budget)
@@ -394,14 +398,14 @@ class NodeEvaluator:
                 out[j] = self._target.cm(stats, levels, kept)
         return out, suppressed
 
-    def suppressed_mask(self, levels: Sequence[int]) -> np.ndarray:
+    def suppressed_mask(self, levels: Sequence[int]) -> NDArray[np.bool_]:
         """Bool per record: suppressed by the η rule at node ``levels`` (for releasing a front member)."""
         node = tuple(int(v) for v in levels)
         row_class, stats = self.engine.row_classes(node)
         k = suppression_threshold(stats.sizes, self.budget)
         return np.asarray(stats.sizes[row_class] < k)
 
-    def _histogram(self, stats: ClassStats) -> np.ndarray:
+    def _histogram(self, stats: ClassStats) -> NDArray[np.int64]:
         assert self.sensitive is not None
         hist = stats.histograms.get(self.sensitive)
         if hist is None:
@@ -412,7 +416,8 @@ class NodeEvaluator:
             )
         return np.asarray(hist, dtype=np.int64)
 
-    def _glm_value(self, stats: ClassStats, levels: tuple[int, ...], dropped: np.ndarray, suppressed: int) -> float:
+    def _glm_value(self, stats: ClassStats, levels: tuple[int, ...], dropped: NDArray[np.bool_],
+                   suppressed: int) -> float:
         """GLM by :class:`~anonset.metrics.GLM`'s own formula, without touching the released classes.
 
         Per attribute: the cost of generalizing every record (``GLM.level_sums``)
@@ -430,10 +435,10 @@ class NodeEvaluator:
         return float(self._glm.combine(self.dataset, sums))
 
 
-def _cost_tables(metric: GLM, dataset: Dataset) -> tuple[np.ndarray, list[np.ndarray]]:
+def _cost_tables(metric: GLM, dataset: Dataset) -> tuple[NDArray[np.float64], list[NDArray[np.int64]]]:
     """Every hierarchy node's per-cell cost (``metric.class_costs``) in one array, with offsets [attribute][level]."""
-    chunks: list[np.ndarray] = []
-    offsets: list[np.ndarray] = []
+    chunks: list[NDArray[np.float64]] = []
+    offsets: list[NDArray[np.int64]] = []
     position = 0
     for q in dataset.quasi:
         h = dataset.require_hierarchy(q)
@@ -474,7 +479,7 @@ class _TargetTable:
         flat = inverse * self.n_labels + labels
         self.counts = np.bincount(flat, minlength=len(keys) * self.n_labels).reshape(len(keys), self.n_labels)
 
-    def cm(self, stats: ClassStats, levels: tuple[int, ...], kept: np.ndarray) -> float:
+    def cm(self, stats: ClassStats, levels: tuple[int, ...], kept: NDArray[np.bool_]) -> float:
         """(suppressed + records outside their class's majority label) / n."""
         cls = self._class_of_bottom(stats, levels)
         flat = (cls[:, None] * self.n_labels + np.arange(self.n_labels)[None, :]).ravel()
@@ -483,7 +488,7 @@ class _TargetTable:
         correct = int(majority[kept].sum())
         return (self.dataset.n_rows - correct) / self.dataset.n_rows
 
-    def _class_of_bottom(self, stats: ClassStats, levels: tuple[int, ...]) -> np.ndarray:
+    def _class_of_bottom(self, stats: ClassStats, levels: tuple[int, ...]) -> NDArray[np.int64]:
         """Index into ``stats``'s classes of each most specific class, by matching generalized codes."""
         d = len(levels)
         bottom = np.empty((len(self.keys), d), dtype=np.int64)
@@ -520,16 +525,5 @@ def _sensitive_of(dataset: Dataset, name: str | None, objectives: tuple[str, ...
 
 
 def _target_of(dataset: Dataset, name: str | None) -> str:
-    targets = [c for c, spec in dataset.specs.items() if spec.role is Role.TARGET]
-    if name is not None:
-        if name not in targets:
-            raise ConfigError(f"objective cm needs a class label; {name!r} is not a column with role target:"
-                              " set `role: target` on it")
-        return name
-    if len(targets) == 1:
-        return targets[0]
-    if not targets:
-        raise ConfigError(f"objective cm needs a column with role target (the class label) and {dataset.source}"
-                          " has none; set `role: target` on one column")
-    raise ConfigError(f"objective cm needs one target column but {dataset.source} has {len(targets)}"
-                      f" ({', '.join(targets)}); name the one to use")
+    """The class label of ``cm``: ``name`` or the only target column (:func:`anonset.core.targets.the_target`)."""
+    return the_target(dataset, name, "objective cm")

@@ -19,12 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonset.errors import ConfigError
 from anonset.methods.pareto.dominance import boxes, check_epsilon, nondominated
 from anonset.methods.pareto.objectives import ParetoResult
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["FrontQuality", "assess", "convergence_error", "representation_ratio"]
 
@@ -66,7 +70,7 @@ def convergence_error(found: ParetoResult, exact: ParetoResult) -> float:
 
 
 def representation_ratio(found: ParetoResult, exact: ParetoResult,
-                         epsilon: Sequence[float] | np.ndarray | None = None) -> float:
+                         epsilon: Sequence[float] | NDArray[np.float64] | None = None) -> float:
     """RR of ``found``: the share of the exact front's non-dominated ε-boxes it occupies.
 
     Parameters
@@ -90,7 +94,7 @@ def representation_ratio(found: ParetoResult, exact: ParetoResult,
     return float(occupied.mean())
 
 
-def assess(found: ParetoResult, exact: ParetoResult, epsilon: Sequence[float] | np.ndarray | None = None
+def assess(found: ParetoResult, exact: ParetoResult, epsilon: Sequence[float] | NDArray[np.float64] | None = None
            ) -> FrontQuality:
     """CE, RR (for ``epsilon``, default the one ``found`` was searched with) and the search effort of ``found``."""
     eps = found.epsilon if epsilon is None else epsilon
