@@ -367,3 +367,50 @@ def test_node_bounds_by_hand() -> None:
                                [0, 1, (2 * 4 / 3 * 13 / 9) ** (1 / 3) - 1], atol=1e-12)
     np.testing.assert_allclose(GLM().node_bounds(ds, levels)[:2], [0, 18], atol=1e-12)
     np.testing.assert_allclose(Precision().node_bounds(ds, levels)[:2], [-1, 0], atol=1e-12)
+
+
+# ============================================================================ classification metric target
+def _labelled_dataset(targets: tuple[str, ...]) -> Dataset:
+    frame = pd.DataFrame({"q": ["a", "a", "a", "b", "b", "c"], "y": ["1", "1", "0", "0", "0", "1"],
+                          "z": ["u", "v", "v", "v", "u", "u"]})
+    attrs: dict = {"q": {"role": "quasi"}}
+    for name in ("y", "z"):
+        attrs[name] = {"role": "target" if name in targets else "insensitive"}
+    return Dataset(frame, attrs)
+
+
+def test_cm_resolves_its_target_by_the_shared_rule() -> None:
+    """cm scores the named target or the only one; none, or several and none named, is a one-line ConfigError."""
+    from anonset.core.partition import partition_of_assignment
+    from anonset.metrics import ClassificationMetric
+
+    row_class = np.array([0, 0, 0, 1, 1, -1])
+    one = _labelled_dataset(("y",))
+    assert ClassificationMetric().score(partition_of_assignment(one, row_class), one) == pytest.approx(2 / 6)
+    two = _labelled_dataset(("y", "z"))
+    partition = partition_of_assignment(two, row_class)
+    assert ClassificationMetric(target="y").score(partition, two) == pytest.approx(2 / 6)
+    assert ClassificationMetric(target="z").score(partition, two) == pytest.approx(3 / 6)
+    message = ("<DataFrame>: metric cm needs one class label column and 2 have role target (y, z); name the one"
+               " to use (option target)")
+    with pytest.raises(ConfigError, match="^" + re.escape(message) + "$"):
+        ClassificationMetric().score(partition, two)
+    none = _labelled_dataset(())
+    message = "<DataFrame>: metric cm needs a class label column and no column has role target; set role: target on one"
+    with pytest.raises(ConfigError, match="^" + re.escape(message) + "$"):
+        ClassificationMetric().score(partition_of_assignment(none, row_class), none)
+    message = ("<DataFrame>: metric cm needs a class label column; 'q' is a quasi column: give it role target"
+               " (targets: y)")
+    with pytest.raises(ConfigError, match="^" + re.escape(message) + "$"):
+        ClassificationMetric(target="q").score(partition_of_assignment(one, row_class), one)
+
+
+def test_cm_is_reported_only_with_exactly_one_target() -> None:
+    from anonset.metrics import reported_metrics
+
+    def names(targets: tuple[str, ...]) -> list[str]:
+        return [m.name for m in reported_metrics(_labelled_dataset(targets))]
+
+    assert "cm" in names(("y",))
+    assert "cm" not in names(())
+    assert "cm" not in names(("y", "z"))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from anonset.core.dataset import Dataset, Role
+from anonset.core.dataset import Dataset
+from anonset.core.targets import target_columns
 from anonset.errors import ConfigError
 from anonset.metrics.base import CellMetric, Metric
 from anonset.metrics.cell_metrics import GCP, GLM, NCP, Precision, TotalIL
@@ -50,7 +51,7 @@ METRICS: dict[str, type[Metric]] = {
 SEARCH_METRICS: tuple[str, ...] = tuple(name for name, cls in METRICS.items() if not cls.needs_rows)
 
 #: Metrics reported only when optimized (research value needs its configuration) or when the data has
-#: what they measure (cm needs a target attribute; see :func:`reported_metrics`).
+#: what they measure (cm needs exactly one column with role target; see :func:`reported_metrics`).
 CONFIGURED = frozenset({"research_value", "cm"})
 
 
@@ -71,9 +72,13 @@ def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int
 
 
 def reported_metrics(dataset: Dataset, k: int = 1, weights: Mapping[str, float] | None = None) -> list[Metric]:
-    """The standard metrics, plus the classification metric when the dataset has a target attribute."""
+    """The standard metrics, plus the classification metric when exactly one column has role target.
+
+    With several target columns no one of them is *the* class label, so cm is
+    not reported on its own (score ``ClassificationMetric(target=...)`` to get it).
+    """
     out = standard_metrics(k, weights)
-    if any(spec.role is Role.TARGET for spec in dataset.specs.values()):
+    if len(target_columns(dataset)) == 1:
         out.append(ClassificationMetric())
     return out
 

@@ -1,4 +1,4 @@
-"""Metrics of the class structure: discernibility, average class size, non-uniform entropy.
+"""Metrics of the class structure: discernibility, average class size, non-uniform entropy, classification.
 
 - ``discernibility`` (Bayardo and Agrawal): Σ |E|² over released classes plus
   |D| for every suppressed record.
@@ -8,6 +8,9 @@
   falls under the cell's generalized value / count of records with the
   cell's original value), counts taken in the input; a suppressed cell is
   generalized to the root.  Needs record-level detail.
+- ``cm`` (Iyengar's classification metric): the share of records suppressed
+  or outside their class's majority label of the target column.  Needs
+  record-level detail.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.core.partition import HierarchyNodes, Intervals, Partition
+from anonset.core.targets import the_target
 from anonset.metrics.base import Metric, node_facts
 
-__all__ = ["AverageClassSize", "Discernibility", "NonUniformEntropy"]
+__all__ = ["AverageClassSize", "ClassificationMetric", "Discernibility", "NonUniformEntropy"]
 
 
 class Discernibility(Metric):
@@ -94,9 +98,13 @@ class ClassificationMetric(Metric):
 
     A record costs 1 when it is suppressed or when its value of the target
     attribute differs from the most frequent value in its equivalence class;
-    the sum is divided by the number of records.  Needs a column with role
-    ``target`` (or the one named); with a single target value it is always 0
-    and says nothing.
+    the sum is divided by the number of records.  The target is the column
+    named, which must have role ``target``, or else the only column with that
+    role (:func:`anonset.core.targets.the_target`): with none, or several and
+    none named, scoring is a ``ConfigError``.  (A release reports ``cm`` on
+    its own only when exactly one column has role target:
+    :func:`anonset.metrics.reported_metrics`.)  With a single target value it
+    is always 0 and says nothing.
     """
 
     name = "cm"
@@ -110,9 +118,7 @@ class ClassificationMetric(Metric):
         """(suppressed + minority records) / n."""
         if partition.row_class is None:
             raise ValueError("cm needs record-level detail (Partition.row_class)")
-        target = self.target or _target_of(dataset)
-        if target is None:
-            return float("nan")
+        target = the_target(dataset, self.target, "metric cm")
         assert dataset.table is not None
         labels, codes = np.unique(dataset.table[target].astype(str).to_numpy(), return_inverse=True)
         rc = partition.row_class
@@ -122,9 +128,3 @@ class ClassificationMetric(Metric):
         majority = counts.reshape(partition.n_classes, m).max(axis=1).sum() if partition.n_classes else 0
         return float(dataset.n_rows - majority) / dataset.n_rows
 
-
-def _target_of(dataset: Dataset) -> str | None:
-    from anonset.core.dataset import Role
-
-    targets = [name for name, spec in dataset.specs.items() if spec.role is Role.TARGET]
-    return targets[0] if targets else None

@@ -20,8 +20,9 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from anonset.core.dataset import Dataset, Role
+from anonset.core.dataset import Dataset
 from anonset.core.stats import stats_from_assignment
+from anonset.core.targets import the_target
 from anonset.errors import ConfigError, InfeasibleError
 from anonset.privacy.base import Requirements
 from anonset.privacy.kanonymity import KAnonymity
@@ -111,8 +112,8 @@ def constraints_for(dataset: Dataset, requirements: Requirements, method: str,
     method : str
         The method's name, for messages.
     target : str, optional
-        The class-label column (role ``target``) of the classification-aware
-        variant.
+        The class-label column of the classification-aware variant; it must
+        have role ``target`` (:func:`anonset.core.targets.the_target`).
 
     Raises
     ------
@@ -154,12 +155,7 @@ def constraints_for(dataset: Dataset, requirements: Requirements, method: str,
     labels = np.zeros(n, dtype=np.int64)
     n_labels = 1
     if target is not None:
-        spec = dataset.specs.get(target)
-        if spec is None or spec.role is not Role.TARGET:
-            roles = [c for c, s in dataset.specs.items() if s.role is Role.TARGET]
-            raise ConfigError(f"{dataset.source}: class_penalty needs the class label column with role target;"
-                              f" {target!r} is not one" + (f" (targets: {', '.join(roles)})" if roles else
-                                                           " (no column has role target)"))
+        target = the_target(dataset, target, f"{method} class_penalty")
         if dataset.table is None:
             raise ConfigError(f"{dataset.source}: class_penalty needs the records in memory")
         _, inverse = np.unique(dataset.table[target].astype(str).to_numpy(), return_inverse=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from anonset.core.dataset import Dataset, Role
+from anonset.core.dataset import Dataset
 from anonset.core.qi_space import (
     CostModel,
     PreparedAttributes,
@@ -32,6 +32,7 @@ from anonset.core.qi_space import (
     leaf_share_costs,
     prepare_attributes,
 )
+from anonset.core.targets import the_target
 from anonset.errors import ConfigError, DataError
 from anonset.methods.cluster.bottomup import xu_bottom_up
 from anonset.methods.cluster.constraints import constraints_for
@@ -115,31 +116,20 @@ class ClusterGrouping:
                           dtype=np.int64)
 
 
-def _target_column(dataset: Dataset, target: str | None) -> str:
-    """The class-label column of the classification-aware variant: ``target`` or the only target column."""
-    if target is not None:
-        return target
-    targets = [c for c, s in dataset.specs.items() if s.role is Role.TARGET]
-    if len(targets) != 1:
-        raise ConfigError(f"{dataset.source}: class_penalty needs one class label column (role target);"
-                          + (f" there are {len(targets)} ({', '.join(targets)}): name one with option target"
-                             if targets else " no column has role target"))
-    return targets[0]
-
-
 def k_member(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
              weights: Mapping[str, float] | None = None, class_penalty: float = 0.0,
              target: str | None = None) -> ClusterGrouping:
     """Byun et al.'s greedy k-member clustering under ``requirements`` (k, optionally l-diversity).
 
     ``class_penalty`` > 0 runs the classification-aware variant with the
-    class labels of ``target`` (default: the only column with role target).
+    class labels of ``target`` (default: the only column with role target;
+    resolved by :func:`anonset.core.targets.the_target`).
     """
     if isinstance(class_penalty, bool) or not isinstance(class_penalty, (int, float)) or not class_penalty >= 0:
         raise ConfigError(f"class_penalty must be a number >= 0; got {class_penalty!r}")
     if target is not None and not class_penalty:
         raise ConfigError("option target names the class labels of class_penalty; set class_penalty > 0 too")
-    label_column = _target_column(dataset, target) if class_penalty else None
+    label_column = the_target(dataset, target, "k-member class_penalty") if class_penalty else None
     cons = constraints_for(dataset, requirements, "k-member", target=label_column)
     row_class = greedy_k_member(dataset, cons, seed, weights=weights, class_penalty=float(class_penalty))
     prep = prepare_attributes(dataset, weights)
