@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonset.core.dataset import Dataset, row_values
 from anonset.core.weights import weight_vector
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["AttributeSpace", "attribute_space"]
 
@@ -53,15 +57,15 @@ class AttributeSpace:
     """
 
     quasi: tuple[str, ...]
-    numeric: np.ndarray
-    column: np.ndarray
-    weight: np.ndarray
-    values: np.ndarray
-    span: np.ndarray
-    codes: np.ndarray
-    maps: np.ndarray
-    share: np.ndarray
-    top: np.ndarray
+    numeric: NDArray[np.bool_]
+    column: NDArray[np.int64]
+    weight: NDArray[np.float64]
+    values: NDArray[np.float64]
+    span: NDArray[np.float64]
+    codes: NDArray[np.int32]
+    maps: NDArray[np.int32]
+    share: NDArray[np.float64]
+    top: NDArray[np.int64]
 
     @property
     def n_rows(self) -> int:
@@ -91,8 +95,8 @@ def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None
     weight = weight_vector(quasi, weights, dataset.source, who="mondrian")
     numeric = np.array([row_values(dataset, q) is not None for q in quasi], dtype=np.bool_)
     column = np.zeros(len(quasi), dtype=np.int64)
-    values: list[np.ndarray] = []
-    codes: list[np.ndarray] = []
+    values: list[NDArray[np.float64]] = []
+    codes: list[NDArray[np.int32]] = []
     hierarchies = []
     for j, q in enumerate(quasi):
         enc = dataset.encoded[q]

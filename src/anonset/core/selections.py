@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,9 @@ from anonset.core.dataset import Dataset
 from anonset.core.hierarchy import Hierarchy
 from anonset.core.specs import AttributeType
 from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["RANGE_TYPES", "Predicate", "Selections", "compile_selections"]
 
@@ -52,15 +55,15 @@ class Selections:
         int64 columns some predicate constrains (the others overlap every predicate).
     """
 
-    lo: np.ndarray
-    hi: np.ndarray
-    leaves: np.ndarray
-    hit: np.ndarray
-    inside: np.ndarray
-    numeric_columns: np.ndarray
-    categorical_columns: np.ndarray
+    lo: NDArray[np.float64]
+    hi: NDArray[np.float64]
+    leaves: NDArray[np.bool_]
+    hit: NDArray[np.bool_]
+    inside: NDArray[np.bool_]
+    numeric_columns: NDArray[np.int64]
+    categorical_columns: NDArray[np.int64]
 
-    def segments(self, space: AttributeSpace, rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    def segments(self, space: AttributeSpace, rows: NDArray[np.int64], starts: NDArray[np.int64]) -> NDArray[np.int64]:
         """(P, S) imprecision of each predicate over the groups ``rows[starts[s]:starts[s + 1]]``."""
         overlap = np.ones((len(self.lo), len(starts)), dtype=np.bool_)
         for c in self.numeric_columns:
@@ -85,7 +88,7 @@ class Selections:
 
 
 
-def _labels_under(h: Hierarchy, labels: Sequence[Any], where: str) -> np.ndarray:
+def _labels_under(h: Hierarchy, labels: Sequence[Any], where: str) -> NDArray[np.bool_]:
     """Leaves under any of the hierarchy nodes (or leaves) labelled ``labels``."""
     accepted = np.zeros(h.n_leaves, dtype=np.bool_)
     for label in labels:
