@@ -519,7 +519,7 @@ def test_api_failed_verification_leaves_nothing(pg: PgSchema, monkeypatch: pytes
         return VerificationReport(ok=False, classes=1, min_class_size=1, suppressed_rows=0, violating_rows=1,
                                   problems=["simulated violation"])
 
-    monkeypatch.setattr("anonset.anonymizer.verify_table", failing)
+    monkeypatch.setattr("anonset.release.database.verify_table", failing)
     with SqlEngine(dataset, requirements.request, backend, source) as engine, \
             pytest.raises(RuntimeError, match=r"this is a bug in anonset\): simulated violation"):
         Anonymizer({}, requirements, output_table=out).fit(dataset, engine=engine)

@@ -5,8 +5,8 @@
 a :class:`~anonset.core.grouping.Grouping`) of a partitioning method —
 and the release of the fitted table (``release_``); ``transform`` applies the
 same recoding to new records and re-checks every privacy model on the new
-release — the guarantee does not carry over by itself.  Every release is verified by :mod:`anonset.release.verify`
-before it is returned.
+release — the guarantee does not carry over by itself.  Every release is
+verified independently before it is returned.
 
 Two release paths:
 
@@ -15,11 +15,13 @@ Two release paths:
   :func:`anonset.release.verify.verify_release`;
 * a dataset of a table that stays in a database
   (:func:`anonset.engine.sql.profile.dataset_from_table`) is searched through
-  the :class:`~anonset.engine.sql.engine.SqlEngine` passed to ``fit``, written
-  inside the database with :func:`anonset.release.database.write_release`
-  into ``output_table`` and re-checked there by
-  :func:`anonset.release.database.verify_table`; only value counts and
-  class tables travel to Python.
+  the engine passed to ``fit`` and released through that engine's sink
+  (:func:`anonset.release.sinks.sink_factory`; for the SQL engines a
+  :class:`~anonset.release.database.DatabaseSink`), which checks
+  ``output_table`` before any work, writes the release under a staging name,
+  re-checks it where it was written and places it; only value counts and
+  class tables travel to Python.  The Anonymizer itself holds no SQL and
+  names no engine class.
 """
 
 from __future__ import annotations
@@ -35,11 +37,10 @@ import pandas as pd
 
 from anonset.core.dataset import AttributeSpec, Dataset, Role, row_values
 from anonset.core.partition import Partition, grown_partition, partition_of_assignment
-from anonset.core.stats import ClassStats, stats_from_assignment
+from anonset.core.stats import stats_from_assignment
 from anonset.engine.base import Engine
 from anonset.engine.numpy.engine import NumpyEngine
-from anonset.engine.sql.base import SqlBackend, TableName, table_parts
-from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.base import TableName, table_parts
 from anonset.errors import ConfigError, DataError, HierarchyError, InfeasibleError
 from anonset.methods import registry
 from anonset.methods.base import Family, Problem
@@ -54,21 +55,24 @@ from anonset.methods.pareto.objectives import (
 from anonset.metrics import SEARCH_METRICS, make_metric, reported_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
-from anonset.privacy.base import PrivacyModel, Requirements, Verdict
+from anonset.privacy.base import PrivacyModel, Requirements
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity
-from anonset.release.caveats import (
-    binding_models,
-    passthrough_columns,
-    passthrough_columns_in_database,
-    useless_release,
+from anonset.release.caveats import binding_models, passthrough_columns, useless_release
+from anonset.release.facts import (
+    FrontFacts,
+    GroupingFacts,
+    MethodFacts,
+    Provenance,
+    SearchFacts,
+    TransformFacts,
 )
-from anonset.release.database import verify_table, write_release
 from anonset.release.release import Release, render_full_domain, render_partition
-from anonset.release.verify import verify_release
+from anonset.release.sinks import EngineSink, NodeRelease, sink_factory
+from anonset.release.verify import require_verified, verify_release
 from anonset.version import __version__
 
-__all__ = ["Anonymizer", "ReleaseViolation", "anonymize", "check_output_table", "front_entries", "protects"]
+__all__ = ["Anonymizer", "ReleaseViolation", "anonymize", "protects"]
 
 
 class ReleaseViolation(UserWarning):
@@ -82,8 +86,9 @@ class Anonymizer:
     the released member's — or None for a partitioning method), ``result_``
     (a full-domain search's result, else None), ``grouping_`` (a partitioning
     method's classes and placement rule), ``front_`` (a trade-off search's
-    :class:`~anonset.methods.pareto.ParetoResult`), ``dataset_``, ``metric_`` and
-    ``release_``.
+    :class:`~anonset.methods.pareto.ParetoResult`), ``dataset_``, ``metric_``,
+    ``release_`` and ``sink_`` (the sink a release of a database table was
+    placed through, else None).
 
     Parameters
     ----------
@@ -147,6 +152,7 @@ class Anonymizer:
 
     levels_: dict[str, int] | None
     result_: SearchResult | None
+    sink_: EngineSink | None
 
     def __init__(self, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]], requirements: Requirements,
                  method: str = "optimal", metric: str | Metric | None = None,
@@ -211,17 +217,20 @@ class Anonymizer:
             The engine that computes class statistics, built for this very
             dataset with (at least) ``requirements.request``; default a
             :class:`~anonset.engine.NumpyEngine`.  A dataset that lives in a
-            database needs a :class:`~anonset.engine.sql.engine.SqlEngine`
-            over its table; its release is written into ``output_table`` in
-            the same database and re-checked there (``release_.table`` is
-            then ``None`` and ``release_.location`` names the table).  The
-            caller owns the engine and closes it.
+            database needs an engine over its table that has a release sink
+            (:func:`anonset.release.sinks.sink_factory`: a
+            :class:`~anonset.engine.sql.engine.SqlEngine`); its release is
+            written into ``output_table`` in the same database and re-checked
+            there (``release_.table`` is then ``None``, ``release_.location``
+            names the table and ``sink_`` is the sink).  The caller owns the
+            engine and closes it.
 
         Raises
         ------
         ConfigError
             Bad parameters, an engine built for another dataset, or a
-            database dataset without an SqlEngine or ``output_table``.
+            database dataset without an engine that has a sink, or without
+            ``output_table``.
         DataError
             The output table exists (without ``replace_output``), or a
             query fails.
@@ -265,6 +274,7 @@ class Anonymizer:
         self.levels_ = dict(zip(dataset.quasi, levels))
         self.result_ = result
         self.metric_ = metric
+        self.sink_ = None
         self.release_ = self._release(dataset, levels, partition, started,
                                       search=self._search_facts(result, engine, metric),
                                       engine=engine.name, rows_fetched=engine.rows_fetched,
@@ -282,11 +292,12 @@ class Anonymizer:
         self.result_ = None
         self.grouping_ = grouping
         self.metric_ = metric
+        self.sink_ = None
         # local recoding's classes may overlap; strict partitioning's regions never share a value
         overlap = not problem.options.get("strict", False)
-        search = {"method_seconds": round(time.perf_counter() - method_started, 4), "classes": partition.n_classes,
-                  "largest_class": int(partition.sizes.max()) if partition.n_classes else 0,
-                  "ranges_may_overlap": overlap}
+        search = GroupingFacts(method_seconds=time.perf_counter() - method_started, classes=partition.n_classes,
+                               largest_class=int(partition.sizes.max()) if partition.n_classes else 0,
+                               ranges_may_overlap=bool(overlap))
         self.release_ = self._release(dataset, None, partition, started, search=search)
         return self
 
@@ -333,11 +344,9 @@ class Anonymizer:
         self.result_ = None
         self.front_ = result
         self.metric_ = metric
-        search = {"nodes_evaluated": result.nodes_evaluated, "lattice_size": result.lattice_size,
-                  "search_seconds": round(result.seconds, 4), "objectives": list(result.objectives),
-                  "eta": eta, "epsilon": None if result.epsilon is None else list(result.epsilon),
-                  "picked": index, "chosen_by": "pick" if self.pick is not None else "floor",
-                  "floors": dict(floors), "front": front_entries(result)}
+        self.sink_ = None
+        search = FrontFacts.of(result, picked=index, chosen_by="pick" if self.pick is not None else "floor",
+                               floors=floors, eta=eta)
         self.release_ = self._release(dataset, levels, partition, started, search=search,
                                       requirements=release_requirements)
         return self
@@ -431,14 +440,10 @@ class Anonymizer:
 
         return min(candidates, key=rank)
 
-    def _search_facts(self, result: SearchResult, engine: Engine, metric: Metric) -> dict[str, Any]:
-        """The ``search`` section of the release."""
-        return {
-            "nodes_checked": result.checks, "lattice_size": result.lattice_size,
-            "nodes_computed": engine.nodes_computed,
-            "search_seconds": round(result.seconds, 4), "optimized": metric.name, "picked": self.pick or 0,
-            **result.details,
-        }
+    def _search_facts(self, result: SearchResult, engine: Engine, metric: Metric) -> SearchFacts:
+        """How the full-domain search found the release."""
+        return SearchFacts.of(result, nodes_computed=engine.nodes_computed, optimized=metric.name,
+                              picked=self.pick or 0)
 
     def _check_engine(self, engine: Engine, dataset: Dataset) -> None:
         """An engine passed to ``fit`` must belong to this dataset and carry the statistics the models need."""
@@ -454,14 +459,16 @@ class Anonymizer:
     # ------------------------------------------------------------------ fit inside a database
     def _fit_in_database(self, dataset: Dataset, engine: Engine | None, metric: Metric,
                          started: float) -> Anonymizer:
-        """Search through the SQL engine, write the release into ``output_table`` and re-check it in SQL."""
-        if not isinstance(engine, SqlEngine):
+        """Search through the engine, release through its sink into ``output_table``, re-checked where written."""
+        factory = None if engine is None else sink_factory(engine.name)
+        if engine is None or factory is None:
             raise ConfigError(f"{dataset.source}: the rows of this dataset stay in a database; pass"
                               " engine=SqlEngine(dataset, requirements.request, backend, table) to fit()")
         if self.output_table is None:
             raise ConfigError(f"{dataset.source}: a table in a database is released into a new table of the same"
                               " database; give Anonymizer(..., output_table='schema.name')")
-        check_output_table(engine.backend, self.output_table, self.replace_output, engine.table)
+        sink = factory(engine, self.output_table, self.replace_output)
+        sink.check()
         result = registry.get(self.method).fit(self._problem(dataset, engine, metric))
         levels = self._picked(result, dataset)
         stats = engine.class_stats(levels)
@@ -471,65 +478,45 @@ class Anonymizer:
         self.levels_ = dict(zip(dataset.quasi, levels))
         self.result_ = result
         self.metric_ = metric
-        self.release_ = self._release_in_database(engine, levels, stats, verdict, partition, started,
-                                                  self._search_facts(result, engine, metric))
+        node = NodeRelease(engine=engine, levels=levels, violating_keys=stats.keys[verdict.violating],
+                           suppressed_rows=partition.n_suppressed, requirements=self.requirements,
+                           drop_suppressed=self.drop_suppressed)
+        self.release_ = self._release_through(sink, node, partition, started,
+                                              self._search_facts(result, engine, metric))
+        self.sink_ = sink
         return self
 
-    def _release_in_database(self, engine: SqlEngine, levels: tuple[int, ...], stats: ClassStats, verdict: Verdict,
-                             partition: Partition, started: float, search: dict[str, Any]) -> Release:
-        """Write the release under a staging name, re-check it in SQL, then rename it into ``output_table``.
+    def _release_through(self, sink: EngineSink, node: NodeRelease, partition: Partition, started: float,
+                         search: SearchFacts) -> Release:
+        """Stage the node's release in the sink, have it re-checked there, place it; discard it on any failure.
 
-        Nothing is left behind on failure: the staging table is dropped, and
-        a replaced table is dropped only in the transaction that renames the
-        checked release into place.
+        Nothing is left behind on failure, and an output that is replaced
+        goes only when the checked release is placed (see the sink).
         """
-        assert self.output_table is not None
-        backend, dataset = engine.backend, engine.dataset
-        out = table_parts(self.output_table)
-        staging = out[:-1] + (backend.temp_name("staged"),)
-        written = write_release(engine, levels, stats.keys[verdict.violating], staging, self.drop_suppressed)
-        placed = False
+        engine, dataset = node.engine, node.engine.dataset
+        sink.stage(node)
         try:
-            report = verify_table(backend, staging, dataset, self.requirements, dataset.n_rows)
-            if not report.ok:
-                raise RuntimeError("independent verification of the release failed (this is a bug in anonset): "
-                                   + "; ".join(report.problems))
-            if written.suppressed_rows != partition.n_suppressed:
-                raise RuntimeError(f"the release suppressed {written.suppressed_rows} records but the node's"
-                                   f" classes say {partition.n_suppressed} (this is a bug in anonset)")
-            exists = backend.table_exists(out)  # outside the transaction: a failed probe would abort it
-            if exists and not self.replace_output:
-                raise DataError(f"{backend.where(out)}: the output table already exists (it appeared during the"
-                                " run); choose another name, drop it, or replace it")
-            with backend.transaction():
-                if exists:
-                    backend.execute(f"DROP TABLE {backend.table_ref(out)}", (), "replacing the output table")
-                backend.rename_table(staging, out[-1])
-            placed = True
-        finally:
-            if not placed:
-                try:
-                    backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(staging)}", (),
-                                    "removing the unchecked release")
-                except DataError:
-                    pass
+            report = sink.verify()
+            sink.place()
+        except BaseException:
+            sink.discard()
+            raise
         useless = useless_release(report.classes, report.suppressed_rows, dataset.n_rows, self.requirements,
-                                  binding_models(engine, self.requirements, levels, dataset.n_rows)
+                                  binding_models(engine, self.requirements, node.levels, dataset.n_rows)
                                   if report.classes <= 1 else None)
         reported, omitted = self._reported_metrics(dataset, in_memory=False)
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
-        provenance = self._provenance(dataset)
-        provenance.update({"engine": backend.dialect, "database": backend.description,
-                           "output_table": ".".join(out)})
+        rows_fetched = engine.rows_fetched
+        provenance = self._provenance(dataset, engine=engine.name, database=sink.database,
+                                      output_table=sink.output_table)
         return Release(
-            table=None, partition=partition, method=self.method, levels=dict(zip(dataset.quasi, levels)),
+            table=None, partition=partition, method=self.method, levels=dict(zip(dataset.quasi, node.levels)),
             metrics=metrics, suppressed_rows=partition.n_suppressed, verified=True,
             requirements=self.requirements.describe(), search=search, seconds=time.perf_counter() - started,
-            provenance=provenance, location=backend.where(out), engine=backend.dialect,
-            rows_fetched=backend.rows_fetched, omitted_metrics=omitted, classes=report.classes,
+            provenance=provenance, location=sink.location, engine=engine.name,
+            rows_fetched=rows_fetched, omitted_metrics=omitted, classes=report.classes,
             smallest_class=report.min_class_size,
-            warnings=([useless] if useless else []) + passthrough_columns_in_database(backend, out, dataset,
-                                                                                      self.requirements.k),
+            warnings=tuple(([useless] if useless else []) + sink.caveats(self.requirements.k)),
         )
 
     def _problem(self, dataset: Dataset, engine: Engine | None, metric: Metric) -> Problem:
@@ -615,10 +602,10 @@ class Anonymizer:
             warnings.warn(message, ReleaseViolation, stacklevel=2)
             kept = np.ones(stats.n_classes, dtype=np.bool_)
             partition = Partition.from_node(dataset.quasi, stats, kept, row_class)
-            return self._release(dataset, levels, partition, started, search={"transform": True}, check=False,
+            return self._release(dataset, levels, partition, started, search=TransformFacts(), check=False,
                                  requirements=requirements)
         partition = Partition.from_node(dataset.quasi, stats, verdict.kept, row_class)
-        return self._release(dataset, levels, partition, started, search={"transform": True},
+        return self._release(dataset, levels, partition, started, search=TransformFacts(),
                              requirements=requirements)
 
     def _transform_partition(self, dataset: Dataset, started: float) -> Release:
@@ -629,7 +616,7 @@ class Anonymizer:
         assert partition.row_class is not None
         stats = stats_from_assignment(dataset, partition.row_class, self.requirements.request)
         verdict = self.requirements.judge(stats, dataset.n_rows)
-        search = {"transform": True, "classes": partition.n_classes}
+        search = TransformFacts(classes=partition.n_classes)
         if verdict.violating.any() or partition.n_suppressed > verdict.budget_rows:
             message = (f"the learned {self.method} classes applied to {dataset.source} leave"
                        f" {verdict.suppressed_rows} records in classes violating {self.requirements.describe()}"
@@ -653,18 +640,20 @@ class Anonymizer:
         omitted = {m.name: "needs record-level rows, which stay in the database" for m in reported if m.needs_rows}
         return [m for m in reported if not m.needs_rows], omitted
 
-    def _provenance(self, dataset: Dataset) -> dict[str, Any]:
-        return {
-            "anonset": __version__, "python": platform.python_version(), "numpy": np.__version__,
-            "pandas": pd.__version__, "seed": self.seed, "method": self.method,
-            "metric": self.metric if isinstance(self.metric, str) or self.metric is None else self.metric.name,
-            "method_options": self.method_options,
-            "source": dataset.source, "requirements": [m.summary() for m in self.requirements.models],
-            "max_suppression": self.requirements.max_suppression,
-        }
+    def _provenance(self, dataset: Dataset, engine: str | None = None, database: str | None = None,
+                    output_table: str | None = None) -> Provenance:
+        return Provenance(
+            anonset=__version__, python=platform.python_version(), numpy=np.__version__, pandas=pd.__version__,
+            seed=self.seed, method=self.method,
+            metric=self.metric if isinstance(self.metric, str) or self.metric is None else self.metric.name,
+            method_options=self.method_options, source=dataset.source,
+            requirements=tuple(m.summary() for m in self.requirements.models),
+            max_suppression=self.requirements.max_suppression,
+            engine=engine, database=database, output_table=output_table,
+        )
 
     def _release(self, dataset: Dataset, levels: tuple[int, ...] | None, partition: Partition, started: float,
-                 search: dict[str, Any], check: bool = True, engine: str = "numpy",
+                 search: MethodFacts, check: bool = True, engine: str = "numpy",
                  rows_fetched: int | None = None, requirements: Requirements | None = None,
                  binding: Callable[[], list[str]] | None = None) -> Release:
         """Render, score and re-check a release (full-domain node, or any partition when ``levels`` is None).
@@ -690,9 +679,7 @@ class Anonymizer:
         warnings_: list[str] = []
         if check:
             report = verify_release(table, dataset, requirements, dataset.n_rows)
-            if not report.ok:
-                raise RuntimeError("independent verification of the release failed (this is a bug in anonset): "
-                                   + "; ".join(report.problems))
+            require_verified(report)
             verified = True
             classes, smallest = report.classes, report.min_class_size
             useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
@@ -705,7 +692,7 @@ class Anonymizer:
             requirements=requirements.describe(), search=search,
             seconds=time.perf_counter() - started,
             provenance=self._provenance(dataset), engine=engine, rows_fetched=rows_fetched,
-            warnings=warnings_, classes=classes, smallest_class=smallest,
+            warnings=tuple(warnings_), classes=classes, smallest_class=smallest,
         )
 
 
@@ -715,61 +702,6 @@ def anonymize(data: pd.DataFrame | Dataset, attributes: Mapping[str, AttributeSp
     """One-call anonymization: ``Anonymizer(...).fit_transform(data, engine=engine)``."""
     return Anonymizer(attributes or {}, requirements, method=method, metric=metric,
                       **options).fit_transform(data, engine=engine)
-
-
-def check_output_table(backend: SqlBackend, table: TableName, replace: bool = False,
-                       source: TableName | None = None) -> None:
-    """Refuse an output table before any work is done: the input itself, a missing schema, or one that exists.
-
-    Parameters
-    ----------
-    backend : SqlBackend
-        The database the release will be written into.
-    table : str or tuple of str
-        The output table.
-    replace : bool
-        An existing table may be replaced.
-    source : str or tuple of str, optional
-        The input table, which is never overwritten.
-
-    Raises
-    ------
-    ConfigError
-        When the output table is the input table.
-    DataError
-        When the name is invalid, its schema does not exist (PostgreSQL), or
-        the table exists and ``replace`` is false.
-    """
-    parts = table_parts(table)
-    where = backend.where(parts)
-    if source is not None and _same_relation(backend, parts, table_parts(source)):
-        raise ConfigError(f"{where}: the output table is the input table; choose another name (the input is"
-                          " never overwritten)")
-    if backend.dialect == "postgresql" and len(parts) == 2:
-        rows = backend.fetch_rows("SELECT COUNT(*) FROM pg_catalog.pg_namespace WHERE nspname = %s", (parts[0],),
-                                  "looking up the output schema")
-        if not rows or not int(rows[0][0]):
-            raise DataError(f"{where}: schema {parts[0]!r} does not exist; create it or choose another schema"
-                            " for the output table")
-    if not replace and backend.table_exists(parts):
-        raise DataError(f"{where}: the output table already exists; choose another name, drop it, or replace it"
-                        " (output.replace: true in a config, replace_output=True in the API)")
-
-
-def _same_relation(backend: SqlBackend, a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """True when two names denote the same table (on PostgreSQL also through the search path)."""
-    if a == b:
-        return True
-    if backend.dialect != "postgresql":
-        return False
-    rows = backend.fetch_rows("SELECT to_regclass(%s) IS NOT NULL AND to_regclass(%s) = to_regclass(%s)",
-                              (_regclass_name(a), _regclass_name(a), _regclass_name(b)), "comparing table names")
-    return bool(rows and rows[0][0])
-
-
-def _regclass_name(parts: tuple[str, ...]) -> str:
-    """A table name as ``to_regclass`` reads it: every part double-quoted."""
-    return ".".join('"' + p.replace('"', '""') + '"' for p in parts)
 
 
 def _check_fitted_range(fitted: Dataset, new: Dataset) -> None:
@@ -840,12 +772,6 @@ def _require_quasi(dataset: Dataset) -> None:
     if not dataset.quasi:
         raise ConfigError(f"{dataset.source}: no attribute has role quasi, so nothing would be generalized and the"
                           " release would be the input itself; declare the quasi-identifiers (role: quasi)")
-
-
-def front_entries(result: ParetoResult) -> list[dict[str, Any]]:
-    """The front as JSON-ready entries (levels, objectives, suppressed records), in the order ``pick`` counts."""
-    return [{"levels": dict(zip(result.quasi, m.levels)), "objectives": dict(m.objectives),
-             "suppressed_rows": m.suppressed_rows} for m in result.front]
 
 
 def _objective_text(member: FrontMember) -> str:

@@ -25,13 +25,13 @@ from rich.console import Console
 from rich.table import Table
 
 from anonset.errors import ConfigError, DataError, InfeasibleError, InputError
-from anonset.io.outputs import StagedOutputs, atomic_write, check_output_paths, is_stdout
+from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
 
 if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
     from anonset.config import RunConfig
-    from anonset.engine.sql.base import TableName
     from anonset.release.release import Release
+    from anonset.release.sinks import FileSink
 
 __all__ = ["main"]
 
@@ -91,6 +91,7 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     from anonset.io.tables import table_writer
     from anonset.methods import registry
     from anonset.methods.base import Family
+    from anonset.release.sinks import FileOutput, FileSink
 
     started = time.perf_counter()
     cfg = load_config(config)
@@ -98,32 +99,24 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         raise ConfigError(f"{cfg.path}: --output names a file, but a table in PostgreSQL (input.sql) is released"
                           " into output.table of the same database; set output.table in the config")
     target = output or cfg.output_path
-    check_output_paths({"release": target, "summary": summary_path}, cfg.input_files())
+    files = FileSink({"release": target, "summary": summary_path}, cfg.input_files())
+    files.check()
     model = _anonymizer(cfg, pick, allow_unprotected)
     out = _console(target, summary_path)
     if registry.get(model.method).family is Family.FRONT and model.member_rule() is None:
-        _explore_front(cfg, model, target, summary_path, quiet, out)
+        _explore_front(cfg, model, files, quiet, out)
         return
-    with StagedOutputs() as staged:
+    with files:
         if cfg.engine == "numpy":
             release = model.fit_transform(cfg.load_dataset())
             if target is not None:
                 assert release.table is not None
-                staged.stage(target, table_writer(release.table, target, delimiter=cfg.release_delimiter()))
-            release.location = _where(target)
+                files.stage(FileOutput(target, table_writer(release.table, target,
+                                                            delimiter=cfg.release_delimiter())))
+            release = release.written_to(files.location)
+            summary = _place(files, release, cfg, started)
         else:
-            release = _anonymize_in_database(cfg, model, target, staged)
-        release.provenance["config"] = str(cfg.path)
-        summary = release.summary()
-        summary["seconds"] = round(time.perf_counter() - started, 4)
-        _lift_search_lists(summary)
-        try:
-            if summary_path is not None:
-                staged.stage(summary_path, _json_writer(summary))
-            staged.commit()
-        except DataError:
-            _undo_database_release(cfg)
-            raise
+            release, summary = _anonymize_in_database(cfg, model, files, started)
     for warning in release.warnings:
         click.echo(f"warning: {warning}", err=True)
     if target is None and cfg.sql is None:
@@ -142,46 +135,38 @@ def _console(*outputs: Path | None) -> Console:
     return Console(stderr=True) if any(is_stdout(o) for o in outputs) else console
 
 
-def _where(target: Path | None) -> str | None:
-    if target is None:
-        return None
-    return "standard output" if is_stdout(target) else str(target)
+def _place(files: FileSink, release: Release, cfg: RunConfig, started: float) -> dict[str, Any]:
+    """Stage the summary of ``release`` (when asked for), verify and place every output file; the summary."""
+    from anonset.release.sinks import FileOutput
+
+    summary = release.summary(seconds=time.perf_counter() - started, config=str(cfg.path))
+    summary_path = files.outputs.get("summary")
+    if summary_path is not None:
+        files.stage(FileOutput(summary_path, _json_writer(summary)))
+    files.verify()
+    files.place()
+    return summary
 
 
-def _lift_search_lists(summary: dict[str, Any]) -> None:
-    """Move a success list or a front from ``search`` to the top of the summary."""
-    search = dict(summary.get("search") or {})
-    summary["search"] = search
-    if "success_list" in search:
-        summary["success_list"] = search.pop("success_list")
-        summary["frequency_sets"] = search.get("frequency_sets")
-    if "front" in search:
-        summary["front"] = search.pop("front")
-        summary["nodes_evaluated"] = search.get("nodes_evaluated")
-
-
-def _explore_front(cfg: RunConfig, model: Anonymizer, target: Path | None, summary_path: Path | None, quiet: bool,
-                   out: Console) -> None:
+def _explore_front(cfg: RunConfig, model: Anonymizer, files: FileSink, quiet: bool, out: Console) -> None:
     """A pareto method with neither --pick nor a floor: print (and summarize) the front, release nothing."""
-    from anonset.anonymizer import front_entries
+    from anonset.release.facts import front_summary
+    from anonset.release.sinks import FileOutput
 
-    if target is not None or cfg.sql is not None:
+    summary_path = files.outputs.get("summary")
+    if files.outputs.get("release") is not None or cfg.sql is not None:
         raise ConfigError(f"{cfg.path}: method {cfg.method} finds a front of releases and writes one only when told"
                           " which: give --pick N or a floor such as privacy.k (run it without an output first to"
                           " see the front)")
     if cfg.engine != "numpy":
         raise ConfigError(f"{cfg.path}: method {cfg.method} runs in memory; set engine: numpy")
     result = model.front(cfg.load_dataset())
-    summary: dict[str, Any] = {
-        "method": cfg.method, "released": False, "objectives": list(result.objectives),
-        "nodes_evaluated": result.nodes_evaluated, "lattice_size": result.lattice_size, "eta": result.eta,
-        "epsilon": None if result.epsilon is None else list(result.epsilon), "seconds": round(result.seconds, 4),
-        "front": front_entries(result),
-    }
+    summary = front_summary(cfg.method, result)
     if summary_path is not None:
-        with StagedOutputs() as staged:
-            staged.stage(summary_path, _json_writer(summary))
-            staged.commit()
+        with files:
+            files.stage(FileOutput(summary_path, _json_writer(summary)))
+            files.verify()
+            files.place()
     click.echo("note: no member released: give --pick N (a member below) or a floor such as privacy.k, and an"
                " output", err=True)
     if not quiet:
@@ -200,70 +185,61 @@ def _json_writer(summary: dict[str, Any]) -> Callable[[Path], None]:
     return _write
 
 
-def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool) -> Anonymizer:
-    """The Anonymizer a config describes (a database run sets its ``output_table`` once connected)."""
-    from anonset.anonymizer import Anonymizer
-
-    return Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
-                      weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
-                      method_options=cfg.method_options, pick=pick, replace_output=cfg.output_replace,
-                      allow_unprotected=allow_unprotected)
-
-
 #: The table a DuckDB run releases into, inside its own in-memory database.
 DUCKDB_RELEASE_TABLE = "anonset_release"
 
 
-def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, target: Path | None, staged: StagedOutputs) -> Release:
+def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool) -> Anonymizer:
+    """The Anonymizer a config describes (a DuckDB run releases into a table of its own in-memory database)."""
+    from anonset.anonymizer import Anonymizer
+
+    output_table = cfg.output_table if cfg.sql is not None else DUCKDB_RELEASE_TABLE if cfg.engine == "duckdb" else None
+    return Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
+                      weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
+                      method_options=cfg.method_options, pick=pick, output_table=output_table,
+                      replace_output=cfg.output_replace, allow_unprotected=allow_unprotected)
+
+
+def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
+                           started: float) -> tuple[Release, dict[str, Any]]:
     """Profile, search, write and re-check inside the database (PostgreSQL, or DuckDB over the input file).
 
-    PostgreSQL: the release becomes ``output.table``.  DuckDB: the release is
-    written into a table of the in-memory database and copied from there
-    into a staged file for ``target``, when there is one.
+    PostgreSQL: the release becomes ``output.table``, refused before any
+    work when it may not be written (through its sink), and dropped again
+    when the summary cannot be written (unless it replaced a table).
+    DuckDB: the release is written into a table of the in-memory database
+    and copied from there into a staged file for the release output, when
+    there is one.  The release and the summary.
     """
-    from anonset.anonymizer import check_output_table
     from anonset.engine.sql.engine import SqlEngine
+    from anonset.release.database import DatabaseSink
     from anonset.release.release import table_copier
+    from anonset.release.sinks import FileOutput
 
     backend = cfg.connect()
     try:
         if cfg.sql is not None:
             assert cfg.output_table is not None
-            output_table: TableName = cfg.output_table
-            check_output_table(backend, output_table, cfg.output_replace, cfg.source_table)
-        else:
-            output_table = DUCKDB_RELEASE_TABLE
-        model.output_table = output_table
+            DatabaseSink(backend, cfg.output_table, replace=cfg.output_replace, source=cfg.source_table).check()
         dataset = cfg.load_dataset(backend)
         cfg.requirements.validate(dataset)  # before the engine scans the table
         with SqlEngine(dataset, cfg.requirements.request, backend, cfg.source_table) as engine:
             release = model.fit_transform(dataset, engine=engine)
+        target = files.outputs.get("release")
         if cfg.sql is None:
-            release.provenance.pop("output_table", None)  # a table of the run's own in-memory database
-            release.location = _where(target)
+            release = release.written_to(files.location)
             if target is not None:
-                staged.stage(target, table_copier(backend, output_table, target, delimiter=cfg.release_delimiter()))
+                files.stage(FileOutput(target, table_copier(backend, DUCKDB_RELEASE_TABLE, target,
+                                                            delimiter=cfg.release_delimiter())))
+        try:
+            summary = _place(files, release, cfg, started)
+        except DataError:
+            if model.sink_ is not None:
+                model.sink_.discard()  # a new table whose summary could not be written does not stay
+            raise
     finally:
         backend.close()
-    return release
-
-
-def _undo_database_release(cfg: RunConfig) -> None:
-    """Drop a PostgreSQL release whose summary could not be written (it did not exist before the run).
-
-    A release that replaced an existing table (``output.replace``) stays:
-    the old table is gone, and the new one is verified.
-    """
-    if cfg.sql is None or cfg.output_replace or cfg.output_table is None:
-        return
-    from anonset.engine.sql.base import table_parts
-
-    backend = cfg.connect()
-    try:
-        backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(table_parts(cfg.output_table))}", (),
-                        "removing the release whose summary could not be written")
-    finally:
-        backend.close()
+    return release, summary
 
 
 @main.command()
@@ -421,11 +397,13 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
     """Generate the built-in synthetic patient register and anonymize it."""
     from anonset.anonymizer import Anonymizer
     from anonset.datasets import patient_register_dataset
-    from anonset.io.tables import write_table
+    from anonset.io.tables import table_writer
     from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
+    from anonset.release.sinks import FileOutput, FileSink
 
     started = time.perf_counter()
-    check_output_paths({"release": output}, {})
+    files = FileSink({"release": output})
+    files.check()
     out = _console(output)
     dataset = patient_register_dataset(rows, seed)
     requirements = Requirements([KAnonymity(5), EntropyLDiversity("diagnosis", 3)], max_suppression=0.02)
@@ -433,17 +411,20 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
                   f"quasi-identifiers {', '.join(dataset.quasi)}; sensitive: diagnosis")
     out.print(f"requirements: {requirements.describe()}; method: optimal full-domain search, metric: loss")
     release = Anonymizer({}, requirements, seed=seed).fit_transform(dataset)
-    assert release.table is not None
-    if output is not None:
-        write_table(release.table, output)
-    summary = release.summary()
-    summary["seconds"] = round(time.perf_counter() - started, 4)
-    summary["output"] = _where(output)
+    table = release.table
+    assert table is not None
+    with files:
+        if output is not None:
+            files.stage(FileOutput(output, table_writer(table, output)))
+        files.verify()
+        files.place()
+    release = release.written_to(files.location)
+    summary = release.summary(seconds=time.perf_counter() - started)
     for warning in release.warnings:
         click.echo(f"warning: {warning}", err=True)
     _print_summary(summary, out)
     out.print("first released records:")
-    out.print(release.table.head(8).to_string(index=False), highlight=False, markup=False, soft_wrap=True)
+    out.print(table.head(8).to_string(index=False), highlight=False, markup=False, soft_wrap=True)
 
 
 @main.command()

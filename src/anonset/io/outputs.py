@@ -5,8 +5,9 @@ that would destroy an input (the table, the config, a hierarchy file), two
 outputs on the same path, a directory, and a folder that does not exist (a
 typo in a folder name must not pass).  :class:`StagedOutputs` writes every
 output to a temporary file first and puts them all in place only when all of
-them were written (:meth:`StagedOutputs.commit`); when anything fails, every
-temporary file is removed and nothing appears at any output path.
+them were written (:meth:`StagedOutputs.commit`; :meth:`StagedOutputs.verify`
+checks before that that every staged file is still as written); when anything
+fails, every temporary file is removed and nothing appears at any output path.
 
 Two kinds of target are not renamed into place:
 
@@ -137,6 +138,7 @@ class StagedOutputs:
     def __init__(self) -> None:
         self._regular: list[tuple[Path, Path]] = []  # (temporary file, target)
         self._streams: list[tuple[Path, Path | None]] = []  # (temporary file, device or None = stdout)
+        self._sizes: dict[Path, int] = {}  # temporary file -> bytes written
 
     def stage(self, path: str | Path, write: Callable[[Path], None]) -> None:
         """Call ``write(tmp)`` on a new temporary file that :meth:`commit` will put at ``path``.
@@ -165,6 +167,7 @@ class StagedOutputs:
             write(tmp)
             if not stream:
                 os.chmod(tmp, 0o666 & ~_umask())
+            self._sizes[tmp] = tmp.stat().st_size
         except OSError as exc:
             tmp.unlink(missing_ok=True)
             raise DataError(f"{target}: cannot write the file ({exc.strerror or exc}); choose a writable path"
@@ -176,6 +179,24 @@ class StagedOutputs:
             self._streams.append((tmp, None if is_stdout(path) else target))
         else:
             self._regular.append((tmp, target))
+
+    def verify(self) -> None:
+        """Check that every staged file is still there, as long as when it was written.
+
+        Raises
+        ------
+        DataError
+            A temporary file was removed or changed before being put in place.
+        """
+        for tmp, target in (*self._regular, *self._streams):
+            where = "standard output" if target is None else str(target)
+            try:
+                size = tmp.stat().st_size
+            except OSError:
+                size = -1
+            if size != self._sizes.get(tmp):
+                raise DataError(f"{where}: the staged output ({tmp}) was removed or changed before it was put in"
+                                " place; nothing was written")
 
     def commit(self) -> None:
         """Copy the streamed outputs, then rename every regular file into place.
@@ -217,6 +238,7 @@ class StagedOutputs:
             tmp.unlink(missing_ok=True)
         self._regular.clear()
         self._streams.clear()
+        self._sizes.clear()
 
     def __enter__(self) -> Self:
         return self

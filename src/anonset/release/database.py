@@ -1,4 +1,12 @@
-"""Release a full-domain node of a database table in SQL, and re-check the released table in SQL.
+"""Release a full-domain node of a database table in SQL, re-check the released table in SQL, and place it.
+
+:class:`DatabaseSink` is the :class:`~anonset.release.sinks.ReleaseSink` of
+the SQL engines: it refuses the output table before any work (the input
+itself, a missing schema, a table that exists without ``replace``), writes
+the release under a staging name (:func:`write_release`), re-checks it there
+(:func:`verify_table`) and renames it into place in one transaction, which is
+also the only one that drops a replaced table.  On failure the staging table
+is dropped, so nothing is left behind.
 
 :func:`write_release` writes the anonymized table inside the database: the
 identifiers are dropped, each quasi-identifier is replaced by its generalized
@@ -25,15 +33,18 @@ import numpy as np
 
 from anonset.core.dataset import Dataset, Role
 from anonset.core.stats import ClassStats
+from anonset.engine.base import Engine
 from anonset.engine.sql.base import ColumnType, SqlBackend, TableName, table_parts
 from anonset.engine.sql.engine import SqlEngine, match_keys
 from anonset.engine.sql.profile import require_columns, text_of
-from anonset.errors import DataError
+from anonset.errors import ConfigError, DataError
 from anonset.privacy.base import Requirements
+from anonset.release.caveats import passthrough_columns_in_database
 from anonset.release.release import SUPPRESSED
-from anonset.release.verify import VerificationReport, judge_released_classes
+from anonset.release.sinks import NodeRelease
+from anonset.release.verify import VerificationReport, judge_released_classes, require_verified
 
-__all__ = ["SqlRelease", "verify_table", "write_release"]
+__all__ = ["DatabaseSink", "SqlRelease", "verify_table", "write_release"]
 
 
 @dataclass(frozen=True)
@@ -313,3 +324,176 @@ def _value_counts(backend: SqlBackend, ref: str, table: TableName, dataset: Data
 def _marker(dataset: Dataset, column: str) -> str:
     missing = dataset.specs[column].missing
     return missing[0] if missing else ""
+
+
+class DatabaseSink:
+    """The release of a full-domain node, written inside the database its SQL engine reads.
+
+    Parameters
+    ----------
+    backend : SqlBackend
+        The database the release is written into.
+    table : str or tuple of str
+        The output table (``"name"``, ``"schema.name"`` or a tuple of parts).
+    replace : bool
+        An existing output table may be replaced; it is dropped only in the
+        transaction that renames the checked release into place.
+    source : str or tuple of str, optional
+        The input table, which is never the output.
+
+    :meth:`stage` takes a :class:`~anonset.release.sinks.NodeRelease` of an
+    :class:`~anonset.engine.sql.engine.SqlEngine` over ``backend``.
+    """
+
+    def __init__(self, backend: SqlBackend, table: TableName, *, replace: bool = False,
+                 source: TableName | None = None):
+        self.backend = backend
+        self.parts = table_parts(table)
+        self.replace = replace
+        self.source = source
+        self._item: NodeRelease | None = None
+        self._written: SqlRelease | None = None
+        self._staging: tuple[str, ...] | None = None
+        self._placed = False
+        self._replaced = False
+
+    @classmethod
+    def for_engine(cls, engine: Engine, table: TableName, *, replace: bool = False) -> DatabaseSink:
+        """The sink of an SQL engine: its backend, and its table as the input the output may not be."""
+        if not isinstance(engine, SqlEngine):
+            raise TypeError(f"a database sink writes the release of an SqlEngine; got engine {engine.name!r}")
+        return cls(engine.backend, table, replace=replace, source=engine.table)
+
+    @property
+    def location(self) -> str:
+        """The database and the output table, as messages name them."""
+        return self.backend.where(self.parts)
+
+    @property
+    def database(self) -> str:
+        """The database (without a password)."""
+        return self.backend.description
+
+    @property
+    def output_table(self) -> str:
+        """The output table's name parts joined by dots."""
+        return ".".join(self.parts)
+
+    def check(self) -> None:
+        """Refuse the output table before any work: the input itself, a missing schema, or one that exists.
+
+        Raises
+        ------
+        ConfigError
+            When the output table is the input table.
+        DataError
+            When its schema does not exist (PostgreSQL), or the table exists
+            and ``replace`` is false.
+        """
+        backend, parts = self.backend, self.parts
+        where = backend.where(parts)
+        if self.source is not None and _same_relation(backend, parts, table_parts(self.source)):
+            raise ConfigError(f"{where}: the output table is the input table; choose another name (the input is"
+                              " never overwritten)")
+        if backend.dialect == "postgresql" and len(parts) == 2:
+            rows = backend.fetch_rows("SELECT COUNT(*) FROM pg_catalog.pg_namespace WHERE nspname = %s",
+                                      (parts[0],), "looking up the output schema")
+            if not rows or not int(rows[0][0]):
+                raise DataError(f"{where}: schema {parts[0]!r} does not exist; create it or choose another schema"
+                                " for the output table")
+        if not self.replace and backend.table_exists(parts):
+            raise DataError(f"{where}: the output table already exists; choose another name, drop it, or replace"
+                            " it (output.replace: true in a config, replace_output=True in the API)")
+
+    def stage(self, item: NodeRelease) -> None:
+        """Write the release of the item's node under a staging name next to the output table."""
+        engine = item.engine
+        if not isinstance(engine, SqlEngine) or engine.backend is not self.backend:
+            raise ValueError("the node's engine must be an SqlEngine over this sink's database")
+        if self._staging is not None or self._placed:
+            raise ValueError("this sink has already staged a release")
+        staging = self.parts[:-1] + (self.backend.temp_name("staged"),)
+        self._written = write_release(engine, item.levels, item.violating_keys, staging, item.drop_suppressed)
+        self._item, self._staging = item, staging
+
+    def verify(self) -> VerificationReport:
+        """Re-check the staged table in SQL against the item's requirements; RuntimeError when it fails.
+
+        Also checks that the table suppressed exactly the records the node's
+        classes say.
+        """
+        item, written, staging = self._item, self._written, self._staging
+        if item is None or written is None or staging is None:
+            raise ValueError("nothing is staged to verify")
+        dataset = item.engine.dataset
+        report = verify_table(self.backend, staging, dataset, item.requirements, dataset.n_rows)
+        require_verified(report)
+        if written.suppressed_rows != item.suppressed_rows:
+            raise RuntimeError(f"the release suppressed {written.suppressed_rows} records but the node's"
+                               f" classes say {item.suppressed_rows} (this is a bug in anonset)")
+        return report
+
+    def place(self) -> None:
+        """Rename the staged table into the output table, dropping a replaced table in the same transaction.
+
+        Raises
+        ------
+        DataError
+            When the output table appeared during the run and may not be
+            replaced.
+        """
+        backend, out, staging = self.backend, self.parts, self._staging
+        if staging is None:
+            raise ValueError("nothing is staged to place")
+        exists = backend.table_exists(out)  # outside the transaction: a failed probe would abort it
+        if exists and not self.replace:
+            raise DataError(f"{backend.where(out)}: the output table already exists (it appeared during the"
+                            " run); choose another name, drop it, or replace it")
+        with backend.transaction():
+            if exists:
+                backend.execute(f"DROP TABLE {backend.table_ref(out)}", (), "replacing the output table")
+            backend.rename_table(staging, out[-1])
+        self._staging = None
+        self._placed, self._replaced = True, exists
+
+    def discard(self) -> None:
+        """Drop the staging table; after :meth:`place`, drop the placed table unless it replaced one.
+
+        A table that replaced an existing one stays: the old one is gone,
+        and the new one passed its re-check.  A staging table that cannot be
+        dropped is left (the error that led here matters more).
+        """
+        backend = self.backend
+        if self._staging is not None:
+            staging, self._staging = self._staging, None
+            try:
+                backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(staging)}", (),
+                                "removing the unchecked release")
+            except DataError:
+                pass
+        elif self._placed and not self._replaced:
+            self._placed = False
+            backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(self.parts)}", (),
+                            "removing the release whose other outputs could not be written")
+
+    def caveats(self, k: int) -> list[str]:
+        """Unnamed columns of the placed table that single out records (see :mod:`anonset.release.caveats`)."""
+        if self._item is None:
+            raise ValueError("nothing was staged")
+        return passthrough_columns_in_database(self.backend, self.parts, self._item.engine.dataset, k)
+
+
+def _same_relation(backend: SqlBackend, a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """True when two names denote the same table (on PostgreSQL also through the search path)."""
+    if a == b:
+        return True
+    if backend.dialect != "postgresql":
+        return False
+    rows = backend.fetch_rows("SELECT to_regclass(%s) IS NOT NULL AND to_regclass(%s) = to_regclass(%s)",
+                              (_regclass_name(a), _regclass_name(a), _regclass_name(b)), "comparing table names")
+    return bool(rows and rows[0][0])
+
+
+def _regclass_name(parts: tuple[str, ...]) -> str:
+    """A table name as ``to_regclass`` reads it: every part double-quoted."""
+    return ".".join('"' + p.replace('"', '""') + '"' for p in parts)

@@ -1,14 +1,17 @@
-"""``Release``: the anonymized table with its partition, metrics and provenance.
+"""``Release``: the anonymized table with its partition, metrics and provenance, immutable.
 
-Metrics import nothing from here; the anonymizer computes metric values and
-hands them to the release.  :func:`render_full_domain` turns a full-domain node
+A :class:`Release` carries typed facts of the method that produced it and its
+provenance (:mod:`anonset.release.facts`); :meth:`Release.summary` is the JSON
+``anonset anonymize --summary`` writes.  Metrics import nothing from here;
+the anonymizer computes metric values and hands them to the release.
+:func:`render_full_domain` turns a full-domain node
 into the released table: quasi-identifiers replaced by their generalized
 labels (``30-39``, ``Europe``, ``4791*``), suppressed records' quasi-identifiers
 replaced by ``*`` (or the records dropped on request), identifiers removed,
 every other column passed through untouched.
 
 A release of a table that lives in a database is written inside that database
-(:func:`anonset.release.database.write_release`); its :class:`Release` then
+(through its sink, :class:`anonset.release.database.DatabaseSink`); its :class:`Release` then
 holds no records (``table`` is ``None``) and says where they went
 (``location``).  :func:`copy_table_to_file` exports such a table from DuckDB
 to a CSV or Parquet file without the records passing through Python.
@@ -16,9 +19,10 @@ to a CSV or Parquet file without the records passing through Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,6 +31,7 @@ import pandas as pd
 from anonset.core.dataset import AttributeType, Dataset, Role
 from anonset.core.partition import GeneralizedValues, Intervals, Partition
 from anonset.errors import DataError
+from anonset.release.facts import MethodFacts, Provenance
 
 if TYPE_CHECKING:
     from anonset.engine.sql.base import SqlBackend, TableName
@@ -45,9 +50,9 @@ __all__ = [
 SUPPRESSED = "*"
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Release:
-    """An anonymized table and everything needed to judge and reproduce it.
+    """An anonymized table and everything needed to judge and reproduce it (immutable).
 
     Attributes
     ----------
@@ -59,9 +64,9 @@ class Release:
         ``row_class`` for a release written inside a database).
     method : str
         The method that produced it.
-    levels : dict of str to int, or None
+    levels : mapping of str to int, or None
         The full-domain node (generalization level per quasi-identifier).
-    metrics : dict of str to float
+    metrics : mapping of str to float
         Utility metrics of the release.
     suppressed_rows : int
         Records whose quasi-identifiers were suppressed (or that were dropped).
@@ -69,16 +74,17 @@ class Release:
         True once the release passed the independent re-check.
     requirements : str
         The privacy requirements in words.
-    provenance : dict
-        Configuration, seed, versions.
-    search : dict
-        Method-specific facts (nodes checked, lattice size, ...).
+    provenance : Provenance
+        Configuration, seed, versions (and the database and table of a
+        release written inside a database).
+    search : SearchFacts, GroupingFacts, FrontFacts or TransformFacts
+        How the method found the release (see :mod:`anonset.release.facts`).
     seconds : float
         Wall time of the method and the re-check.
     location : str or None
-        Where the records were written when they are not in ``table``: the
-        database and output table (or the file a DuckDB release was copied
-        to); ``None`` for an in-memory release.
+        Where the records are when they are not only in ``table``: the
+        database and output table, or the file they were written to
+        (:meth:`written_to`); ``None`` for an in-memory release.
     engine : str
         The engine that computed the class statistics: ``numpy``, ``duckdb``
         or ``postgresql``.
@@ -86,10 +92,10 @@ class Release:
         Result rows that travelled from the database to Python since the
         backend was opened (value counts, class tables, checks); ``None``
         for the numpy engine.
-    omitted_metrics : dict of str to str
+    omitted_metrics : mapping of str to str
         Metrics that were not computed, with the reason (record-level metrics
         of a release written inside a database).
-    warnings : list of str
+    warnings : tuple of str
         What a custodian must know before handing the release over: a
         release that generalizes everything (and the model that forced it),
         columns passed through unchanged that single out records.
@@ -99,26 +105,36 @@ class Release:
         the independent re-check recomputed them; None before a re-check.
     smallest_class : int or None
         Size of the smallest of those classes.
+
+    Mappings and lists given to the constructor are kept as read-only
+    mappings and tuples.
     """
 
     table: pd.DataFrame | None
     partition: Partition
     method: str
-    levels: dict[str, int] | None
-    metrics: dict[str, float]
+    levels: Mapping[str, int] | None
+    metrics: Mapping[str, float]
     suppressed_rows: int
     verified: bool
     requirements: str
-    provenance: dict[str, Any] = field(default_factory=dict)
-    search: dict[str, Any] = field(default_factory=dict)
+    provenance: Provenance
+    search: MethodFacts
     seconds: float = 0.0
     location: str | None = None
     engine: str = "numpy"
     rows_fetched: int | None = None
-    omitted_metrics: dict[str, str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    omitted_metrics: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    warnings: tuple[str, ...] = ()
     classes: int | None = None
     smallest_class: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.levels is not None:
+            object.__setattr__(self, "levels", MappingProxyType(dict(self.levels)))
+        object.__setattr__(self, "metrics", MappingProxyType(dict(self.metrics)))
+        object.__setattr__(self, "omitted_metrics", MappingProxyType(dict(self.omitted_metrics)))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
 
     @property
     def n_classes(self) -> int:
@@ -139,17 +155,36 @@ class Release:
             return self.smallest_class
         return int(self.partition.sizes.min()) if self.partition.n_classes else 0
 
-    def summary(self) -> dict[str, Any]:
-        """A JSON-ready summary.
+    def written_to(self, location: str | None) -> Release:
+        """This release with its records written to ``location`` (a file, ``standard output``, or None: nowhere).
+
+        A release written inside a run's own scratch database and copied to
+        a file from there names the file; the scratch table is no longer in
+        its provenance.
+        """
+        return replace(self, location=location, provenance=replace(self.provenance, output_table=None))
+
+    def summary(self, *, seconds: float | None = None, config: str | None = None) -> dict[str, Any]:
+        """A JSON-ready summary: what ``anonset anonymize --summary`` writes.
 
         Besides the release's facts it names the ``engine`` and the
         ``output`` (``location``); ``rows_fetched`` appears for the SQL
         engines and ``metrics_omitted`` ({metric: reason}) when a metric was
-        left out.
+        left out.  A research-value search's ``success_list`` (with
+        ``frequency_sets``) and a trade-off search's ``front`` (with
+        ``nodes_evaluated``) come last, at the top level, not in ``search``.
+
+        Parameters
+        ----------
+        seconds : float, optional
+            The wall time to report (a command reports its whole run);
+            default the release's own ``seconds``.
+        config : str, optional
+            The configuration file of the run, recorded in the provenance.
         """
         out: dict[str, Any] = {
             "method": self.method,
-            "levels": self.levels,
+            "levels": None if self.levels is None else dict(self.levels),
             "classes": self.n_classes,
             "min_class_size": self.min_class_size,
             "suppressed_rows": self.suppressed_rows,
@@ -157,9 +192,9 @@ class Release:
             "metrics": {k: _json_number(v) for k, v in self.metrics.items()},
             "verified": self.verified,
             "requirements": self.requirements,
-            "seconds": round(self.seconds, 4),
-            "search": self.search,
-            "provenance": self.provenance,
+            "seconds": round(self.seconds if seconds is None else seconds, 4),
+            "search": self.search.to_json(),
+            "provenance": self.provenance.to_json(config),
             "engine": self.engine,
             "output": self.location,
         }
@@ -168,6 +203,7 @@ class Release:
         if self.omitted_metrics:
             out["metrics_omitted"] = dict(self.omitted_metrics)
         out["warnings"] = list(self.warnings)
+        out.update(self.search.lists_json())
         return out
 
 

@@ -21,7 +21,7 @@ from anonset.core.stats import ClassStats
 from anonset.privacy.base import Requirements
 from anonset.release.release import SUPPRESSED
 
-__all__ = ["VerificationReport", "classes_of_table", "judge_released_classes", "verify_release"]
+__all__ = ["VerificationReport", "classes_of_table", "judge_released_classes", "require_verified", "verify_release"]
 
 
 @dataclass
@@ -36,6 +36,13 @@ class VerificationReport:
     problems: list[str] = field(default_factory=list)
     #: Records whose quasi-identifiers are all ``*`` judged as a class of their own (not as suppressed).
     root_class_rows: int = 0
+
+
+def require_verified(report: VerificationReport) -> None:
+    """Raise RuntimeError when a release anonset made failed its re-check (that is a bug in anonset)."""
+    if not report.ok:
+        raise RuntimeError("independent verification of the release failed (this is a bug in anonset): "
+                           + "; ".join(report.problems))
 
 
 def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> np.ndarray:
