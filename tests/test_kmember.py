@@ -8,12 +8,9 @@ import pytest
 
 from anonset.core.dataset import Dataset
 from anonset.hierarchy import Hierarchy
-from anonset.methods.cluster.kmember import (
-    cluster_information_loss,
-    greedy_k_member,
-    information_loss,
-)
-from support import random_table
+from anonset.methods.cluster.kmember import greedy_k_member
+from anonset.metrics.total_il import cluster_information_loss, information_loss
+from support import clustering_dataset, il_by_definition, random_table, total_il_by_definition
 
 
 def _dataset(seed: int, n_rows: int, n_quasi: int, numeric: bool = True) -> Dataset:
@@ -265,16 +262,38 @@ def test_k_member_from_the_cli(tmp_path) -> None:
 
 
 def test_total_il_metric_equals_byuns_information_loss() -> None:
-    """The shared Total-IL metric, scored on the release's partition, equals the clustering's own IL."""
+    """The shared Total-IL (metric on the release's partition, and per cluster) equals Byun's definition."""
     from anonset.core.partition import partition_of_assignment
     from anonset.datasets import patient_register_dataset
-    from anonset.methods.cluster.kmember import greedy_k_member, information_loss
     from anonset.metrics import TotalIL
 
-    ds = patient_register_dataset(1200, seed=5)
+    ds = patient_register_dataset(1200, seed=5)  # numeric, ordinal and hierarchy quasi-identifiers
     labels = greedy_k_member(ds, 6, seed=0)
     partition = partition_of_assignment(ds, labels)
-    assert TotalIL().score(partition, ds) == pytest.approx(information_loss(ds, labels), rel=1e-9)
+    expected = total_il_by_definition(ds, labels)
+    assert TotalIL().score(partition, ds) == pytest.approx(expected, rel=1e-12)
+    assert information_loss(ds, labels) == pytest.approx(expected, rel=1e-12)
+    weights = {"age": 3.0, "zip": 0.5, "sex": 0.0}
+    expected = total_il_by_definition(ds, labels, weights)
+    assert TotalIL(weights).score(partition, ds) == pytest.approx(expected, rel=1e-12)
+    assert information_loss(ds, labels, weights) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_cluster_information_loss_by_definition(seed: int) -> None:
+    """Per cluster, with weights and with cluster ids that have no rows (they cost 0)."""
+    ds = clustering_dataset(seed, 150, 3)
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 20, 150) * 2  # odd ids are empty
+    weights = {"x": float(rng.uniform(0, 4)), "q0": float(rng.uniform(0, 4))}
+    per_cluster = cluster_information_loss(ds, labels, weights)
+    assert len(per_cluster) == labels.max() + 1 and not per_cluster[1::2].any()
+    for c, expected in il_by_definition(ds, labels, weights).items():
+        assert per_cluster[c] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert information_loss(ds, labels, weights) == pytest.approx(total_il_by_definition(ds, labels, weights),
+                                                                  rel=1e-12)
+    with pytest.raises(ValueError, match="one entry per row"):
+        cluster_information_loss(ds, labels[:-1])
 
 
 def test_classification_metric_by_hand() -> None:

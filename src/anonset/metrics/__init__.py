@@ -8,7 +8,7 @@ from anonset.core.dataset import Dataset
 from anonset.core.targets import target_columns
 from anonset.errors import ConfigError
 from anonset.metrics.base import CellMetric, Metric
-from anonset.metrics.cell_metrics import GCP, GLM, NCP, Precision, TotalIL
+from anonset.metrics.cell_metrics import GCP, GLM, NCP, Precision
 from anonset.metrics.class_metrics import (
     AverageClassSize,
     ClassificationMetric,
@@ -17,6 +17,7 @@ from anonset.metrics.class_metrics import (
 )
 from anonset.metrics.loss import Loss
 from anonset.metrics.research_value import ResearchValue
+from anonset.metrics.total_il import TotalIL
 
 __all__ = [
     "GCP",

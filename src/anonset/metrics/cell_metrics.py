@@ -10,6 +10,9 @@
 - ``gcp``: NCP normalized to [0, 1] by n · Σ w (Ghinita et al.'s global certainty penalty).
 - ``precision``: Sweeney's Prec = 1 − Σ (level / height) / (n · d); a value
   metric (higher is better); suppressed cells count as fully generalized.
+
+Byun et al.'s ``total_il``, built on the same per-class costs as precision
+(:func:`level_share`), lives in :mod:`anonset.metrics.total_il`.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.partition import GeneralizedValues, HierarchyNodes
 from anonset.metrics.base import CellMetric, interval_share, node_facts, node_index, value_range
 
-__all__ = ["GCP", "GLM", "NCP", "Precision"]
+__all__ = ["GCP", "GLM", "NCP", "Precision", "level_share"]
 
 
 class GLM(CellMetric):
@@ -93,27 +96,6 @@ class Precision(CellMetric):
         """1 − weighted mean cost."""
         w = self.attribute_weights(dataset)
         return 1.0 - (sums * w).sum(axis=-1) / (dataset.n_rows * w.sum())
-
-
-class TotalIL(CellMetric):
-    """Byun et al.'s Total information loss: Σ over classes of |e| · (Σ numeric (max − min)/range + Σ H(Λ)/H(T)).
-
-    Per cell: a numeric interval's share of the attribute's range, or the
-    level of the class's common ancestor over the hierarchy's height (the
-    LCA's subtree height over the tree's, for equal-depth hierarchies); a
-    suppressed cell costs 1.  Summed over all cells (weighted when weights are given).
-    """
-
-    name = "total_il"
-    direction = "loss"
-
-    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
-        """(max − min)/range, or level / height."""
-        return level_share(dataset, attribute, values)
-
-    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
-        """Weighted sum over attributes."""
-        return (sums * self.attribute_weights(dataset)).sum(axis=-1)
 
 
 def level_share(dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:

@@ -26,6 +26,9 @@ The whole loop is one numba-compiled kernel that keeps per-cluster state
 one and a representative leaf), so each greedy step is a single pass over the
 remaining records.  Ties go to the lowest row index (lowest cluster id for
 leftovers); the result depends only on the data, ``k`` and ``seed``.
+
+The IL of a finished partition is computed, like every release's
+``total_il``, by :mod:`anonset.metrics.total_il`.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ from anonset.methods.cluster.state import (
     state_cost,
 )
 
-__all__ = ["cluster_information_loss", "greedy_k_member", "information_loss", "kmember_labels"]
+__all__ = ["greedy_k_member", "kmember_labels"]
 
 
 class _Remaining(NamedTuple):
@@ -385,63 +388,3 @@ def renumber_by_first_row(raw: np.ndarray) -> np.ndarray:
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(len(first))
     return np.asarray(rank[np.asarray(inverse).reshape(-1)], dtype=np.int64)
-
-
-def cluster_information_loss(dataset: Dataset, labels: np.ndarray,
-                             weights: Mapping[str, float] | None = None) -> np.ndarray:
-    """IL of every cluster of a partition (Definition 5 of Byun et al.).
-
-    Parameters
-    ----------
-    dataset : Dataset
-        The in-memory dataset the partition is of.
-    labels : numpy.ndarray
-        Cluster id per row, ids ``0 .. c - 1``.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 ``IL(e)`` of cluster ``e`` at index ``e`` (0 for an id with no rows).
-    """
-    prep = prepare_attributes(dataset, weights)
-    labels = np.asarray(labels, dtype=np.int64)
-    if labels.shape != (dataset.n_rows,):
-        raise ValueError(f"labels must have one entry per row ({dataset.n_rows}); got shape {labels.shape}")
-    n_clusters = int(labels.max()) + 1 if len(labels) else 0
-    sizes = np.bincount(labels, minlength=n_clusters).astype(np.float64)
-    order = np.argsort(labels, kind="stable")
-    present = np.flatnonzero(sizes > 0)
-    starts = np.concatenate([[0], np.cumsum(sizes[present])[:-1]]).astype(np.int64)
-    distortion = np.zeros(n_clusters)
-    for b in range(prep.values.shape[1]):
-        col = prep.values[order, b]
-        spread = np.maximum.reduceat(col, starts) - np.minimum.reduceat(col, starts)
-        distortion[present] += spread * prep.num_weight[b]
-    for a in range(prep.codes.shape[1]):
-        leaves = prep.codes[order, a]
-        level = np.full(len(present), prep.maps.shape[1] - 1, dtype=np.int64)
-        for lv in range(prep.maps.shape[1] - 1, -1, -1):
-            anc = prep.maps[a, lv][leaves]
-            same = np.maximum.reduceat(anc, starts) == np.minimum.reduceat(anc, starts)
-            level = np.where(same, lv, level)
-        if prep.heights[a] > 0:
-            distortion[present] += np.minimum(level, prep.heights[a]) / prep.heights[a] * prep.cat_weight[a]
-    return np.asarray(sizes * distortion, dtype=np.float64)
-
-
-def information_loss(dataset: Dataset, labels: np.ndarray, weights: Mapping[str, float] | None = None) -> float:
-    """Total-IL of a partition: the sum of :func:`cluster_information_loss` (Definition 6).
-
-    Parameters
-    ----------
-    dataset : Dataset
-        The in-memory dataset the partition is of.
-    labels : numpy.ndarray
-        Cluster id per row, ids ``0 .. c - 1``.
-
-    Returns
-    -------
-    float
-        Total information loss; 0 for a partition into identical-record clusters.
-    """
-    return float(cluster_information_loss(dataset, labels, weights).sum())
