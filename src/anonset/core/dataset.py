@@ -58,7 +58,8 @@ class EncodedColumn:
 
     ``categories[c]`` is the label of code ``c``; ``numbers[c]`` its numeric
     value for numeric and date columns (days since 1970-01-01 for dates) and
-    its rank in the order for ordinal quasi-identifiers, NaN for a missing marker.  For a quasi-identifier with a hierarchy the codes
+    its rank in the order for ordinal quasi-identifiers, NaN for a missing marker.  For a quasi-identifier with a
+    hierarchy the codes
     are the hierarchy's leaf codes.
     """
 

@@ -205,7 +205,8 @@ class Hierarchy:
 
     def rows(self) -> list[list[str]]:
         """The hierarchy as rows ``[leaf, level1, ..., root]`` (the ARX CSV layout)."""
-        return [[str(self.labels[j][self.maps[j][leaf]]) for j in range(self.n_levels)] for leaf in range(self.n_leaves)]
+        return [[str(self.labels[j][self.maps[j][leaf]]) for j in range(self.n_levels)]
+                for leaf in range(self.n_leaves)]
 
     def with_extra_leaves(self, values: Sequence[str]) -> Hierarchy:
         """A copy with ``values`` added as leaves that stay themselves up to the root.
@@ -215,7 +216,8 @@ class Hierarchy:
         root = str(self.labels[-1][0])
         if self.max_level == 0:
             raise HierarchyError(
-                f"hierarchy {self.name!r} ({self.source}) has only a root; cannot place missing marker(s) {list(values)!r}"
+                f"hierarchy {self.name!r} ({self.source}) has only a root; cannot place missing marker(s)"
+                f" {list(values)!r}"
             )
         inner = {str(v) for level in self.labels[1:-1] for v in level}
         clash = [v for v in values if str(v) in inner]

@@ -23,7 +23,8 @@ from anonset.core.stats import ClassStats
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition", "grown_partition", "partition_of_assignment"]
+__all__ = ["GeneralizedValues", "HierarchyNodes", "Intervals", "Partition", "grown_partition",
+           "partition_of_assignment"]
 
 
 @dataclass(frozen=True, eq=False)

@@ -309,7 +309,7 @@ def agrawal_attributes(elevel: str = "hierarchy") -> dict[str, AttributeSpec]:
 
 def agrawal_dataset(n_rows: int, function: int = 2, *, seed: int = 0, random_constants: bool = False,
                     elevel: str = "hierarchy") -> Dataset:
-    """:func:`agrawal` with :func:`agrawal_attributes` (``elevel`` passed on) as a :class:`~anonset.core.dataset.Dataset`."""
+    """:func:`agrawal` with :func:`agrawal_attributes` (``elevel`` passed on) as a Dataset."""
     table = agrawal(n_rows, function, seed=seed, random_constants=random_constants)
     return Dataset(table, agrawal_attributes(elevel),
                    source=f"agrawal(n_rows={n_rows}, function={function}, seed={seed},"

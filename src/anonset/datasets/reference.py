@@ -64,5 +64,6 @@ def adult_morton(adult_dir: str | Path) -> Dataset:
             root / "taxonomies" / "marital_status.txt", "marital-status")),
     }
     for column in ("occupation", "race", "sex", "native-country"):
-        attrs[column] = AttributeSpec(role=Role.QUASI, hierarchy=Hierarchy.flat(column, sorted(pd.unique(table[column]))))
+        flat = Hierarchy.flat(column, sorted(pd.unique(table[column])))
+        attrs[column] = AttributeSpec(role=Role.QUASI, hierarchy=flat)
     return Dataset(table, attrs, source=str(root / "adult.data"))

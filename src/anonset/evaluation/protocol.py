@@ -95,7 +95,7 @@ class EvaluationResult:
 
 def split_rows(n: int, *, folds: int | None = None, test_fraction: float | None = None,
                seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Train/test row indices: ``folds``-fold cross-validation or one held-out ``test_fraction`` (shuffled by ``seed``)."""
+    """Train/test row indices: ``folds``-fold cross-validation or one held-out ``test_fraction`` (seeded shuffle)."""
     if (folds is None) == (test_fraction is None):
         raise ConfigError("give either folds (cross-validation) or test_fraction (one held-out share), not both")
     order = np.random.default_rng(seed).permutation(n)

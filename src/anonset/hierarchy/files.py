@@ -1,4 +1,7 @@
-"""Write hierarchies in the ARX CSV layout (``leaf;level1;...;*``), atomically; reading is in :mod:`anonset.core.hierarchy_csv`."""
+"""Write hierarchies in the ARX CSV layout (``leaf;level1;...;*``), atomically.
+
+Reading them is :mod:`anonset.core.hierarchy_csv`.
+"""
 
 from __future__ import annotations
 

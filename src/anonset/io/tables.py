@@ -44,7 +44,8 @@ def read_table(path: str | Path, delimiter: str | None = None, fmt: str | None =
     """
     p = Path(path)
     if not p.exists():
-        raise DataError(f"{p}: file not found; check the path (in a config, relative paths are relative to the config file)")
+        raise DataError(f"{p}: file not found; check the path (in a config, relative paths are relative to the"
+                        " config file)")
     if p.is_dir():
         raise DataError(f"{p}: is a directory, not a data file; name the CSV or Parquet file")
     if p.stat().st_size == 0:
@@ -111,7 +112,10 @@ def _check_unique_columns(p: Path, names: list[str]) -> None:
 
 
 def write_table(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", fmt: str | None = None) -> None:
-    """Write a DataFrame to CSV or Parquet atomically (format from the suffix unless given; ``-`` is standard output)."""
+    """Write a DataFrame to CSV or Parquet atomically.
+
+    The format comes from the suffix unless given; ``-`` is standard output.
+    """
     atomic_write(path, table_writer(frame, path, delimiter, fmt))
 
 

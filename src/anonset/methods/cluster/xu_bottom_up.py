@@ -21,9 +21,11 @@ METHOD = Method(
     family=Family.GROUPING,
     summary="bottom-up local recoding: merge the group that costs least to merge until every group is valid",
     fit=_fit,
-    options=(Option("split", "bool", True, "split groups of 2k or more records (the paper's step); false only to measure what splitting brings"),
+    options=(Option("split", "bool", True, "split groups of 2k or more records (the paper's step); false only to"
+                    " measure what splitting brings"),
              Option("merge_cost", "str", "union", "the partner an open group merges with: union minimizes"
-                    " the merged group's NCP (the paper's rule), increase how much the merge raises the table's NCP", choices=("union", "increase"))),
+                    " the merged group's NCP (the paper's rule), increase how much the merge raises the table's NCP",
+                    choices=("union", "increase"))),
     randomized=True,
     models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,

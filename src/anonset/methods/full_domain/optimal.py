@@ -12,7 +12,8 @@ __all__ = ["METHOD"]
 def _fit(problem: Problem) -> Any:
     from anonset.methods.full_domain.search import optimal_search
 
-    return optimal_search(problem.dataset, problem.node_engine(), problem.requirements, problem.metric, **problem.options)
+    return optimal_search(problem.dataset, problem.node_engine(), problem.requirements, problem.metric,
+                          **problem.options)
 
 
 METHOD = Method(

@@ -12,7 +12,8 @@ __all__ = ["METHOD"]
 def _fit(problem: Problem) -> Any:
     from anonset.methods.full_domain.research_value import rv_partitioned
 
-    return rv_partitioned(problem.dataset, problem.node_engine(), problem.requirements, problem.metric, **problem.options)
+    return rv_partitioned(problem.dataset, problem.node_engine(), problem.requirements, problem.metric,
+                          **problem.options)
 
 
 METHOD = Method(

@@ -48,7 +48,8 @@ METHOD = Method(
                     " a numeric split); false: relaxed"),
              Option("criterion", "any", "median", "median (largest normalized range, cut at the median), infogain"
                     " (least weighted class entropy of the targets), lsd (least summed squared error of numeric"
-                    " targets), selection (least imprecision of the selections, then the targets' criterion)", accepts=_criterion,
+                    " targets), selection (least imprecision of the selections, then the targets' criterion)",
+                    accepts=_criterion,
                     shape=f"one of {' | '.join(CRITERIA)}"),
              Option("targets", "any", None, "the target column(s) of infogain, lsd and selection"
                     " (several: their criteria are summed; unset: the columns with role target)",

@@ -193,8 +193,10 @@ class _ChildJudge:
         for a, (codes, m) in self.histograms.items():
             flat = labels * m + codes[rows]
             hists[a] = np.bincount(flat, minlength=n_children * m).reshape(n_children, m).astype(np.int64)
-        sums = {a: np.bincount(labels, weights=v[rows], minlength=n_children) for a, v in self.moments.items()}
-        sumsq = {a: np.bincount(labels, weights=v[rows] ** 2, minlength=n_children) for a, v in self.moments.items()}
+        sums = {a: np.bincount(labels, weights=v[rows], minlength=n_children).astype(np.float64, copy=False)
+                for a, v in self.moments.items()}
+        sumsq = {a: np.bincount(labels, weights=v[rows] ** 2, minlength=n_children).astype(np.float64, copy=False)
+                 for a, v in self.moments.items()}
         return ClassStats(sizes=np.bincount(labels, minlength=n_children).astype(np.int64),
                           keys=np.zeros((n_children, 0), dtype=np.int32), histograms=hists, sums=sums, sumsq=sumsq)
 

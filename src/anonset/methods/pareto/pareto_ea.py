@@ -1,4 +1,4 @@
-"""The ``pareto-ea`` method: Dewri et al.'s PBG-EA evolutionary search for the front of property based generalizations."""
+"""The ``pareto-ea`` method: Dewri et al.'s PBG-EA, an evolutionary search for the front of minimal PBGs."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ METHOD = Method(
     family=Family.FRONT,
     summary="PBG-EA: an evolutionary search with a box-dominance archive; evaluates a small share of the lattice",
     fit=_fit,
-    options=(Option("objectives", "names", ("k", "glm"), "at least two properties of the front: privacy (k, l, s_k, s_l)"
-                    " and loss (glm, cm)", choices=("k", "l", "s_k", "s_l", "glm", "cm")),
+    options=(Option("objectives", "names", ("k", "glm"), "at least two properties of the front: privacy (k, l,"
+                    " s_k, s_l) and loss (glm, cm)", choices=("k", "l", "s_k", "s_l", "glm", "cm")),
              Option("epsilon", "numbers", None, "box-dominance discretization, one positive number per"
                     " objective (unset: plain dominance)",
                     optional=True, low=0),

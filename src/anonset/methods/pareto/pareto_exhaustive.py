@@ -24,8 +24,8 @@ METHOD = Method(
     family=Family.FRONT,
     summary="evaluates every lattice node on several properties and keeps the non-dominated ones (exact front)",
     fit=_fit,
-    options=(Option("objectives", "names", ("k", "glm"), "at least two properties of the front: privacy (k, l, s_k, s_l)"
-                    " and loss (glm, cm)", choices=("k", "l", "s_k", "s_l", "glm", "cm")),
+    options=(Option("objectives", "names", ("k", "glm"), "at least two properties of the front: privacy (k, l,"
+                    " s_k, s_l) and loss (glm, cm)", choices=("k", "l", "s_k", "s_l", "glm", "cm")),
              Option("epsilon", "numbers", None, "box-dominance discretization, one positive number per"
                     " objective (unset: plain dominance)",
                     optional=True, low=0),
