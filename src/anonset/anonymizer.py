@@ -494,8 +494,8 @@ class Anonymizer:
         goes only when the checked release is placed (see the sink).
         """
         engine, dataset = node.engine, node.engine.dataset
-        sink.stage(node)
         try:
+            sink.stage(node)
             report = sink.verify()
             sink.place()
         except BaseException:

@@ -30,6 +30,7 @@ from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
 if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
     from anonset.config import RunConfig
+    from anonset.engine.sql.base import TableName
     from anonset.release.release import Release
     from anonset.release.sinks import FileSink
 
@@ -193,7 +194,11 @@ def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool) -> An
     """The Anonymizer a config describes (a DuckDB run releases into a table of its own in-memory database)."""
     from anonset.anonymizer import Anonymizer
 
-    output_table = cfg.output_table if cfg.sql is not None else DUCKDB_RELEASE_TABLE if cfg.engine == "duckdb" else None
+    output_table: TableName | None = None
+    if cfg.sql is not None:
+        output_table = cfg.output_table
+    elif cfg.engine == "duckdb":
+        output_table = DUCKDB_RELEASE_TABLE
     return Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
                       weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
                       method_options=cfg.method_options, pick=pick, output_table=output_table,
