@@ -13,6 +13,8 @@ import pytest
 from anonset.core.dataset import Dataset
 from anonset.engine.sql.base import redact_url
 from anonset.hierarchy import Hierarchy
+from anonset.methods import registry
+from anonset.methods.base import Family
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ADULT = SHARED / "data" / "adult"
@@ -178,3 +180,15 @@ def il_by_definition(ds: Dataset, labels: np.ndarray, weights: dict[str, float] 
 def total_il_by_definition(ds: Dataset, labels: np.ndarray, weights: dict[str, float] | None = None) -> float:
     """Byun et al.'s Total-IL (Definition 6): the sum of :func:`il_by_definition`."""
     return sum(il_by_definition(ds, labels, weights).values())
+
+
+def registered(family: Family | None = None, package: str | None = None) -> list[str]:
+    """Registered method names, in registry order: those of ``family``, declared under ``package`` (e.g. ``cluster``).
+
+    Tests read the methods from the registry, never from a list of their own,
+    so a new method is tested the moment it is registered.
+    """
+    names = [n for n in registry.names() if family is None or registry.get(n).family is family]
+    if package is not None:
+        names = [n for n in names if registry.origin(n).startswith(f"anonset.methods.{package}.")]
+    return names

@@ -9,8 +9,10 @@ import pytest
 
 from anonset import Anonymizer, ConfigError, KAnonymity, Requirements
 from anonset.core.dataset import Dataset, row_values
+from anonset.methods.base import Family
 from anonset.methods.mondrian.regions import mondrian
 from anonset.metrics.imprecision import imprecision
+from support import registered
 
 LEVELS = ("none", "primary", "secondary", "bachelor", "master", "doctorate")
 
@@ -41,7 +43,7 @@ def test_ordinal_rank_follows_the_declared_order() -> None:
     assert (days == expected).all()
 
 
-@pytest.mark.parametrize("method", ["mondrian", "k-member", "xu-top-down", "xu-bottom-up"])
+@pytest.mark.parametrize("method", registered(Family.GROUPING))
 def test_ranges_are_released_in_the_attribute_order(method: str) -> None:
     table, attrs = _table(300, 1)
     release = Anonymizer(attrs, Requirements([KAnonymity(6)]), method=method).fit(table).release_

@@ -14,7 +14,7 @@ from importlib import import_module
 from anonset.errors import ConfigError
 from anonset.methods.base import Method
 
-__all__ = ["get", "names", "register", "unregister"]
+__all__ = ["get", "names", "origin", "register", "unregister"]
 
 #: Method name -> module declaring ``METHOD``; the order is the order of docs and messages.
 _BUILTIN: dict[str, str] = {
@@ -52,6 +52,16 @@ def get(name: str) -> Method:
         raise RuntimeError(f"{entry}.METHOD is not the Method {name!r} (this is a bug in its declaration)")
     _entries[name] = method
     return method
+
+
+def origin(name: str) -> str:
+    """The module that declares method ``name`` (for a method registered as an object, its ``fit``'s module)."""
+    if name in _BUILTIN:
+        return _BUILTIN[name]
+    entry = _entries.get(name)
+    if entry is None:
+        raise ConfigError(f"unknown method {name!r}; use one of {' | '.join(_entries)}")
+    return entry if isinstance(entry, str) else entry.fit.__module__
 
 
 def register(method: Method | str, name: str | None = None) -> None:
