@@ -44,11 +44,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from anonset.core.attribute_space import AttributeSpace
 from anonset.methods.mondrian.split import CandidateSplit, Region, _hierarchy_split
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["InfoGainCriterion", "LSDCriterion"]
 
@@ -63,8 +67,8 @@ class _Cuts:
     """The region's records sorted by one numeric attribute (candidate cuts refer to positions in it)."""
 
     attribute: int
-    order: np.ndarray
-    values: np.ndarray
+    order: NDArray[np.int64]
+    values: NDArray[np.float64]
 
 
 def _sorted(space: AttributeSpace, region: Region, j: int, strict: bool) -> _Cuts:
@@ -73,7 +77,7 @@ def _sorted(space: AttributeSpace, region: Region, j: int, strict: bool) -> _Cut
     return _Cuts(j, order, values[order])
 
 
-def _cut_positions(cuts: _Cuts, strict: bool) -> np.ndarray:
+def _cut_positions(cuts: _Cuts, strict: bool) -> NDArray[np.int64]:
     """Every cut: between distinct values (strict) or anywhere (relaxed)."""
     m = len(cuts.values)
     if strict:
@@ -81,7 +85,7 @@ def _cut_positions(cuts: _Cuts, strict: bool) -> np.ndarray:
     return np.arange(1, m)
 
 
-def _median_positions(cuts: _Cuts, strict: bool) -> np.ndarray:
+def _median_positions(cuts: _Cuts, strict: bool) -> NDArray[np.int64]:
     """The median cuts of MedianCriterion: ``<= median`` and ``< median`` (strict) or ``m // 2`` (relaxed)."""
     m = len(cuts.values)
     if not strict:
@@ -99,13 +103,13 @@ class _Ranking:
         self.m = m
         self.min_size = min_size
         self.sources: list[_Cuts | CandidateSplit] = []
-        self.keys: list[np.ndarray] = []
+        self.keys: list[NDArray[np.float64]] = []
 
-    def sized(self, positions: np.ndarray) -> np.ndarray:
+    def sized(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
         """The cut positions leaving at least ``min_size`` records on each side."""
         return positions[(positions >= self.min_size) & (positions <= self.m - self.min_size)]
 
-    def add_cuts(self, cuts: _Cuts, positions: np.ndarray, scores: np.ndarray, tier: int = 0) -> None:
+    def add_cuts(self, cuts: _Cuts, positions: NDArray[np.int64], scores: NDArray[np.float64], tier: int = 0) -> None:
         """Cuts (``sized`` positions) of one attribute with their scores."""
         if len(positions):
             self._add(cuts, tier, scores, cuts.attribute, np.abs(2 * positions - self.m), positions)
@@ -114,8 +118,8 @@ class _Ranking:
         """A hierarchy split with its score."""
         self._add(cand, 0, np.array([score]), cand.attribute, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
 
-    def _add(self, source: _Cuts | CandidateSplit, tier: int, scores: np.ndarray, attribute: int,
-             imbalance: np.ndarray, positions: np.ndarray) -> None:
+    def _add(self, source: _Cuts | CandidateSplit, tier: int, scores: NDArray[np.float64], attribute: int,
+             imbalance: NDArray[np.int64], positions: NDArray[np.int64]) -> None:
         n = len(scores)
         self.keys.append(np.stack([np.full(n, tier, dtype=np.float64), scores, np.full(n, float(attribute)),
                                    imbalance.astype(np.float64), -positions.astype(np.float64),
@@ -156,7 +160,7 @@ def _splittable(space: AttributeSpace, region: Region, j: int) -> bool:
 
 
 # ---------------------------------------------------------------- InfoGain and LSD
-def _plogp(count: np.ndarray, size: np.ndarray) -> np.ndarray:
+def _plogp(count: NDArray[np.float64], size: NDArray[np.float64]) -> NDArray[np.float64]:
     """``count · log(count / size)``, 0 where count is 0."""
     return np.where(count > 0, count * np.log(np.maximum(count, 1) / size), 0.0)
 
@@ -174,7 +178,7 @@ class InfoGainCriterion:
 
     name = "infogain"
 
-    def __init__(self, classes: np.ndarray, min_size: int = 1):
+    def __init__(self, classes: NDArray[np.int64], min_size: int = 1):
         self.classes = np.atleast_2d(np.asarray(classes, dtype=np.int64))
         self.n_classes = self.classes.max(axis=1) + 1
         _, joint = np.unique(self.classes, axis=1, return_inverse=True)
@@ -211,7 +215,7 @@ class InfoGainCriterion:
                 ranking.add_cuts(cuts, positions, self._cut_entropy(sorted_classes, positions), tier)
         yield from ranking
 
-    def _cut_entropy(self, sorted_classes: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    def _cut_entropy(self, sorted_classes: NDArray[np.int64], positions: NDArray[np.int64]) -> NDArray[np.float64]:
         m = sorted_classes.shape[1]
         sizes = np.stack([positions, m - positions]).astype(np.float64)
         total = np.zeros(len(positions))
@@ -222,7 +226,7 @@ class InfoGainCriterion:
                 total -= _plogp(np.stack([in_left, cum[-1] - in_left]).astype(np.float64), sizes).sum(axis=0)
         return np.round(total / m, _DECIMALS)
 
-    def _child_entropy(self, classes: np.ndarray, labels: np.ndarray, n_children: int) -> float:
+    def _child_entropy(self, classes: NDArray[np.int64], labels: NDArray[np.int64], n_children: int) -> float:
         m = len(labels)
         sizes = np.bincount(labels, minlength=n_children).astype(np.float64)
         total = 0.0
@@ -245,7 +249,7 @@ class LSDCriterion:
 
     name = "lsd"
 
-    def __init__(self, values: np.ndarray, min_size: int = 1):
+    def __init__(self, values: NDArray[np.float64], min_size: int = 1):
         self.values = np.atleast_2d(np.asarray(values, dtype=np.float64))
         self.min_size = max(int(min_size), 1)
 
@@ -272,16 +276,16 @@ class LSDCriterion:
         yield from ranking
 
     @staticmethod
-    def _cut_error(y: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    def _cut_error(y: NDArray[np.float64], positions: NDArray[np.int64]) -> NDArray[np.float64]:
         m = y.shape[1]
         left = positions.astype(np.float64)
         s1, s2 = np.cumsum(y, axis=1), np.cumsum(y * y, axis=1)
         l1, l2 = s1[:, positions - 1], s2[:, positions - 1]
         r1, r2 = s1[:, -1:] - l1, s2[:, -1:] - l2
-        return (l2 - l1 * l1 / left + r2 - r1 * r1 / (m - left)).sum(axis=0)
+        return cast("NDArray[np.float64]", (l2 - l1 * l1 / left + r2 - r1 * r1 / (m - left)).sum(axis=0))
 
     @staticmethod
-    def _child_error(y: np.ndarray, labels: np.ndarray, n_children: int) -> float:
+    def _child_error(y: NDArray[np.float64], labels: NDArray[np.int64], n_children: int) -> float:
         sizes = np.bincount(labels, minlength=n_children).astype(np.float64)
         total = 0.0
         for row in y:

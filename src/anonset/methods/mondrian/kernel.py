@@ -18,10 +18,13 @@ hold the two to the same result.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numba
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["GrownKernel", "KernelSpace", "grow_k_anonymous"]
 
@@ -42,15 +45,15 @@ class KernelSpace(NamedTuple):
     weight : (d,) float64 weight of the attribute's normalized range.
     """
 
-    values: np.ndarray
-    span: np.ndarray
-    codes: np.ndarray
-    maps: np.ndarray
-    share: np.ndarray
-    top: np.ndarray
-    numeric: np.ndarray
-    column: np.ndarray
-    weight: np.ndarray
+    values: NDArray[np.float64]
+    span: NDArray[np.float64]
+    codes: NDArray[np.int32]
+    maps: NDArray[np.int32]
+    share: NDArray[np.float64]
+    top: NDArray[np.int64]
+    numeric: NDArray[np.bool_]
+    column: NDArray[np.int64]
+    weight: NDArray[np.float64]
 
 
 class GrownKernel(NamedTuple):
@@ -69,23 +72,23 @@ class GrownKernel(NamedTuple):
         (the root until a split on the attribute, then the child node the split sent it to).
     """
 
-    rows: np.ndarray
+    rows: NDArray[np.int64]
     n_nodes: int
-    parent: np.ndarray
-    split_attr: np.ndarray
-    split_level: np.ndarray
-    key: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    threshold: np.ndarray
-    cut_low: np.ndarray
-    cut_high: np.ndarray
-    node_level: np.ndarray
-    node_code: np.ndarray
+    parent: NDArray[np.int64]
+    split_attr: NDArray[np.int64]
+    split_level: NDArray[np.int64]
+    key: NDArray[np.int64]
+    start: NDArray[np.int64]
+    end: NDArray[np.int64]
+    threshold: NDArray[np.float64]
+    cut_low: NDArray[np.float64]
+    cut_high: NDArray[np.float64]
+    node_level: NDArray[np.int64]
+    node_code: NDArray[np.int64]
 
 
 @numba.njit(cache=True, nogil=True)
-def _select(buf: np.ndarray, m: int, kth: int) -> float:  # pragma: no cover - compiled
+def _select(buf: NDArray[np.float64], m: int, kth: int) -> float:  # pragma: no cover - compiled
     """The ``kth`` smallest of ``buf[:m]`` (0-based), reordering ``buf`` (Hoare's selection)."""
     lo = 0
     hi = m - 1
@@ -112,13 +115,14 @@ def _select(buf: np.ndarray, m: int, kth: int) -> float:  # pragma: no cover - c
         elif kth >= i:
             lo = i
         else:
-            return buf[kth]
-    return buf[kth]
+            return float(buf[kth])
+    return float(buf[kth])
 
 
 @numba.njit(cache=True, nogil=True)
-def _numeric_split(values: np.ndarray, c: int, rows: np.ndarray, s: int, e: int, buf: np.ndarray,
-                   tmp: np.ndarray, k: int, strict: bool) -> tuple[int, float]:  # pragma: no cover
+def _numeric_split(values: NDArray[np.float64], c: int, rows: NDArray[np.int64], s: int, e: int,
+                   buf: NDArray[np.float64], tmp: NDArray[np.int64], k: int,
+                   strict: bool) -> tuple[int, float]:  # pragma: no cover
     """Median split of segment ``rows[s:e]`` on numeric column ``c``.
 
     Returns (records sent left, threshold) after reordering the segment left
@@ -186,8 +190,9 @@ def _numeric_split(values: np.ndarray, c: int, rows: np.ndarray, s: int, e: int,
 
 
 @numba.njit(cache=True, nogil=True)
-def _hierarchy_split(maps: np.ndarray, codes: np.ndarray, c: int, level: int, rows: np.ndarray, s: int, e: int,
-                     tmp: np.ndarray, count: np.ndarray, kids: np.ndarray, k: int) -> int:  # pragma: no cover
+def _hierarchy_split(maps: NDArray[np.int32], codes: NDArray[np.int32], c: int, level: int, rows: NDArray[np.int64],
+                     s: int, e: int, tmp: NDArray[np.int64], count: NDArray[np.int64], kids: NDArray[np.int64],
+                     k: int) -> int:  # pragma: no cover
     """Split segment ``rows[s:e]`` into the child nodes at ``level`` of categorical column ``c``.
 
     Returns the number of children (their codes ascending in ``kids``, their
@@ -234,8 +239,8 @@ def _hierarchy_split(maps: np.ndarray, codes: np.ndarray, c: int, level: int, ro
 
 
 @numba.njit(cache=True, nogil=True)
-def _inherit(cut_low: np.ndarray, cut_high: np.ndarray, node_level: np.ndarray, node_code: np.ndarray, node: int,
-             child: int) -> None:  # pragma: no cover - compiled
+def _inherit(cut_low: NDArray[np.float64], cut_high: NDArray[np.float64], node_level: NDArray[np.int64],
+             node_code: NDArray[np.int64], node: int, child: int) -> None:  # pragma: no cover - compiled
     """A new child starts with its parent's cuts and hierarchy nodes.
 
     Element by element: a row-slice assignment costs numba seconds to compile, a loop almost nothing.

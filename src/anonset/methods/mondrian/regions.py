@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -67,6 +68,9 @@ from anonset.methods.mondrian.workload import (
 )
 from anonset.privacy.base import Requirements
 from anonset.privacy.kanonymity import KAnonymity
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["CRITERIA", "MondrianTree", "RegionBoxes", "TreeNodes", "mondrian"]
 
@@ -182,7 +186,7 @@ class _ChildJudge:
                            for a in sorted(request.histograms)}
         self.moments = {a: numeric_values(dataset, a) for a in sorted(request.moments)}
 
-    def stats(self, rows: np.ndarray, labels: np.ndarray, n_children: int) -> ClassStats:
+    def stats(self, rows: NDArray[np.int64], labels: NDArray[np.int64], n_children: int) -> ClassStats:
         """Statistics of the children ``labels`` (0 .. n_children − 1) of the records ``rows``.
 
         The same statistics as :func:`anonset.core.stats.stats_from_assignment`, which takes an assignment
@@ -200,7 +204,7 @@ class _ChildJudge:
         return ClassStats(sizes=np.bincount(labels, minlength=n_children).astype(np.int64),
                           keys=np.zeros((n_children, 0), dtype=np.int32), histograms=hists, sums=sums, sumsq=sumsq)
 
-    def allowable(self, rows: np.ndarray, labels: np.ndarray, n_children: int) -> bool:
+    def allowable(self, rows: NDArray[np.int64], labels: NDArray[np.int64], n_children: int) -> bool:
         """True when every child satisfies every model."""
         stats = self.stats(rows, labels, n_children)
         return all(bool(m.satisfied(stats).all()) for m in self.models)
@@ -210,18 +214,18 @@ class _ChildJudge:
 class _Grown:
     """A grown tree before numbering: rows grouped by leaf, per node its segment, split and cuts."""
 
-    rows: np.ndarray
-    parent: np.ndarray
-    key: np.ndarray
-    split_attr: np.ndarray
-    threshold: np.ndarray
-    split_level: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    cut_low: np.ndarray
-    cut_high: np.ndarray
-    node_level: np.ndarray
-    node_code: np.ndarray
+    rows: NDArray[np.int64]
+    parent: NDArray[np.int64]
+    key: NDArray[np.int64]
+    split_attr: NDArray[np.int64]
+    threshold: NDArray[np.float64]
+    split_level: NDArray[np.int64]
+    start: NDArray[np.int64]
+    end: NDArray[np.int64]
+    cut_low: NDArray[np.float64]
+    cut_high: NDArray[np.float64]
+    node_level: NDArray[np.int64]
+    node_code: NDArray[np.int64]
 
 
 def _grow_compiled(space: AttributeSpace, k: int, strict: bool) -> _Grown:

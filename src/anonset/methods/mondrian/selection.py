@@ -20,6 +20,7 @@ Mondrian run.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -34,11 +35,14 @@ from anonset.methods.mondrian.criteria import (
 )
 from anonset.methods.mondrian.split import CandidateSplit, Region, SplitCriterion
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 __all__ = ["SelectionCriterion"]
 
 
-def _cut_imprecision(selections: Selections, space: AttributeSpace, region: Region, order: np.ndarray,
-                     positions: np.ndarray) -> np.ndarray:
+def _cut_imprecision(selections: Selections, space: AttributeSpace, region: Region, order: NDArray[np.int64],
+                     positions: NDArray[np.int64]) -> NDArray[np.int64]:
     """Summed imprecision of the two children of each cut (left: the first ``positions`` of ``order``)."""
     rows = region.rows[order]
     m = len(rows)
@@ -65,7 +69,7 @@ def _cut_imprecision(selections: Selections, space: AttributeSpace, region: Regi
     in_left = inside[:, before]
     in_right = inside[:, -1:] - in_left
     out = np.where(left_overlap, positions - in_left, 0) + np.where(right_overlap, m - positions - in_right, 0)
-    return out.sum(axis=0)
+    return cast("NDArray[np.int64]", out.sum(axis=0))
 
 
 class SelectionCriterion:

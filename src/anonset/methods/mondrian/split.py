@@ -20,11 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from anonset.core.attribute_space import AttributeSpace
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "CandidateSplit",
@@ -49,14 +52,14 @@ class Region:
         lowest common ancestor of its records' leaves (level and code).
     """
 
-    rows: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    level: np.ndarray
-    node: np.ndarray
+    rows: NDArray[np.int64]
+    low: NDArray[np.float64]
+    high: NDArray[np.float64]
+    level: NDArray[np.int64]
+    node: NDArray[np.int64]
 
 
-def describe_region(space: AttributeSpace, rows: np.ndarray) -> Region:
+def describe_region(space: AttributeSpace, rows: NDArray[np.int64]) -> Region:
     """The bounding box of the records ``rows`` (at least one)."""
     values = space.values[:, rows]
     q = len(space.codes)
@@ -93,8 +96,8 @@ class CandidateSplit:
     """
 
     attribute: int
-    labels: np.ndarray
-    keys: np.ndarray
+    labels: NDArray[np.int64]
+    keys: NDArray[np.int64]
     threshold: float = float("nan")
     level: int = -1
 
@@ -138,7 +141,7 @@ class MedianCriterion:
 
     name = "median"
 
-    def ranges(self, space: AttributeSpace, region: Region) -> np.ndarray:
+    def ranges(self, space: AttributeSpace, region: Region) -> NDArray[np.float64]:
         """(d,) weighted normalized range of each quasi-identifier within the region."""
         out = np.zeros(len(space.quasi))
         for j in range(len(space.quasi)):
@@ -167,7 +170,7 @@ class MedianCriterion:
                                        int(region.level[c]) - 1)
 
 
-def _strict_median_splits(attribute: int, values: np.ndarray) -> Iterator[CandidateSplit]:
+def _strict_median_splits(attribute: int, values: NDArray[np.float64]) -> Iterator[CandidateSplit]:
     """``<= median`` and ``< median``, the more balanced first; none with an empty side."""
     m = len(values)
     median = np.partition(values, (m - 1) // 2)[(m - 1) // 2]
@@ -184,7 +187,7 @@ def _strict_median_splits(attribute: int, values: np.ndarray) -> Iterator[Candid
         yield CandidateSplit(attribute, right.astype(np.int64), np.array([0, 1]), threshold=threshold)
 
 
-def _relaxed_median_split(attribute: int, values: np.ndarray, rows: np.ndarray) -> CandidateSplit:
+def _relaxed_median_split(attribute: int, values: NDArray[np.float64], rows: NDArray[np.int64]) -> CandidateSplit:
     """The ``m // 2`` smallest values left (ties by row), the rest right."""
     m = len(values)
     order = np.lexsort((rows, values))
@@ -193,7 +196,7 @@ def _relaxed_median_split(attribute: int, values: np.ndarray, rows: np.ndarray) 
     return CandidateSplit(attribute, labels, np.array([0, 1]), threshold=float(values[order[m // 2 - 1]]))
 
 
-def _hierarchy_split(attribute: int, children: np.ndarray, level: int) -> CandidateSplit:
+def _hierarchy_split(attribute: int, children: NDArray[np.int32], level: int) -> CandidateSplit:
     """One child per child node holding records (ascending codes)."""
     keys, labels = np.unique(children, return_inverse=True)
     return CandidateSplit(attribute, labels.astype(np.int64), keys.astype(np.int64), level=level)

@@ -11,11 +11,15 @@ records).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["MondrianTree", "RegionBoxes", "TreeNodes"]
 
@@ -46,14 +50,14 @@ class RegionBoxes:
         the fitted records' leaves, a descendant of the cell's node (−1 in numeric columns).
     """
 
-    lower: np.ndarray
-    upper: np.ndarray
-    node_level: np.ndarray
-    node_code: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    lca_level: np.ndarray
-    lca_code: np.ndarray
+    lower: NDArray[np.float64]
+    upper: NDArray[np.float64]
+    node_level: NDArray[np.int64]
+    node_code: NDArray[np.int64]
+    low: NDArray[np.float64]
+    high: NDArray[np.float64]
+    lca_level: NDArray[np.int64]
+    lca_code: NDArray[np.int64]
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,15 +82,15 @@ class TreeNodes:
         (N,) int64 class of a leaf (−1 for an inner node).
     """
 
-    parent: np.ndarray
-    key: np.ndarray
-    split_attr: np.ndarray
-    threshold: np.ndarray
-    split_level: np.ndarray
-    node_class: np.ndarray
+    parent: NDArray[np.int64]
+    key: NDArray[np.int64]
+    split_attr: NDArray[np.int64]
+    threshold: NDArray[np.float64]
+    split_level: NDArray[np.int64]
+    node_class: NDArray[np.int64]
     _stride: int = field(init=False, repr=False)
-    _edges: np.ndarray = field(init=False, repr=False)
-    _children: np.ndarray = field(init=False, repr=False)
+    _edges: NDArray[np.int64] = field(init=False, repr=False)
+    _children: NDArray[np.int64] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         stride = max(int(self.key.max()) + 1, 2)
@@ -101,7 +105,7 @@ class TreeNodes:
         """Number of nodes."""
         return len(self.parent)
 
-    def child(self, nodes: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    def child(self, nodes: NDArray[np.int64], keys: NDArray[np.int64]) -> NDArray[np.int64]:
         """The child of each of ``nodes`` with the given key (−1 when there is none)."""
         if len(self._edges) == 0:
             return np.full(len(nodes), -1, dtype=np.int64)
@@ -138,20 +142,20 @@ class MondrianTree:
     """
 
     quasi: tuple[str, ...]
-    row_class: np.ndarray
+    row_class: NDArray[np.int64]
     boxes: RegionBoxes
     nodes: TreeNodes
     strict: bool
     criterion: str
-    numeric: np.ndarray
-    maps: tuple[tuple[np.ndarray, ...], ...]
+    numeric: NDArray[np.bool_]
+    maps: tuple[tuple[NDArray[np.int32], ...], ...]
 
     @property
     def n_classes(self) -> int:
         """Number of equivalence classes (leaf regions)."""
         return len(self.boxes.lower)
 
-    def assign(self, dataset: Dataset) -> np.ndarray:
+    def assign(self, dataset: Dataset) -> NDArray[np.int64]:
         """The class of each record of ``dataset``, found by descending the tree.
 
         At a numeric split a record goes left when its value is ``<=`` the
@@ -204,7 +208,7 @@ class MondrianTree:
             active, at = active[found], child[found]
         return out
 
-    def _column(self, dataset: Dataset, j: int) -> np.ndarray:
+    def _column(self, dataset: Dataset, j: int) -> NDArray[np.float64] | NDArray[np.int64]:
         """Values (numeric, NaN when missing) or leaf codes (−1 when unknown to the fitted hierarchy) of column j."""
         name = self.quasi[j]
         if name not in dataset.quasi:
@@ -219,7 +223,7 @@ class MondrianTree:
             return np.asarray(enc.numbers, dtype=np.float64)[codes]
         return np.where(codes < len(self.maps[j][0]), codes, -1).astype(np.int64)
 
-    def _ancestors(self, j: int, leaves: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    def _ancestors(self, j: int, leaves: NDArray[np.int64], levels: NDArray[np.int64]) -> NDArray[np.int64]:
         """Ancestor code at ``levels`` of each leaf of categorical column j (−1 for an unknown leaf)."""
         out = np.full(len(leaves), -1, dtype=np.int64)
         for level in np.unique(levels):

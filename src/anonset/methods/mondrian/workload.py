@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,9 @@ from anonset.errors import ConfigError
 from anonset.methods.mondrian.criteria import InfoGainCriterion, LSDCriterion
 from anonset.methods.mondrian.selection import SelectionCriterion
 from anonset.methods.mondrian.split import MedianCriterion, SplitCriterion
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["Workload", "class_codes", "infogain_criterion", "lsd_criterion", "median_criterion", "numeric_targets",
            "selection_criterion"]
@@ -75,7 +79,7 @@ def _is_numeric(dataset: Dataset, name: str) -> bool:
     return dataset.specs[name].type in RANGE_TYPES
 
 
-def class_codes(dataset: Dataset, targets: Sequence[str]) -> np.ndarray:
+def class_codes(dataset: Dataset, targets: Sequence[str]) -> NDArray[np.int64]:
     """(t, n) int64 class codes of categorical targets, read from the raw table (each value a class, missing too).
 
     Raises
@@ -97,7 +101,7 @@ def class_codes(dataset: Dataset, targets: Sequence[str]) -> np.ndarray:
     return out
 
 
-def numeric_targets(dataset: Dataset, targets: Sequence[str]) -> np.ndarray:
+def numeric_targets(dataset: Dataset, targets: Sequence[str]) -> NDArray[np.float64]:
     """(t, n) float64 values of numeric targets, read from the raw table.
 
     Raises
