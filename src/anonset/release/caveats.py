@@ -30,6 +30,8 @@ from anonset.engine.base import Engine
 from anonset.privacy.base import Requirements
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from anonset.engine.sql.base import SqlBackend
 
 __all__ = [
@@ -168,7 +170,7 @@ def _splits_classes(name: str, small: int, floor: int) -> str:
             " insensitive to keep it as is)")
 
 
-def _row_codes(table: pd.DataFrame, columns: list[str]) -> np.ndarray:
+def _row_codes(table: pd.DataFrame, columns: list[str]) -> NDArray[np.int64]:
     """One int64 code per row for the combination of ``columns``' values."""
     if not columns:
         return np.zeros(len(table), dtype=np.int64)

@@ -27,7 +27,7 @@ budget).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from anonset.release.caveats import passthrough_columns_in_database
 from anonset.release.release import SUPPRESSED
 from anonset.release.sinks import NodeRelease
 from anonset.release.verify import VerificationReport, judge_released_classes, require_verified
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["DatabaseSink", "SqlRelease", "verify_table", "write_release"]
 
@@ -66,7 +69,7 @@ class SqlRelease:
     suppressed_rows: int
 
 
-def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: np.ndarray,
+def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: NDArray[np.int32],
                   output_table: TableName, drop_suppressed: bool = False, *, replace: bool = False) -> SqlRelease:
     """Write the release of full-domain node ``levels`` as a table in the engine's database.
 
@@ -165,7 +168,7 @@ def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: np
     return SqlRelease(out_parts, n_written, suppressed)
 
 
-def _release_sql(engine: SqlEngine, levels: tuple[int, ...], keys: np.ndarray, columns: list[str],
+def _release_sql(engine: SqlEngine, levels: tuple[int, ...], keys: NDArray[np.int32], columns: list[str],
                  drop_suppressed: bool, tmp_parts: tuple[str, ...], uploads: list[str]) -> tuple[str, list[Any]]:
     """The CREATE TABLE ... AS SELECT of the release, and its parameters (uploads label/key tables)."""
     backend, dataset = engine.backend, engine.dataset
@@ -277,9 +280,9 @@ def verify_table(backend: SqlBackend, table: TableName, dataset: Dataset, requir
         raise RuntimeError("released classes are not numbered 0..c-1; this is a bug")
     class_sizes = sizes[order].astype(np.int64)
     all_star = stars[order].astype(np.bool_)
-    hists: dict[str, np.ndarray] = {}
-    sums: dict[str, np.ndarray] = {}
-    sumsq: dict[str, np.ndarray] = {}
+    hists: dict[str, NDArray[np.int64]] = {}
+    sums: dict[str, NDArray[np.float64]] = {}
+    sumsq: dict[str, NDArray[np.float64]] = {}
     for a in sensitive:
         value_cls, codes, counts = _value_counts(backend, ref, table, dataset, a, labels, rank, d)
         if a in request.histograms:
@@ -291,16 +294,17 @@ def verify_table(backend: SqlBackend, table: TableName, dataset: Dataset, requir
             if numbers is None:
                 raise ValueError(f"{a!r} is not numeric")
             x = numbers[codes]
-            sums[a] = np.bincount(value_cls, weights=counts * x, minlength=n_classes)
-            sumsq[a] = np.bincount(value_cls, weights=counts * x * x, minlength=n_classes)
+            sums[a] = cast("NDArray[np.float64]", np.bincount(value_cls, weights=counts * x, minlength=n_classes))
+            sumsq[a] = cast("NDArray[np.float64]",
+                            np.bincount(value_cls, weights=counts * x * x, minlength=n_classes))
     stats = ClassStats(sizes=class_sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
                        sums=sums, sumsq=sumsq)
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
     return judge_released_classes(stats, all_star, requirements, n_in)
 
 
-def _value_counts(backend: SqlBackend, ref: str, table: TableName, dataset: Dataset, attribute: str,
-                  labels: list[str], rank: str, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _value_counts(backend: SqlBackend, ref: str, table: TableName, dataset: Dataset, attribute: str, labels: list[str],
+                  rank: str, d: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
     """Per released class and sensitive value: the class index, the value's code, the count."""
     p = backend.placeholder
     value = text_of(f"t.{backend.quote(attribute)}", p)

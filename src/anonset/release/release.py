@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,8 @@ from anonset.errors import DataError
 from anonset.release.facts import MethodFacts, Provenance
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from anonset.engine.sql.base import SqlBackend, TableName
 
 __all__ = [
@@ -211,7 +213,7 @@ def _json_number(v: float) -> float | None:
     return None if v is None or not np.isfinite(v) else float(v)
 
 
-def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_rows: np.ndarray,
+def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_rows: NDArray[np.bool_],
                        drop_suppressed: bool = False) -> pd.DataFrame:
     """The released table of a full-domain node.
 
@@ -227,10 +229,11 @@ def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_row
         Drop suppressed records instead of writing ``*`` in their quasi-identifiers.
     """
 
-    def labels(name: str) -> np.ndarray:
+    def labels(name: str) -> NDArray[np.object_]:
         level = levels[dataset.quasi.index(name)]
         h = dataset.require_hierarchy(name)
-        return h.labels[level].astype(object)[h.maps[level][dataset.encoded[name].row_codes()]]
+        return cast("NDArray[np.object_]",
+                    h.labels[level].astype(object)[h.maps[level][dataset.encoded[name].row_codes()]])
 
     return _assemble(dataset, labels, suppressed_rows, drop_suppressed)
 
@@ -241,10 +244,10 @@ def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, 
 
     The records go from DuckDB straight to the file; they are written to a
     temporary file that is then put at ``path``
-    (:func:`anonset.io.tables.atomic_write`), so a failure leaves nothing
+    (:func:`anonset.io.outputs.atomic_write`), so a failure leaves nothing
     there.  See :func:`table_copier` for the format and the parameters.
     """
-    from anonset.io.tables import atomic_write
+    from anonset.io.outputs import atomic_write
 
     atomic_write(path, table_copier(backend, table, path, delimiter, fmt))
 
@@ -313,13 +316,14 @@ def render_partition(dataset: Dataset, partition: Partition, drop_suppressed: bo
     row_class = partition.row_class
     suppressed = row_class < 0
 
-    def labels(name: str) -> np.ndarray:
-        return class_labels(dataset, name, partition.values[name])[np.maximum(row_class, 0)]
+    def labels(name: str) -> NDArray[np.object_]:
+        return cast("NDArray[np.object_]",
+                    class_labels(dataset, name, partition.values[name])[np.maximum(row_class, 0)])
 
     return _assemble(dataset, labels, suppressed, drop_suppressed)
 
 
-def _assemble(dataset: Dataset, quasi_labels: Callable[[str], np.ndarray], suppressed: np.ndarray,
+def _assemble(dataset: Dataset, quasi_labels: Callable[[str], NDArray[np.object_]], suppressed: NDArray[np.bool_],
               drop_suppressed: bool) -> pd.DataFrame:
     """Identifiers removed, quasi-identifiers labelled (``*`` when suppressed), other columns untouched."""
     if dataset.table is None:
@@ -341,7 +345,7 @@ def _assemble(dataset: Dataset, quasi_labels: Callable[[str], np.ndarray], suppr
     return table.reset_index(drop=True)
 
 
-def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) -> NDArray[np.object_]:
     """The released label of each class's generalized value (object array of str).
 
     An interval reads ``lo-hi`` (numbers), ``lo..hi`` (dates, as written in
@@ -362,7 +366,7 @@ def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) ->
     return out
 
 
-def _value_range_labels(dataset: Dataset, attribute: str, values: Intervals) -> np.ndarray:
+def _value_range_labels(dataset: Dataset, attribute: str, values: Intervals) -> NDArray[np.object_]:
     """``first..last`` labels of date or ordinal ranges: the leaves whose value is each end of the range."""
     col = dataset.encoded[attribute]
     assert col.numbers is not None

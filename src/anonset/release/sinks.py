@@ -36,6 +36,7 @@ from anonset.io.outputs import StagedOutputs, check_output_paths, is_stdout
 
 if TYPE_CHECKING:
     import numpy as np
+    from numpy.typing import NDArray
 
     from anonset.engine.base import Engine
     from anonset.engine.sql.base import TableName
@@ -119,7 +120,7 @@ class NodeRelease:
 
     engine: Engine
     levels: tuple[int, ...]
-    violating_keys: np.ndarray
+    violating_keys: NDArray[np.int32]
     suppressed_rows: int
     requirements: Requirements
     drop_suppressed: bool = False

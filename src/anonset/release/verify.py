@@ -12,6 +12,7 @@ they are a class of their own and must satisfy the models.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,9 @@ from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.stats import ClassStats
 from anonset.privacy.base import Requirements
 from anonset.release.release import SUPPRESSED
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["VerificationReport", "classes_of_table", "judge_released_classes", "require_verified", "verify_release"]
 
@@ -45,7 +49,7 @@ def require_verified(report: VerificationReport) -> None:
                            + "; ".join(report.problems))
 
 
-def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> np.ndarray:
+def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> NDArray[np.int64]:
     """Class index of every row, grouping on the released quasi-identifier strings."""
     if not quasi:
         return np.zeros(len(table), dtype=np.int64)
@@ -65,7 +69,7 @@ def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> np.ndarray:
         _, inverse = np.unique(combined, return_inverse=True)
     else:
         _, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64)
+    return cast("NDArray[np.int64]", inverse.reshape(-1).astype(np.int64))
 
 
 def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirements,
@@ -97,7 +101,7 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
     return judge_released_classes(stats, star, requirements, n_in)
 
 
-def judge_released_classes(stats: ClassStats, all_star: np.ndarray, requirements: Requirements,
+def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requirements: Requirements,
                            n_input_rows: int) -> VerificationReport:
     """Judge the classes of a released table, already grouped on its released values.
 
@@ -175,11 +179,11 @@ def _suppressed_group(size: int, n_released: int, dropped: int, budget: int, sat
     return size + dropped <= budget
 
 
-def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, row_class: np.ndarray,
+def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, row_class: NDArray[np.int64],
            n_classes: int) -> ClassStats:
     req = requirements.request
     sizes = np.bincount(row_class, minlength=n_classes).astype(np.int64)
-    hists: dict[str, np.ndarray] = {}
+    hists: dict[str, NDArray[np.int64]] = {}
     for a in sorted(req.histograms):
         col = dataset.encoded[a]
         # the input's own spelling first (``39.0`` may be the value of leaf ``39``), then the labels
@@ -195,13 +199,13 @@ def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, ro
         codes = code_of[inverse.reshape(-1)]
         m = col.n_categories
         hists[a] = np.bincount(row_class * m + codes, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
-    sums: dict[str, np.ndarray] = {}
-    sumsq: dict[str, np.ndarray] = {}
+    sums: dict[str, NDArray[np.float64]] = {}
+    sumsq: dict[str, NDArray[np.float64]] = {}
     for a in sorted(req.moments):
         if dataset.specs[a].type is not AttributeType.NUMERIC:
             raise ValueError(f"{a!r} is not numeric")
         v = pd.to_numeric(table[a], errors="raise").to_numpy(dtype=np.float64)
-        sums[a] = np.bincount(row_class, weights=v, minlength=n_classes)
-        sumsq[a] = np.bincount(row_class, weights=v * v, minlength=n_classes)
+        sums[a] = cast("NDArray[np.float64]", np.bincount(row_class, weights=v, minlength=n_classes))
+        sumsq[a] = cast("NDArray[np.float64]", np.bincount(row_class, weights=v * v, minlength=n_classes))
     return ClassStats(sizes=sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
                       sums=sums, sumsq=sumsq)
