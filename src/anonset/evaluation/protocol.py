@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -43,6 +43,9 @@ from anonset.evaluation.features import level_features, original_features, parti
 from anonset.evaluation.models import CLASSIFIERS, REGRESSORS, make_model
 from anonset.metrics.imprecision import imprecision
 from anonset.privacy.base import Requirements
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["EvaluationResult", "evaluate", "split_rows"]
 
@@ -94,7 +97,7 @@ class EvaluationResult:
 
 
 def split_rows(n: int, *, folds: int | None = None, test_fraction: float | None = None,
-               seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+               seed: int = 0) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
     """Train/test row indices: ``folds``-fold cross-validation or one held-out ``test_fraction`` (seeded shuffle)."""
     if (folds is None) == (test_fraction is None):
         raise ConfigError("give either folds (cross-validation) or test_fraction (one held-out share), not both")
@@ -113,7 +116,7 @@ def split_rows(n: int, *, folds: int | None = None, test_fraction: float | None 
     return [(np.sort(order[n_test:]), np.sort(order[:n_test]))]
 
 
-def _subset(dataset: Dataset, rows: np.ndarray, source: str) -> Dataset:
+def _subset(dataset: Dataset, rows: NDArray[np.int64], source: str) -> Dataset:
     """The records ``rows`` as a dataset with the full dataset's attributes and hierarchies."""
     assert dataset.table is not None
     return Dataset(dataset.table.iloc[rows].reset_index(drop=True), dataset.resolved_specs(), source=source)
@@ -139,19 +142,19 @@ def _target_and_task(dataset: Dataset, target: str | None, task: str | None) -> 
     return target, task
 
 
-def _labels(frame: pd.DataFrame, target: str, task: str, source: str) -> np.ndarray:
+def _labels(frame: pd.DataFrame, target: str, task: str, source: str) -> NDArray[Any]:
     values = frame[target]
     if task == "classification":
-        return values.astype(str).to_numpy()
+        return cast("NDArray[Any]", values.astype(str).to_numpy())
     numbers = pd.to_numeric(values, errors="coerce")
     bad = np.flatnonzero(numbers.isna().to_numpy())
     if len(bad):
         raise ConfigError(f"{source}, column {target!r}: value {values.iloc[bad[0]]!r} is not a number, but a"
                           " regression needs a numeric label; fix the value or use task: classification")
-    return numbers.to_numpy(dtype=np.float64)
+    return cast("NDArray[np.float64]", numbers.to_numpy(dtype=np.float64))
 
 
-def _conditional_entropy(labels: np.ndarray, row_class: np.ndarray) -> float:
+def _conditional_entropy(labels: NDArray[Any], row_class: NDArray[np.int64]) -> float:
     """H(label | class) in bits over the records (suppressed records, class −1, form one group)."""
     _, y = np.unique(labels, return_inverse=True)
     _, g = np.unique(row_class, return_inverse=True)
@@ -163,7 +166,7 @@ def _conditional_entropy(labels: np.ndarray, row_class: np.ndarray) -> float:
         return float(-(joint * np.log2(p)).sum() / n)
 
 
-def _score(task: str, truth: np.ndarray, predicted: np.ndarray) -> float:
+def _score(task: str, truth: NDArray[Any], predicted: NDArray[Any]) -> float:
     if task == "classification":
         return float(np.mean(truth == predicted))
     return float(np.mean(np.abs(truth - predicted)))

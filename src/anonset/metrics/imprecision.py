@@ -21,6 +21,7 @@ this metric reuses.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -28,10 +29,14 @@ from anonset.core.attribute_space import attribute_space
 from anonset.core.dataset import Dataset
 from anonset.core.selections import Predicate, compile_selections
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 __all__ = ["imprecision"]
 
 
-def imprecision(dataset: Dataset, row_class: np.ndarray, selections: Sequence[Predicate]) -> np.ndarray:
+def imprecision(dataset: Dataset, row_class: NDArray[np.integer[Any]],
+                selections: Sequence[Predicate]) -> NDArray[np.int64]:
     """Imprecision of each selection predicate over a partition (LeFevre et al., equation 5).
 
     A query over the release returns every record whose released region
@@ -61,7 +66,7 @@ def imprecision(dataset: Dataset, row_class: np.ndarray, selections: Sequence[Pr
     row_class = np.asarray(row_class, dtype=np.int64)
     released = np.flatnonzero(row_class >= 0)
     order = released[np.argsort(row_class[released], kind="stable")]
-    total = (~compiled.inside[:, row_class < 0]).sum(axis=1).astype(np.int64)
+    total = cast("NDArray[np.int64]", (~compiled.inside[:, row_class < 0]).sum(axis=1).astype(np.int64))
     if len(order):
         starts = np.flatnonzero(np.diff(row_class[order], prepend=-1))
         total += compiled.segments(space, order, starts).sum(axis=1).astype(np.int64)
