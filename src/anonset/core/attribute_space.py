@@ -27,7 +27,7 @@ __all__ = ["AttributeSpace", "attribute_space"]
 
 @dataclass(frozen=True, eq=False)
 class AttributeSpace:
-    """The quasi-identifiers of a dataset as Mondrian splits them.
+    """The quasi-identifiers of a dataset as Mondrian splits them (and, transposed, as the clustering kernels read them).
 
     Attributes
     ----------
@@ -73,7 +73,8 @@ class AttributeSpace:
         return int(self.values.shape[1] if len(self.values) else self.codes.shape[1])
 
 
-def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None) -> AttributeSpace:
+def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None,
+                    who: str = "mondrian") -> AttributeSpace:
     """The quasi-identifiers of ``dataset`` in the form Mondrian splits them.
 
     Parameters
@@ -83,6 +84,8 @@ def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None
     weights : mapping of str to float, optional
         Weight of a quasi-identifier's normalized range (default 1 each),
         checked by :func:`anonset.core.weights.weight_vector`.
+    who : str
+        Who reads the weights, for messages.
 
     Raises
     ------
@@ -92,7 +95,7 @@ def attribute_space(dataset: Dataset, weights: Mapping[str, float] | None = None
         weight 0.
     """
     quasi = dataset.quasi
-    weight = weight_vector(quasi, weights, dataset.source, who="mondrian")
+    weight = weight_vector(quasi, weights, dataset.source, who=who)
     numeric = np.array([row_values(dataset, q) is not None for q in quasi], dtype=np.bool_)
     column = np.zeros(len(quasi), dtype=np.int64)
     values: list[NDArray[np.float64]] = []

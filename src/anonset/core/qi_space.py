@@ -41,8 +41,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from anonset.core.dataset import Dataset, row_values
-from anonset.core.weights import quasi_weights
+from anonset.core.attribute_space import attribute_space
+from anonset.core.dataset import Dataset
 
 __all__ = ["CostModel", "PreparedAttributes", "Records", "height_costs", "lca_level", "lca_table", "leaf_share_costs",
            "prepare_attributes"]
@@ -92,6 +92,9 @@ def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = N
     A numeric, date or ordinal quasi-identifier is compared by value (its
     number, day or rank) unless one of its rows has none (a missing marker);
     then, like every other quasi-identifier, it is compared through its hierarchy.
+    The arrays are those of :func:`anonset.core.attribute_space.attribute_space`
+    (the one place the quasi-identifier space is built), laid out record by
+    record as the kernels read them.
 
     Parameters
     ----------
@@ -107,50 +110,21 @@ def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = N
         that is not a quasi-identifier, one that is not a finite number >= 0
         (booleans included), or all of them 0.
     """
-    w = quasi_weights(dataset.quasi, weights, dataset.source)
-    n = dataset.n_rows
-    num_cols: list[np.ndarray] = []
-    num_w: list[float] = []
-    cat_cols: list[np.ndarray] = []
-    cat_maps: list[tuple[np.ndarray, ...]] = []
-    cat_w: list[float] = []
-    heights: list[int] = []
-    numeric: list[str] = []
-    categorical: list[str] = []
-    for q in dataset.quasi:
-        codes = dataset.encoded[q].row_codes()
-        vals = row_values(dataset, q)
-        if vals is not None:
-            span = float(vals.max() - vals.min()) if n else 0.0
-            num_cols.append(vals)
-            num_w.append(w[q] / span if span > 0 else 0.0)
-            numeric.append(q)
-            continue
-        h = dataset.require_hierarchy(q)
-        cat_cols.append(np.asarray(codes, dtype=np.int32))
-        cat_maps.append(tuple(np.asarray(m, dtype=np.int32) for m in h.maps))
-        cat_w.append(w[q])
-        heights.append(int(h.max_level))
-        categorical.append(q)
-    n_levels = max((len(m) for m in cat_maps), default=1)
-    n_leaves = max((len(m[0]) for m in cat_maps), default=1)
-    # Levels above an attribute's root repeat the root (code 0 everywhere), so
-    # every leaf pair meets there at the latest.
-    maps = np.zeros((len(cat_maps), n_levels, n_leaves), dtype=np.int32)
-    for a, levels in enumerate(cat_maps):
-        for lvl, m in enumerate(levels):
-            maps[a, lvl, : len(m)] = m
+    space = attribute_space(dataset, weights, who="weights")
+    numeric = space.numeric
+    span = space.span
+    num_weight = np.zeros(len(span), dtype=np.float64)
+    varies = span > 0
+    num_weight[varies] = space.weight[numeric][varies] / span[varies]
     return PreparedAttributes(
-        values=np.ascontiguousarray(np.column_stack(num_cols) if num_cols else np.zeros((n, 0))),
-        num_weight=np.asarray(num_w, dtype=np.float64),
-        codes=np.ascontiguousarray(
-            np.column_stack(cat_cols) if cat_cols else np.zeros((n, 0), dtype=np.int32), dtype=np.int32
-        ),
-        maps=maps,
-        cat_weight=np.asarray(cat_w, dtype=np.float64),
-        heights=np.asarray(heights, dtype=np.int64),
-        numeric=tuple(numeric),
-        categorical=tuple(categorical),
+        values=np.ascontiguousarray(space.values.T),
+        num_weight=num_weight,
+        codes=np.ascontiguousarray(space.codes.T, dtype=np.int32),
+        maps=space.maps,
+        cat_weight=np.ascontiguousarray(space.weight[~numeric]),
+        heights=space.top,
+        numeric=tuple(q for q, by_value in zip(space.quasi, numeric, strict=True) if by_value),
+        categorical=tuple(q for q, by_value in zip(space.quasi, numeric, strict=True) if not by_value),
     )
 
 
