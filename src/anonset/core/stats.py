@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from anonset.core.dataset import Dataset
 
-__all__ = ["ClassStats", "StatsRequest", "aggregate", "numeric_values", "stats_from_assignment"]
+__all__ = ["ClassStats", "RowColumns", "StatsRequest", "aggregate", "numeric_values", "stats_from_assignment"]
 
 
 @dataclass(frozen=True)
@@ -120,28 +120,55 @@ def numeric_values(dataset: Dataset, attribute: str) -> NDArray[np.float64]:
     return col.numbers[col.row_codes()]
 
 
+@dataclass(frozen=True, eq=False)
+class RowColumns:
+    """The per-record columns a :class:`StatsRequest` needs, read once from a dataset.
+
+    ``histograms``: per categorical sensitive attribute its per-row codes and
+    number of categories; ``moments``: per numeric sensitive attribute its
+    per-row values.  :meth:`stats` then computes class statistics of any set
+    of records, reading only those records: Mondrian judges a candidate split
+    of a region at the region's cost, and :func:`stats_from_assignment` is
+    the same computation over a whole table.
+    """
+
+    histograms: Mapping[str, tuple[NDArray[np.integer[Any]], int]]
+    moments: Mapping[str, NDArray[np.float64]]
+
+    @classmethod
+    def of(cls, dataset: Dataset, request: StatsRequest) -> RowColumns:
+        """The columns of ``dataset`` that ``request`` asks for."""
+        return cls(histograms={a: (dataset.encoded[a].row_codes(), dataset.encoded[a].n_categories)
+                               for a in sorted(request.histograms)},
+                   moments={a: numeric_values(dataset, a) for a in sorted(request.moments)})
+
+    def stats(self, rows: NDArray[np.integer[Any]] | None, labels: NDArray[np.int64], n_classes: int,
+              keys: NDArray[np.int32] | None = None) -> ClassStats:
+        """Statistics of classes ``labels`` (0 .. n_classes − 1) of the records ``rows`` (every record when None)."""
+        sizes = np.bincount(labels, minlength=n_classes).astype(np.int64)
+        hists: dict[str, NDArray[np.int64]] = {}
+        for a, (codes, m) in self.histograms.items():
+            flat = labels * m + (codes if rows is None else codes[rows])
+            hists[a] = np.bincount(flat, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
+        sums: dict[str, NDArray[np.float64]] = {}
+        sumsq: dict[str, NDArray[np.float64]] = {}
+        for a, values in self.moments.items():
+            v = values if rows is None else values[rows]
+            # a weighted bincount is float64 (numpy's stubs type every bincount as intp)
+            sums[a] = cast("NDArray[np.float64]", np.bincount(labels, weights=v, minlength=n_classes))
+            sumsq[a] = cast("NDArray[np.float64]", np.bincount(labels, weights=v * v, minlength=n_classes))
+        k = keys if keys is not None else np.zeros((n_classes, 0), dtype=np.int32)
+        return ClassStats(sizes=sizes, keys=k, histograms=hists, sums=sums, sumsq=sumsq)
+
+
 def stats_from_assignment(dataset: Dataset, row_class: NDArray[np.integer[Any]], request: StatsRequest,
                           keys: NDArray[np.int32] | None = None) -> ClassStats:
     """Class statistics of an arbitrary assignment of rows to classes (-1 = excluded).
 
     Used by partition and clustering methods, and by verification.
     """
-    row_class = np.asarray(row_class, dtype=np.int64)
-    kept = row_class >= 0
-    n_classes = int(row_class.max()) + 1 if kept.any() else 0
-    inv = row_class[kept]
-    sizes = np.bincount(inv, minlength=n_classes).astype(np.int64)
-    hists: dict[str, NDArray[np.int64]] = {}
-    for a in sorted(request.histograms):
-        col = dataset.encoded[a]
-        m = col.n_categories
-        flat = inv * m + col.row_codes()[kept]
-        hists[a] = np.bincount(flat, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
-    sums: dict[str, NDArray[np.float64]] = {}
-    sumsq: dict[str, NDArray[np.float64]] = {}
-    for a in sorted(request.moments):
-        v = numeric_values(dataset, a)[kept]
-        sums[a] = cast("NDArray[np.float64]", np.bincount(inv, weights=v, minlength=n_classes))
-        sumsq[a] = cast("NDArray[np.float64]", np.bincount(inv, weights=v * v, minlength=n_classes))
-    k = keys if keys is not None else np.zeros((n_classes, 0), dtype=np.int32)
-    return ClassStats(sizes=sizes, keys=k, histograms=hists, sums=sums, sumsq=sumsq)
+    assignment: NDArray[np.int64] = np.asarray(row_class, dtype=np.int64)
+    kept = assignment >= 0
+    n_classes = int(assignment.max()) + 1 if kept.any() else 0
+    rows = None if kept.all() else np.flatnonzero(kept)
+    return RowColumns.of(dataset, request).stats(rows, assignment[kept], n_classes, keys)
