@@ -54,7 +54,7 @@ import numpy as np
 from anonset.core.attribute_space import AttributeSpace, attribute_space
 from anonset.core.dataset import Dataset
 from anonset.core.selections import Predicate
-from anonset.core.stats import ClassStats, numeric_values
+from anonset.core.stats import ClassStats, RowColumns
 from anonset.errors import ConfigError, InfeasibleError
 from anonset.methods.mondrian.kernel import KernelSpace, grow_k_anonymous
 from anonset.methods.mondrian.split import MedianCriterion, SplitCriterion, describe_region
@@ -177,32 +177,19 @@ def _criterion(criterion: str | SplitCriterion, work: Workload) -> SplitCriterio
 
 
 class _ChildJudge:
-    """Class statistics of candidate child regions, and whether all models accept them."""
+    """Class statistics of candidate child regions, and whether all models accept them.
+
+    The per-record columns are read once (:class:`~anonset.core.stats.RowColumns`) and each candidate is
+    judged on its region's records only, so judging costs the region's size rather than the table's.
+    """
 
     def __init__(self, dataset: Dataset, requirements: Requirements):
-        request = requirements.request
         self.models = requirements.models
-        self.histograms = {a: (dataset.encoded[a].row_codes(), dataset.encoded[a].n_categories)
-                           for a in sorted(request.histograms)}
-        self.moments = {a: numeric_values(dataset, a) for a in sorted(request.moments)}
+        self.columns = RowColumns.of(dataset, requirements.request)
 
     def stats(self, rows: NDArray[np.int64], labels: NDArray[np.int64], n_children: int) -> ClassStats:
-        """Statistics of the children ``labels`` (0 .. n_children − 1) of the records ``rows``.
-
-        The same statistics as :func:`anonset.core.stats.stats_from_assignment`, which takes an assignment
-        of the whole table: here only the region's rows are read (and the per-row columns are read once),
-        so judging a candidate costs its region's size rather than the table's.
-        """
-        hists = {}
-        for a, (codes, m) in self.histograms.items():
-            flat = labels * m + codes[rows]
-            hists[a] = np.bincount(flat, minlength=n_children * m).reshape(n_children, m).astype(np.int64)
-        sums = {a: np.bincount(labels, weights=v[rows], minlength=n_children).astype(np.float64, copy=False)
-                for a, v in self.moments.items()}
-        sumsq = {a: np.bincount(labels, weights=v[rows] ** 2, minlength=n_children).astype(np.float64, copy=False)
-                 for a, v in self.moments.items()}
-        return ClassStats(sizes=np.bincount(labels, minlength=n_children).astype(np.int64),
-                          keys=np.zeros((n_children, 0), dtype=np.int32), histograms=hists, sums=sums, sumsq=sumsq)
+        """Statistics of the children ``labels`` (0 .. n_children − 1) of the records ``rows``."""
+        return self.columns.stats(rows, labels, n_children)
 
     def allowable(self, rows: NDArray[np.int64], labels: NDArray[np.int64], n_children: int) -> bool:
         """True when every child satisfies every model."""
