@@ -97,10 +97,8 @@ class Anonymizer:
     requirements : Requirements
         Privacy models and suppression budget.
     method : str
-        A full-domain search (``optimal``, ``exhaustive``, or a research-value
-        search ``rv-global``, ``rv-local``, ``rv-hybrid``, ``rv-partitioned``)
-        or a partitioning method (local recoding ``k-member``,
-        ``xu-top-down``, ``xu-bottom-up``; multidimensional ``mondrian``).
+        A registered method (:func:`anonset.methods.registry.names`; ``anonset
+        methods`` and docs/methods.md list them with their options).
     metric : str or Metric, optional
         Utility metric the search optimizes (a name from :data:`anonset.metrics.METRICS`
         or an instance such as a configured ResearchValue); default ``loss``, or
@@ -115,16 +113,9 @@ class Anonymizer:
     seed : int
         Seed recorded in the provenance (the full-domain searches are deterministic).
     method_options : mapping, optional
-        Method-specific options: ``assume_practical_monotonicity`` (optimal:
-        prune as if l-diversity / t-closeness with a budget were monotone, ARX's
-        optional assumption — faster, but it can miss the optimum), and
-        ``subset_size`` / ``success_limit`` (rv-partitioned), ``max_frequency_sets``
-        (rv-global, rv-hybrid, rv-partitioned: stop there and release the best
-        string found, reported as not proven optimal); ``class_penalty`` and
-        ``target`` (k-member: Byun's classification-aware variant),
-        ``rounds`` (xu-top-down), ``split`` and ``merge_cost`` (xu-bottom-up), ``strict``,
-        ``criterion`` (median, infogain, lsd, selection), ``targets`` and
-        ``selections`` (mondrian).
+        The method's options, as its declaration lists them
+        (``registry.get(method).options``); an unknown or ill-typed option is
+        a ``ConfigError`` naming what the method accepts.
     pick : int, optional
         Which entry of a research-value search's success list to release
         (default 0, the best), or which member of a trade-off search's front
