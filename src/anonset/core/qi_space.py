@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numpy.typing import NDArray
 
 from anonset.core.attribute_space import attribute_space
 from anonset.core.dataset import Dataset
@@ -51,28 +52,28 @@ __all__ = ["CostModel", "PreparedAttributes", "Records", "height_costs", "lca_le
 class Records(NamedTuple):
     """Records as the kernels read them (a numba-compatible named tuple of arrays)."""
 
-    values: np.ndarray  # (n, p) float64 values of the attributes compared by value
-    codes: np.ndarray  # (n, q) int32 leaf codes of the attributes compared through their hierarchy
+    values: NDArray[np.float64]  # (n, p) float64 values of the attributes compared by value
+    codes: NDArray[np.int32]  # (n, q) int32 leaf codes of the attributes compared through their hierarchy
 
 
 class CostModel(NamedTuple):
     """How the kernels price a group (a numba-compatible named tuple of arrays)."""
 
-    num_w: np.ndarray  # (p,) weight / range of each numeric attribute (0 for a constant one)
-    maps: np.ndarray  # (q, levels, leaves) int32 ancestor code per level, padded with the root
-    cat_cost: np.ndarray  # (q, levels, leaves) float64 cost of leaf x's level-lv ancestor (height or leaf share)
+    num_w: NDArray[np.float64]  # (p,) weight / range of each numeric attribute (0 for a constant one)
+    maps: NDArray[np.int32]  # (q, levels, leaves) int32 ancestor code per level, padded with the root
+    cat_cost: NDArray[np.float64]  # (q, levels, leaves) cost of leaf x's level-lv ancestor (height or leaf share)
 
 
 @dataclass(frozen=True)
 class PreparedAttributes:
     """The quasi-identifiers of a dataset, split into numeric values and hierarchy-encoded codes."""
 
-    values: np.ndarray  # (n, p) float64 values of the numeric attributes
-    num_weight: np.ndarray  # (p,) weight / range (0 for a constant attribute)
-    codes: np.ndarray  # (n, q) int32 leaf codes of the categorical attributes
-    maps: np.ndarray  # (q, levels, leaves) int32 ancestor code per level, padded with the root
-    cat_weight: np.ndarray  # (q,) attribute weight of each categorical attribute
-    heights: np.ndarray  # (q,) int64 hierarchy height (max_level) of each categorical attribute
+    values: NDArray[np.float64]  # (n, p) float64 values of the numeric attributes
+    num_weight: NDArray[np.float64]  # (p,) weight / range (0 for a constant attribute)
+    codes: NDArray[np.int32]  # (n, q) int32 leaf codes of the categorical attributes
+    maps: NDArray[np.int32]  # (q, levels, leaves) int32 ancestor code per level, padded with the root
+    cat_weight: NDArray[np.float64]  # (q,) attribute weight of each categorical attribute
+    heights: NDArray[np.int64]  # (q,) int64 hierarchy height (max_level) of each categorical attribute
     numeric: tuple[str, ...]
     categorical: tuple[str, ...]
 
@@ -81,7 +82,7 @@ class PreparedAttributes:
         """The prepared records, as the kernels read them."""
         return Records(self.values, self.codes)
 
-    def costs(self, cat_cost: np.ndarray) -> CostModel:
+    def costs(self, cat_cost: NDArray[np.float64]) -> CostModel:
         """The cost model with categorical cost table ``cat_cost`` (:func:`height_costs`, :func:`leaf_share_costs`)."""
         return CostModel(self.num_weight, self.maps, cat_cost)
 
@@ -128,7 +129,7 @@ def prepare_attributes(dataset: Dataset, weights: Mapping[str, float] | None = N
     )
 
 
-def height_costs(prep: PreparedAttributes) -> np.ndarray:
+def height_costs(prep: PreparedAttributes) -> NDArray[np.float64]:
     """``cost[a, lv, x]``: weight · LCA level / hierarchy height (Byun's IL); levels past the top count as the top."""
     q, n_levels, n_leaves = prep.maps.shape
     cost = np.zeros((q, n_levels, n_leaves), dtype=np.float64)
@@ -141,7 +142,7 @@ def height_costs(prep: PreparedAttributes) -> np.ndarray:
     return cost
 
 
-def leaf_share_costs(prep: PreparedAttributes, dataset: Dataset) -> np.ndarray:
+def leaf_share_costs(prep: PreparedAttributes, dataset: Dataset) -> NDArray[np.float64]:
     """``cost[a, lv, x]``: weight · leaves under leaf ``x``'s level-``lv`` ancestor / all leaves (Xu's NCP).
 
     0 when that ancestor covers one leaf; levels past an attribute's top and
@@ -163,7 +164,7 @@ def leaf_share_costs(prep: PreparedAttributes, dataset: Dataset) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def lca_level(maps: np.ndarray, a: int, start: int, ref: int, leaf: int) -> int:  # pragma: no cover
+def lca_level(maps: NDArray[np.int32], a: int, start: int, ref: int, leaf: int) -> int:  # pragma: no cover
     """Lowest level >= ``start`` at which leaves ``ref`` and ``leaf`` of attribute ``a`` meet (at most the top)."""
     lv = start
     top = maps.shape[1] - 1
@@ -173,7 +174,8 @@ def lca_level(maps: np.ndarray, a: int, start: int, ref: int, leaf: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def lca_table(maps: np.ndarray, leaf_codes: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+def lca_table(maps: NDArray[np.int32], leaf_codes: NDArray[np.int32],
+              out: NDArray[np.int32]) -> None:  # pragma: no cover
     """``out[a, x]``: level of the lowest common ancestor of leaf ``x`` and leaf ``leaf_codes[a]``."""
     for a in range(maps.shape[0]):
         for x in range(maps.shape[2]):

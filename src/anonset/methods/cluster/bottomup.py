@@ -55,6 +55,7 @@ serial argmin).  The result depends only on the data and the requirements;
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -77,6 +78,9 @@ from anonset.methods.cluster.state import (
     state_cost,
 )
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 __all__ = ["MERGE_COSTS", "xu_bottom_up"]
 
 #: The values of ``merge_cost``: the paper's rule first (the default).
@@ -84,8 +88,9 @@ MERGE_COSTS: tuple[str, ...] = ("union", "increase")
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _merge_costs(g: int, live: np.ndarray, n_live: int, alive: np.ndarray, size: np.ndarray, cost: np.ndarray,
-                 state: GroupState, costs: CostModel, union: bool, out: np.ndarray) -> None:  # pragma: no cover
+def _merge_costs(g: int, live: NDArray[np.int64], n_live: int, alive: NDArray[np.bool_], size: NDArray[np.int64],
+                 cost: NDArray[np.float64], state: GroupState, costs: CostModel, union: bool,
+                 out: NDArray[np.float64]) -> None:  # pragma: no cover
     """``out[i]``: cost of merging group ``g`` with ``live[i]`` (inf if dead or ``g`` itself).
 
     ``union``: the NCP of the union; else the NCP increase of the merge
@@ -109,8 +114,8 @@ def _merge_costs(g: int, live: np.ndarray, n_live: int, alive: np.ndarray, size:
 
 
 @numba.njit(cache=True, nogil=True)
-def _bottomup_kernel(distinct: Records, counts: np.ndarray, costs: CostModel, k: int, hist: np.ndarray,
-                     div: Diversity, union: bool) -> np.ndarray:  # pragma: no cover
+def _bottomup_kernel(distinct: Records, counts: NDArray[np.int64], costs: CostModel, k: int, hist: NDArray[np.int64],
+                     div: Diversity, union: bool) -> NDArray[np.int64]:  # pragma: no cover
     """Root group (a distinct-row index) of every distinct row; see the module docstring.
 
     ``distinct`` holds one record per distinct quasi-identifier row and
@@ -181,8 +186,8 @@ def _bottomup_kernel(distinct: Records, counts: np.ndarray, costs: CostModel, k:
     return parent
 
 
-def _split_large(labels: np.ndarray, distinct: np.ndarray, records: Records, costs: CostModel,
-                 cons: GroupConstraints) -> np.ndarray:
+def _split_large(labels: NDArray[np.int64], distinct: NDArray[np.int64], records: Records, costs: CostModel,
+                 cons: GroupConstraints) -> NDArray[np.int64]:
     """Divide every class of ``2k`` or more records into ``⌊|G|/k⌋`` classes (see the module docstring).
 
     A class's records are clustered in the order of their distinct rows
@@ -213,7 +218,7 @@ def _split_large(labels: np.ndarray, distinct: np.ndarray, records: Records, cos
 
 def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: int = 0, *,
                  weights: Mapping[str, float] | None = None, split: bool = True,
-                 merge_cost: str = "union") -> np.ndarray:
+                 merge_cost: str = "union") -> NDArray[np.int64]:
     """Partition the records by Xu et al.'s bottom-up merging and splitting, minimizing NCP.
 
     Parameters

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numpy.typing import NDArray
 
 from anonset.core.dataset import Dataset
 from anonset.core.stats import stats_from_assignment
@@ -39,9 +40,9 @@ _EPS = 1e-9
 class Diversity(NamedTuple):
     """The l-diversity requirements as the kernels read them (see :class:`GroupConstraints`)."""
 
-    offsets: np.ndarray  # (s + 1,) int64 start of each attribute's histogram columns
-    kinds: np.ndarray  # (s,) int64 0 distinct, 1 entropy
-    lvals: np.ndarray  # (s,) float64 the l of each requirement
+    offsets: NDArray[np.int64]  # (s + 1,) int64 start of each attribute's histogram columns
+    kinds: NDArray[np.int64]  # (s,) int64 0 distinct, 1 entropy
+    lvals: NDArray[np.float64]  # (s,) float64 the l of each requirement
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,11 @@ class GroupConstraints:
     """
 
     k: int
-    sens: np.ndarray
-    offsets: np.ndarray
-    kinds: np.ndarray
-    lvals: np.ndarray
-    labels: np.ndarray
+    sens: NDArray[np.int64]
+    offsets: NDArray[np.int64]
+    kinds: NDArray[np.int64]
+    lvals: NDArray[np.float64]
+    labels: NDArray[np.int64]
     n_labels: int
 
     @property
@@ -90,7 +91,7 @@ class GroupConstraints:
         """Columns of a group's sensitive-value histogram (at least 1, so arrays are never empty)."""
         return max(int(self.offsets[-1]), 1)
 
-    def histograms(self, row_class: np.ndarray, n_groups: int) -> np.ndarray:
+    def histograms(self, row_class: NDArray[np.int64], n_groups: int) -> NDArray[np.int64]:
         """(n_groups, width) int64 sensitive-value histogram of each group of an assignment."""
         hist = np.zeros((n_groups, self.width), dtype=np.int64)
         for a in range(self.sens.shape[1]):
@@ -127,7 +128,7 @@ def constraints_for(dataset: Dataset, requirements: Requirements, method: str,
     n = dataset.n_rows
     kinds: list[int] = []
     lvals: list[float] = []
-    columns: list[np.ndarray] = []
+    columns: list[NDArray[np.int64]] = []
     offsets = [0]
     for model in requirements.models:
         if isinstance(model, KAnonymity):
@@ -177,7 +178,7 @@ def kanonymity_only(k: int, n: int) -> GroupConstraints:
 
 
 @numba.njit(cache=True, nogil=True)
-def _attribute_ok(hist: np.ndarray, g: int, h: int, a: int, div: Diversity) -> bool:  # pragma: no cover
+def _attribute_ok(hist: NDArray[np.int64], g: int, h: int, a: int, div: Diversity) -> bool:  # pragma: no cover
     """Does group ``g`` (joined with group ``h`` when ``h >= 0``) satisfy requirement ``a``?"""
     s = div.offsets[a]
     e = div.offsets[a + 1]
@@ -193,14 +194,14 @@ def _attribute_ok(hist: np.ndarray, g: int, h: int, a: int, div: Diversity) -> b
             total += c
             clogc += c * np.log(c)
     if div.kinds[a] == DISTINCT:
-        return distinct >= div.lvals[a] - _EPS
+        return bool(distinct >= div.lvals[a] - _EPS)
     if total == 0:
         return False
-    return np.log(total) - clogc / total >= np.log(div.lvals[a]) - _EPS
+    return bool(np.log(total) - clogc / total >= np.log(div.lvals[a]) - _EPS)
 
 
 @numba.njit(cache=True, nogil=True)
-def diverse(hist: np.ndarray, g: int, div: Diversity) -> bool:  # pragma: no cover
+def diverse(hist: NDArray[np.int64], g: int, div: Diversity) -> bool:  # pragma: no cover
     """True when group ``g`` (row of ``hist``) satisfies every l-diversity requirement."""
     for a in range(len(div.kinds)):
         if not _attribute_ok(hist, g, -1, a, div):
@@ -209,7 +210,7 @@ def diverse(hist: np.ndarray, g: int, div: Diversity) -> bool:  # pragma: no cov
 
 
 @numba.njit(cache=True, nogil=True)
-def union_diverse(hist: np.ndarray, g: int, h: int, div: Diversity) -> bool:  # pragma: no cover
+def union_diverse(hist: NDArray[np.int64], g: int, h: int, div: Diversity) -> bool:  # pragma: no cover
     """True when the union of groups ``g`` and ``h`` would satisfy every requirement (thread-safe)."""
     for a in range(len(div.kinds)):
         if not _attribute_ok(hist, g, h, a, div):
@@ -218,7 +219,8 @@ def union_diverse(hist: np.ndarray, g: int, h: int, div: Diversity) -> bool:  # 
 
 
 @numba.njit(cache=True, nogil=True)
-def helpful_values(hist: np.ndarray, g: int, div: Diversity, mask: np.ndarray) -> int:  # pragma: no cover
+def helpful_values(hist: NDArray[np.int64], g: int, div: Diversity,
+                   mask: NDArray[np.bool_]) -> int:  # pragma: no cover
     """Mark in ``mask`` the values whose addition brings group ``g`` closer to an unmet requirement.
 
     Distinct: a value the group lacks.  Entropy: a value whose addition
@@ -256,7 +258,7 @@ def helpful_values(hist: np.ndarray, g: int, div: Diversity, mask: np.ndarray) -
 
 
 @numba.njit(cache=True, nogil=True)
-def distinct_deficit(hist: np.ndarray, g: int, div: Diversity) -> int:  # pragma: no cover
+def distinct_deficit(hist: NDArray[np.int64], g: int, div: Diversity) -> int:  # pragma: no cover
     """Most distinct values group ``g`` still lacks for any requirement (⌈l⌉ − distinct, at least 0)."""
     worst = 0
     for a in range(len(div.kinds)):

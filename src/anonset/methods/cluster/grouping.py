@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -41,12 +42,15 @@ from anonset.methods.cluster.state import GroupState, cost_with, state_cost, sta
 from anonset.methods.cluster.topdown import xu_top_down
 from anonset.privacy.base import Requirements
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 __all__ = ["ClusterGrouping", "k_member", "xu_bottom_up_method", "xu_top_down_method"]
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _cheapest_class(state: GroupState, n_classes: int, new: Records,
-                    costs: CostModel) -> np.ndarray:  # pragma: no cover
+                    costs: CostModel) -> NDArray[np.int64]:  # pragma: no cover
     """Class whose per-record cost grows least by taking each new record (lowest id on ties)."""
     m = new.values.shape[0]
     out = np.empty(m, dtype=np.int64)
@@ -79,11 +83,11 @@ class ClusterGrouping:
         The method's categorical cost table.
     """
 
-    row_class: np.ndarray
+    row_class: NDArray[np.int64]
     prepared: PreparedAttributes
-    cat_cost: np.ndarray
+    cat_cost: NDArray[np.float64]
 
-    def assign(self, dataset: Dataset) -> np.ndarray:
+    def assign(self, dataset: Dataset) -> NDArray[np.int64]:
         """Class of each record of ``dataset``: the one whose generalization grows least by taking it.
 
         Raises

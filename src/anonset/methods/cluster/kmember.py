@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numpy.typing import NDArray
 
 from anonset.core.dataset import Dataset
 from anonset.core.qi_space import CostModel, Records, height_costs, lca_table, prepare_attributes
@@ -64,25 +65,25 @@ __all__ = ["greedy_k_member", "kmember_labels"]
 class _Remaining(NamedTuple):
     """The records not yet clustered, compacted in row order after each cluster (first ``n_rem`` entries valid)."""
 
-    rows: np.ndarray  # (n,) int64 row of each remaining record
-    values: np.ndarray  # (n, p) float64 its numeric values
-    codes: np.ndarray  # (n, q) int32 its leaf codes
-    free: np.ndarray  # (n,) bool not taken by the cluster being grown
+    rows: NDArray[np.int64]  # (n,) int64 row of each remaining record
+    values: NDArray[np.float64]  # (n, p) float64 its numeric values
+    codes: NDArray[np.int32]  # (n, q) int32 its leaf codes
+    free: NDArray[np.bool_]  # (n,) bool not taken by the cluster being grown
 
 
 class _Scan(NamedTuple):
     """What one search for the cheapest record to add reads besides the records and the cluster."""
 
-    step_cost: np.ndarray  # (q, leaves) attribute a's cost for the cluster once it holds leaf x
+    step_cost: NDArray[np.float64]  # (q, leaves) attribute a's cost for the cluster once it holds leaf x
     cur: float  # the cluster's current per-record cost
     restrict: bool  # only records with a value marked in mask are candidates
-    mask: np.ndarray  # (width,) bool sensitive values that bring the cluster closer to diversity
+    mask: NDArray[np.bool_]  # (width,) bool sensitive values that bring the cluster closer to diversity
     majority: int  # the cluster's majority class label
     penalty: float  # added to a candidate whose label is not the majority
 
 
 @numba.njit(cache=True, nogil=True)
-def _majority(lab_hist: np.ndarray, c: int) -> int:  # pragma: no cover
+def _majority(lab_hist: NDArray[np.int64], c: int) -> int:  # pragma: no cover
     """Most frequent class label of cluster ``c`` (lowest label on ties)."""
     best = 0
     for y in range(1, lab_hist.shape[1]):
@@ -92,7 +93,7 @@ def _majority(lab_hist: np.ndarray, c: int) -> int:  # pragma: no cover
 
 
 @numba.njit(cache=True, nogil=True)
-def _pool_can_diversify(pool: np.ndarray, div: Diversity) -> bool:  # pragma: no cover
+def _pool_can_diversify(pool: NDArray[np.int64], div: Diversity) -> bool:  # pragma: no cover
     """Do the remaining records hold at least ⌈l⌉ distinct values of every l-diverse attribute?"""
     for a in range(len(div.lvals)):
         distinct = 0
@@ -105,8 +106,8 @@ def _pool_can_diversify(pool: np.ndarray, div: Diversity) -> bool:  # pragma: no
 
 
 @numba.njit(cache=True, nogil=True)
-def _best_record(c: int, rem: _Remaining, n_rem: int, state: GroupState, num_w: np.ndarray, scan: _Scan,
-                 sens: np.ndarray, labels: np.ndarray) -> int:  # pragma: no cover
+def _best_record(c: int, rem: _Remaining, n_rem: int, state: GroupState, num_w: NDArray[np.float64], scan: _Scan,
+                 sens: NDArray[np.int64], labels: NDArray[np.int64]) -> int:  # pragma: no cover
     """The free remaining record whose addition to cluster ``c`` costs least (−1 when there is none).
 
     ``scan.step_cost[a, x]`` is attribute ``a``'s cost for the cluster once
@@ -146,8 +147,9 @@ def _best_record(c: int, rem: _Remaining, n_rem: int, state: GroupState, num_w: 
 
 
 @numba.njit(cache=True, nogil=True)
-def kmember_labels(records: Records, costs: CostModel, k: int, start: int, sens: np.ndarray, div: Diversity,
-                   labels: np.ndarray, n_labels: int, class_penalty: float) -> np.ndarray:  # pragma: no cover
+def kmember_labels(records: Records, costs: CostModel, k: int, start: int, sens: NDArray[np.int64],
+                   div: Diversity, labels: NDArray[np.int64], n_labels: int,
+                   class_penalty: float) -> NDArray[np.int64]:  # pragma: no cover
     """Cluster id per row (Fig. 5 of Byun et al.); see :func:`greedy_k_member`.
 
     The remaining records (:class:`_Remaining`) are kept in row order,
@@ -333,7 +335,7 @@ def as_constraints(constraints: int | GroupConstraints, n: int) -> GroupConstrai
 
 
 def greedy_k_member(dataset: Dataset, constraints: int | GroupConstraints, seed: int = 0, *,
-                    weights: Mapping[str, float] | None = None, class_penalty: float = 0.0) -> np.ndarray:
+                    weights: Mapping[str, float] | None = None, class_penalty: float = 0.0) -> NDArray[np.int64]:
     """Partition the records into clusters of at least ``k`` records, greedily minimizing IL.
 
     Parameters
@@ -382,7 +384,7 @@ def greedy_k_member(dataset: Dataset, constraints: int | GroupConstraints, seed:
     return renumber_by_first_row(out) if cons.diversity else np.asarray(out, dtype=np.int64)
 
 
-def renumber_by_first_row(raw: np.ndarray) -> np.ndarray:
+def renumber_by_first_row(raw: NDArray[np.int64]) -> NDArray[np.int64]:
     """Class ids ``0 .. c - 1`` numbered by the first row of each class."""
     _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
     rank = np.empty(len(first), dtype=np.int64)

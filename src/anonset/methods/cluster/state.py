@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numpy.typing import NDArray
 
 from anonset.core.qi_space import CostModel, Records, lca_level
 from anonset.methods.cluster.constraints import Diversity, diverse, union_diverse
@@ -27,10 +28,10 @@ __all__ = ["GroupState", "add_record", "cost_with", "merge_cost", "merge_into", 
 class GroupState(NamedTuple):
     """Per-group state, one row per group (a numba-compatible named tuple of arrays)."""
 
-    lo: np.ndarray  # (m, p) float64 min of each numeric attribute
-    hi: np.ndarray  # (m, p) float64 max of each numeric attribute
-    lvl: np.ndarray  # (m, q) int64 level of the lowest common ancestor of each categorical attribute
-    ref: np.ndarray  # (m, q) int64 one member leaf of each categorical attribute
+    lo: NDArray[np.float64]  # (m, p) float64 min of each numeric attribute
+    hi: NDArray[np.float64]  # (m, p) float64 max of each numeric attribute
+    lvl: NDArray[np.int64]  # (m, q) int64 level of the lowest common ancestor of each categorical attribute
+    ref: NDArray[np.int64]  # (m, q) int64 one member leaf of each categorical attribute
 
 
 @numba.njit(cache=True, nogil=True)
@@ -70,7 +71,8 @@ def merge_cost(state: GroupState, g: int, h: int, costs: CostModel) -> float:  #
 
 
 @numba.njit(cache=True, nogil=True)
-def add_record(state: GroupState, g: int, records: Records, maps: np.ndarray, x: int) -> None:  # pragma: no cover
+def add_record(state: GroupState, g: int, records: Records, maps: NDArray[np.int32],
+               x: int) -> None:  # pragma: no cover
     """Add record ``x`` to group ``g``'s state."""
     for b in range(state.lo.shape[1]):
         v = records.values[x, b]
@@ -92,7 +94,7 @@ def reset_group(state: GroupState, g: int, records: Records, x: int) -> None:  #
 
 
 @numba.njit(cache=True, nogil=True)
-def merge_into(state: GroupState, g: int, h: int, maps: np.ndarray) -> None:  # pragma: no cover
+def merge_into(state: GroupState, g: int, h: int, maps: NDArray[np.int32]) -> None:  # pragma: no cover
     """Group ``g``'s state becomes that of ``g ∪ h``."""
     for b in range(state.lo.shape[1]):
         state.lo[g, b] = min(state.lo[g, b], state.lo[h, b])
@@ -102,8 +104,8 @@ def merge_into(state: GroupState, g: int, h: int, maps: np.ndarray) -> None:  # 
 
 
 @numba.njit(cache=True, nogil=True)
-def states_of(labels: np.ndarray, n_groups: int, records: Records, maps: np.ndarray,
-              extra: int) -> tuple[GroupState, np.ndarray]:  # pragma: no cover
+def states_of(labels: NDArray[np.int64], n_groups: int, records: Records, maps: NDArray[np.int32],
+              extra: int) -> tuple[GroupState, NDArray[np.int64]]:  # pragma: no cover
     """The :class:`GroupState` and the size of every group of an assignment, with ``extra`` spare rows."""
     p = records.values.shape[1]
     q = records.codes.shape[1]
@@ -122,8 +124,8 @@ def states_of(labels: np.ndarray, n_groups: int, records: Records, maps: np.ndar
 
 
 @numba.njit(cache=True, nogil=True)
-def merge_until_diverse(labels: np.ndarray, n_groups: int, records: Records, costs: CostModel, hist: np.ndarray,
-                        div: Diversity) -> np.ndarray:  # pragma: no cover
+def merge_until_diverse(labels: NDArray[np.int64], n_groups: int, records: Records, costs: CostModel,
+                        hist: NDArray[np.int64], div: Diversity) -> NDArray[np.int64]:  # pragma: no cover
     """Merge every group that is not l-diverse into others until all are; returns the new labels.
 
     Groups are visited in id order.  A group that is not diverse merges with
@@ -169,7 +171,7 @@ def merge_until_diverse(labels: np.ndarray, n_groups: int, records: Records, cos
 
 
 @numba.njit(cache=True, nogil=True)
-def resolve_roots(parent: np.ndarray) -> None:  # pragma: no cover
+def resolve_roots(parent: NDArray[np.int64]) -> None:  # pragma: no cover
     """Point every merged group at the group that finally absorbed it (``parent`` in place; roots at themselves)."""
     for g in range(parent.shape[0]):
         r = g

@@ -55,6 +55,7 @@ depends only on the data, ``k``, ``seed`` and ``rounds``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -79,6 +80,9 @@ from anonset.methods.cluster.state import (
     state_cost,
 )
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 __all__ = ["xu_top_down"]
 
 _DONORS = 5
@@ -99,8 +103,9 @@ def _pair_cost(records: Records, costs: CostModel, r: int, x: int) -> float:  # 
 
 
 @numba.njit(cache=True, nogil=True)
-def _take_cheapest(state: GroupState, target: int, records: Records, costs: CostModel, first: int, nxt: np.ndarray,
-                   taken: np.ndarray, picked: np.ndarray, need: int) -> None:  # pragma: no cover
+def _take_cheapest(state: GroupState, target: int, records: Records, costs: CostModel, first: int,
+                   nxt: NDArray[np.int64], taken: NDArray[np.bool_], picked: NDArray[np.int64],
+                   need: int) -> None:  # pragma: no cover
     """Move ``need`` records, one at a time, from the list starting at ``first`` into group ``target``:
     each time the one whose addition costs least (marked in ``taken``, recorded in ``picked``)."""
     for i in range(need):
@@ -120,7 +125,7 @@ def _take_cheapest(state: GroupState, target: int, records: Records, costs: Cost
 
 
 @numba.njit(cache=True, nogil=True)
-def _segment_diverse(idx: np.ndarray, s: int, e: int, sens: np.ndarray, hist1: np.ndarray,
+def _segment_diverse(idx: NDArray[np.int64], s: int, e: int, sens: NDArray[np.int64], hist1: NDArray[np.int64],
                      div: Diversity) -> bool:  # pragma: no cover
     """Are the records ``idx[s:e]`` l-diverse (``hist1``: a one-row scratch histogram)?"""
     hist1[0, :] = 0
@@ -132,7 +137,7 @@ def _segment_diverse(idx: np.ndarray, s: int, e: int, sens: np.ndarray, hist1: n
 
 @numba.njit(cache=True, nogil=True)
 def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, rounds: int, n_donors: int,
-                    sens: np.ndarray, div: Diversity, window: int) -> np.ndarray:  # pragma: no cover
+                    sens: NDArray[np.int64], div: Diversity, window: int) -> NDArray[np.int64]:  # pragma: no cover
     """Class id per row (not yet renumbered); see the module docstring and :func:`xu_top_down`."""
     n = records.values.shape[0]
     p = records.values.shape[1]
@@ -363,7 +368,7 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
 
 
 def xu_top_down(dataset: Dataset, constraints: int | GroupConstraints, seed: int = 0, rounds: int = 3, *,
-                weights: Mapping[str, float] | None = None, window: int | None = _WINDOW) -> np.ndarray:
+                weights: Mapping[str, float] | None = None, window: int | None = _WINDOW) -> NDArray[np.int64]:
     """Partition the records by Xu et al.'s top-down heuristic, minimizing NCP.
 
     Parameters
