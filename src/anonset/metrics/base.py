@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from anonset.core.dataset import Dataset
 from anonset.core.partition import GeneralizedValues, HierarchyNodes, Intervals, Partition
 from anonset.core.weights import weight_vector
 from anonset.errors import ConfigError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["CellMetric", "Metric"]
 
@@ -40,7 +44,7 @@ class Metric(ABC):
         """The score as a quantity to minimize."""
         return score if self.direction == "loss" else -score
 
-    def node_bounds(self, dataset: Dataset, levels: np.ndarray) -> np.ndarray | None:
+    def node_bounds(self, dataset: Dataset, levels: NDArray[np.int64]) -> NDArray[np.float64] | None:
         """Lower bounds of the objective for full-domain nodes (rows of ``levels``), or None."""
         return None
 
@@ -57,19 +61,19 @@ class CellMetric(Metric):
     def __init__(self, weights: Mapping[str, float] | None = None):
         self.weights = dict(weights) if weights else None
 
-    def attribute_weights(self, dataset: Dataset) -> np.ndarray:
+    def attribute_weights(self, dataset: Dataset) -> NDArray[np.float64]:
         """Weight per quasi-identifier (1 each unless given), checked by :func:`anonset.core.weights.weight_vector`."""
         return weight_vector(dataset.quasi, self.weights, dataset.source, f"metric {self.name}")
 
     @abstractmethod
-    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> NDArray[np.float64]:
         """Per-class cost in [0, 1] of the attribute's generalized values."""
 
     @abstractmethod
-    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
+    def combine(self, dataset: Dataset, sums: NDArray[np.float64]) -> float | NDArray[np.float64]:
         """Score from per-attribute cost sums over all n cells (last axis = attributes)."""
 
-    def minimum_costs(self, dataset: Dataset) -> np.ndarray:
+    def minimum_costs(self, dataset: Dataset) -> NDArray[np.float64]:
         """Smallest possible per-cell cost per attribute (used by normalizations)."""
         return np.zeros(len(dataset.quasi))
 
@@ -81,7 +85,7 @@ class CellMetric(Metric):
         ])
         return float(self.combine(dataset, sums))
 
-    def node_bounds(self, dataset: Dataset, levels: np.ndarray) -> np.ndarray:
+    def node_bounds(self, dataset: Dataset, levels: NDArray[np.int64]) -> NDArray[np.float64]:
         """Objective from the generalization costs alone (no suppression), for each node."""
         sums = np.zeros(levels.shape, dtype=np.float64)
         for j, q in enumerate(dataset.quasi):
@@ -90,12 +94,12 @@ class CellMetric(Metric):
         bound = np.asarray(self.combine(dataset, sums), dtype=np.float64)
         return bound if self.direction == "loss" else -bound
 
-    def level_sums(self, dataset: Dataset, attribute: str) -> np.ndarray:
+    def level_sums(self, dataset: Dataset, attribute: str) -> NDArray[np.float64]:
         """Sum over all records of the cell cost when the attribute is at each level."""
         key = ("level_sums", type(self).__name__, attribute)
         cached = dataset.cache.get(key)
         if cached is not None:
-            return cached
+            return cast("NDArray[np.float64]", cached)
         h = dataset.require_hierarchy(attribute)
         counts = dataset.encoded[attribute].counts()
         out = np.empty(h.n_levels)
@@ -107,7 +111,9 @@ class CellMetric(Metric):
         return out
 
 
-def node_facts(dataset: Dataset, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def node_facts(
+    dataset: Dataset, attribute: str,
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Flattened facts of every node of an attribute's hierarchy.
 
     Returns ``offset`` (per level, start of its nodes), ``leaves`` (leaves under
@@ -117,7 +123,7 @@ def node_facts(dataset: Dataset, attribute: str) -> tuple[np.ndarray, np.ndarray
     key = ("node_facts", attribute)
     cached = dataset.cache.get(key)
     if cached is not None:
-        return cached
+        return cast("tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]", cached)
     h = dataset.require_hierarchy(attribute)
     offset = np.zeros(h.n_levels + 1, dtype=np.int64)
     for j in range(h.n_levels):
@@ -143,7 +149,7 @@ def node_facts(dataset: Dataset, attribute: str) -> tuple[np.ndarray, np.ndarray
     return facts
 
 
-def node_index(dataset: Dataset, attribute: str, values: HierarchyNodes) -> np.ndarray:
+def node_index(dataset: Dataset, attribute: str, values: HierarchyNodes) -> NDArray[np.int64]:
     """Index into :func:`node_facts` arrays of each class's node."""
     offset = node_facts(dataset, attribute)[0]
     return offset[values.levels.astype(np.int64)] + values.codes
@@ -159,7 +165,7 @@ def value_range(dataset: Dataset, attribute: str) -> tuple[float, float]:
     return float(present.min()), float(present.max())
 
 
-def interval_share(dataset: Dataset, attribute: str, values: Intervals) -> np.ndarray:
+def interval_share(dataset: Dataset, attribute: str, values: Intervals) -> NDArray[np.float64]:
     """(hi − lo) / (max − min) of the attribute's data range, capped at 1."""
     lo, hi = value_range(dataset, attribute)
     span = hi - lo

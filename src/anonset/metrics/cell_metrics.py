@@ -17,11 +17,16 @@ Byun et al.'s ``total_il``, built on the same per-class costs as precision
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 
 from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.partition import GeneralizedValues, HierarchyNodes
 from anonset.metrics.base import CellMetric, interval_share, node_facts, node_index, value_range
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["GCP", "GLM", "NCP", "Precision", "level_share"]
 
@@ -32,7 +37,7 @@ class GLM(CellMetric):
     name = "glm"
     direction = "loss"
 
-    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> NDArray[np.float64]:
         """(leaves − 1) / (|D| − 1), or the interval share."""
         if isinstance(values, HierarchyNodes):
             leaves = node_facts(dataset, attribute)[1][node_index(dataset, attribute, values)]
@@ -40,9 +45,9 @@ class GLM(CellMetric):
             return (leaves - 1.0) / (total - 1.0) if total > 1 else np.zeros(len(leaves))
         return interval_share(dataset, attribute, values)
 
-    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
+    def combine(self, dataset: Dataset, sums: NDArray[np.float64]) -> float | NDArray[np.float64]:
         """Weighted sum of per-attribute sums."""
-        return (sums * self.attribute_weights(dataset)).sum(axis=-1)
+        return cast("float | NDArray[np.float64]", (sums * self.attribute_weights(dataset)).sum(axis=-1))
 
 
 class NCP(CellMetric):
@@ -51,7 +56,7 @@ class NCP(CellMetric):
     name = "ncp"
     direction = "loss"
 
-    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> NDArray[np.float64]:
         """Per-class NCP of one attribute."""
         if not isinstance(values, HierarchyNodes):
             return interval_share(dataset, attribute, values)
@@ -66,9 +71,9 @@ class NCP(CellMetric):
         n_leaves = leaves[idx]
         return np.where(n_leaves > 1, n_leaves / total, 0.0)
 
-    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
+    def combine(self, dataset: Dataset, sums: NDArray[np.float64]) -> float | NDArray[np.float64]:
         """Weighted sum over attributes."""
-        return (sums * self.attribute_weights(dataset)).sum(axis=-1)
+        return cast("float | NDArray[np.float64]", (sums * self.attribute_weights(dataset)).sum(axis=-1))
 
 
 class GCP(NCP):
@@ -76,10 +81,10 @@ class GCP(NCP):
 
     name = "gcp"
 
-    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
+    def combine(self, dataset: Dataset, sums: NDArray[np.float64]) -> float | NDArray[np.float64]:
         """NCP normalized by n · Σ w."""
         w = self.attribute_weights(dataset)
-        return (sums * w).sum(axis=-1) / (dataset.n_rows * w.sum())
+        return cast("float | NDArray[np.float64]", (sums * w).sum(axis=-1) / (dataset.n_rows * w.sum()))
 
 
 class Precision(CellMetric):
@@ -88,17 +93,17 @@ class Precision(CellMetric):
     name = "precision"
     direction = "value"
 
-    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> NDArray[np.float64]:
         """level / height of the hierarchy (interval share for intervals)."""
         return level_share(dataset, attribute, values)
 
-    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
+    def combine(self, dataset: Dataset, sums: NDArray[np.float64]) -> float | NDArray[np.float64]:
         """1 − weighted mean cost."""
         w = self.attribute_weights(dataset)
-        return 1.0 - (sums * w).sum(axis=-1) / (dataset.n_rows * w.sum())
+        return cast("float | NDArray[np.float64]", 1.0 - (sums * w).sum(axis=-1) / (dataset.n_rows * w.sum()))
 
 
-def level_share(dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+def level_share(dataset: Dataset, attribute: str, values: GeneralizedValues) -> NDArray[np.float64]:
     """Per class: the node's level over the hierarchy's height, or an interval's share of the range."""
     if isinstance(values, HierarchyNodes):
         height = dataset.require_hierarchy(attribute).max_level

@@ -23,6 +23,7 @@ k-member minimizes) through the same per-class costs, on the partition
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from anonset.core.dataset import Dataset
 from anonset.core.partition import GeneralizedValues, Partition, partition_of_assignment
 from anonset.metrics.base import CellMetric
 from anonset.metrics.cell_metrics import level_share
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["TotalIL", "cluster_information_loss", "information_loss"]
 
@@ -46,15 +50,15 @@ class TotalIL(CellMetric):
     name = "total_il"
     direction = "loss"
 
-    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> np.ndarray:
+    def class_costs(self, dataset: Dataset, attribute: str, values: GeneralizedValues) -> NDArray[np.float64]:
         """(max − min)/range, or level / height."""
         return level_share(dataset, attribute, values)
 
-    def combine(self, dataset: Dataset, sums: np.ndarray) -> float | np.ndarray:
+    def combine(self, dataset: Dataset, sums: NDArray[np.float64]) -> float | NDArray[np.float64]:
         """Weighted sum over attributes."""
-        return (sums * self.attribute_weights(dataset)).sum(axis=-1)
+        return cast("float | NDArray[np.float64]", (sums * self.attribute_weights(dataset)).sum(axis=-1))
 
-    def class_losses(self, partition: Partition, dataset: Dataset) -> np.ndarray:
+    def class_losses(self, partition: Partition, dataset: Dataset) -> NDArray[np.float64]:
         """``IL(e)`` of every released class of ``partition`` (suppressed records are in no class)."""
         w = self.attribute_weights(dataset)
         per_record = np.zeros(partition.n_classes)
@@ -63,8 +67,8 @@ class TotalIL(CellMetric):
         return np.asarray(partition.sizes * per_record, dtype=np.float64)
 
 
-def cluster_information_loss(dataset: Dataset, labels: np.ndarray,
-                             weights: Mapping[str, float] | None = None) -> np.ndarray:
+def cluster_information_loss(dataset: Dataset, labels: NDArray[np.integer[Any]],
+                             weights: Mapping[str, float] | None = None) -> NDArray[np.float64]:
     """IL of every cluster of a partition (Definition 5 of Byun et al.).
 
     Parameters
@@ -94,7 +98,8 @@ def cluster_information_loss(dataset: Dataset, labels: np.ndarray,
     return out
 
 
-def information_loss(dataset: Dataset, labels: np.ndarray, weights: Mapping[str, float] | None = None) -> float:
+def information_loss(dataset: Dataset, labels: NDArray[np.integer[Any]],
+                     weights: Mapping[str, float] | None = None) -> float:
     """Total-IL of a partition: the sum of :func:`cluster_information_loss` (Definition 6).
 
     Parameters
