@@ -436,8 +436,8 @@ def test_auto_weights_are_computed_inside_the_database(engine: str, method: str,
     assert report.ok, report.problems
 
 
-def test_auto_weights_of_a_database_table_use_its_open_sql_engine() -> None:
-    """From the profile alone the weights cannot be computed; with the SQL engine open they equal numpy's."""
+def test_auto_weights_of_a_database_table_are_counted_by_its_engine() -> None:
+    """From the profile alone the weights cannot be computed; prepared with the SQL engine they equal numpy's."""
     from anonset.datasets import patient_register
     from anonset.engine.sql.duckdb import DuckDBBackend
     from anonset.engine.sql.engine import SqlEngine
@@ -452,14 +452,12 @@ def test_auto_weights_of_a_database_table_use_its_open_sql_engine() -> None:
     expected = cramers_v_weights(in_memory)
     backend = DuckDBBackend.from_dataframe(frame)
     profiled = dataset_from_table(backend, backend.table, attributes)
-    with pytest.raises(ConfigError, match="build a SqlEngine"):
+    with pytest.raises(ConfigError, match=r"prepare the metric with the dataset's engine first"):
         ResearchValue().tables(profiled)
-    with SqlEngine(profiled, None, backend, backend.table):
-        tables = ResearchValue().tables(profiled)
-    assert cramers_v_weights(profiled) == pytest.approx(expected, rel=1e-12)
+    rv = ResearchValue()
+    with SqlEngine(profiled, None, backend, backend.table) as engine:
+        assert cramers_v_weights(profiled, engine) == pytest.approx(expected, rel=1e-12)
+        rv.prepare(profiled, engine)
+    tables = rv.tables(profiled)  # prepared: the engine is no longer needed
     assert [list(t) for t in tables] == [pytest.approx(list(t), rel=1e-12)
                                          for t in ResearchValue().tables(in_memory)]
-    closed = dataset_from_table(backend, backend.table, attributes)
-    SqlEngine(closed, None, backend, backend.table).close()
-    with pytest.raises(ConfigError, match="build a SqlEngine"):  # a closed engine is not used
-        ResearchValue().tables(closed)

@@ -256,6 +256,7 @@ class Anonymizer:
             return self._fit_pareto(dataset, engine, metric, started)
         if engine is None:
             engine = NumpyEngine(dataset, self.requirements.request)
+        metric.prepare(dataset, engine)
         result = spec.fit(self._problem(dataset, engine, metric))
         levels = self._picked(result, dataset)
         row_class, stats = engine.row_classes(levels)
@@ -460,6 +461,7 @@ class Anonymizer:
                               " database; give Anonymizer(..., output_table='schema.name')")
         sink = factory(engine, self.output_table, self.replace_output)
         sink.check()
+        metric.prepare(dataset, engine)
         result = registry.get(self.method).fit(self._problem(dataset, engine, metric))
         levels = self._picked(result, dataset)
         stats = engine.class_stats(levels)

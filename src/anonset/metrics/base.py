@@ -25,6 +25,8 @@ from anonset.errors import ConfigError
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+    from anonset.engine.base import Engine
+
 __all__ = ["CellMetric", "Metric"]
 
 
@@ -39,6 +41,16 @@ class Metric(ABC):
     @abstractmethod
     def score(self, partition: Partition, dataset: Dataset) -> float:
         """The metric's value for a partition of ``dataset``."""
+
+    def prepare(self, dataset: Dataset, engine: Engine) -> None:
+        """Compute, through ``engine``, what scoring needs beyond the dataset (default: nothing).
+
+        The Anonymizer calls it with the engine of the run before the search
+        and before any score, so a metric never has to find an engine itself:
+        research value's ``auto`` weights need contingency tables, which for a
+        table in a database only its engine can count.
+        """
+        del dataset, engine
 
     def objective(self, score: float) -> float:
         """The score as a quantity to minimize."""

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -45,6 +45,8 @@ from anonset.metrics.base import Metric
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+
+    from anonset.engine.base import Engine
 
 __all__ = ["DoNotMix", "KeepBoundary", "ResearchValue", "cramers_v_weights"]
 
@@ -143,7 +145,11 @@ class ResearchValue(Metric):
         levels = tuple(sorted((str(q), tuple(float(v) for v in values)) for q, values in self.levels.items()))
         return ("research_value", weights, rules, levels)
 
-    def tables(self, dataset: Dataset, engine: Any = None) -> list[NDArray[np.float64]]:
+    def prepare(self, dataset: Dataset, engine: Engine) -> None:
+        """Compute the RV tables (and ``auto`` weights) through the run's engine, once per dataset."""
+        self.tables(dataset, engine)
+
+    def tables(self, dataset: Dataset, engine: Engine | None = None) -> list[NDArray[np.float64]]:
         """RV per level of every quasi-identifier (cached on the dataset under :meth:`content_key`).
 
         ``engine`` computes the contingency tables of ``auto`` weights; without
@@ -192,7 +198,7 @@ class ResearchValue(Metric):
                     " a more general level cannot have more research value"
                 )
 
-    def attribute_weights(self, dataset: Dataset, engine: Any = None) -> NDArray[np.float64]:
+    def attribute_weights(self, dataset: Dataset, engine: Engine | None = None) -> NDArray[np.float64]:
         """``w_x`` per quasi-identifier."""
         if isinstance(self.weights, str):
             if self.weights != "auto":
@@ -258,14 +264,15 @@ class ResearchValue(Metric):
         return -self.node_values(dataset, levels)
 
 
-def cramers_v_weights(dataset: Dataset, engine: Any = None) -> NDArray[np.float64]:
+def cramers_v_weights(dataset: Dataset, engine: Engine | None = None) -> NDArray[np.float64]:
     """``1 − mean bias-corrected Cramér's V`` with the other quasi-identifiers, normalized to sum 1.
 
     The contingency table of two attributes is the class table of the node with
     both at their leaves and every other attribute at its root, so any engine
     computes it (inside the database for the SQL engine).  Without ``engine``,
-    a dataset in memory gets a numpy engine and a dataset built from a
-    database profile uses the SQL engine built for it.
+    a dataset in memory gets a numpy engine; a dataset built from a database
+    profile needs its engine (the Anonymizer passes it through
+    :meth:`ResearchValue.prepare`).
     """
     key = ("cramers_v_weights",)
     cached = dataset.cache.get(key)
@@ -294,21 +301,17 @@ def cramers_v_weights(dataset: Dataset, engine: Any = None) -> NDArray[np.float6
     return weights
 
 
-def _engine_of(dataset: Dataset) -> Any:
-    """An engine of ``dataset``: numpy for rows in memory, else the live SQL engine built for it."""
+def _engine_of(dataset: Dataset) -> Engine:
+    """A numpy engine of a dataset in memory; a table in a database needs its engine passed (``prepare``)."""
     from anonset.engine.numpy.engine import NumpyEngine
-    from anonset.engine.sql.engine import ENGINE_OF_DATASET
 
-    if dataset.table is not None:
-        return NumpyEngine(dataset)
-    ref = dataset.cache.get(ENGINE_OF_DATASET)
-    engine = ref() if ref is not None else None
-    if engine is None:
+    if dataset.table is None:
         raise ConfigError(
             f"{dataset.source}: research_value weights: auto needs contingency tables of the table in the"
-            " database; build a SqlEngine for this dataset first, or give the weights per attribute"
+            " database; prepare the metric with the dataset's engine first (ResearchValue.prepare(dataset, engine),"
+            " which the Anonymizer does), or give the weights per attribute"
         )
-    return engine
+    return NumpyEngine(dataset)
 
 
 def _corrected_v(a: NDArray[np.int32], b: NDArray[np.int32], counts: NDArray[np.float64], n: float) -> float:

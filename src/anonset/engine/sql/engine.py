@@ -34,7 +34,6 @@ temporary tables; the backend stays open for its owner to close.
 
 from __future__ import annotations
 
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from types import TracebackType
@@ -52,11 +51,7 @@ from anonset.errors import ConfigError, DataError
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["ENGINE_OF_DATASET", "SqlEngine", "match_keys"]
-
-#: ``Dataset.cache`` key of a weak reference to the open SQL engine of a dataset, for statistics a
-#: metric needs beyond the profile (the contingency tables of research value's ``auto`` weights).
-ENGINE_OF_DATASET = ("sql_engine",)
+__all__ = ["SqlEngine", "match_keys"]
 
 #: Stay well below PostgreSQL's 1,600 columns per table.
 MAX_COLUMNS = 1400
@@ -137,7 +132,6 @@ class SqlEngine:
         except BaseException:
             self.close()
             raise
-        dataset.cache[ENGINE_OF_DATASET] = weakref.ref(self)
 
     # ------------------------------------------------------------------ Engine protocol
     @property
@@ -278,9 +272,6 @@ class SqlEngine:
         self._created.clear()
         self._cache.clear()
         self._cells = 0
-        ref = self.dataset.cache.get(ENGINE_OF_DATASET)
-        if ref is not None and ref() is self:
-            del self.dataset.cache[ENGINE_OF_DATASET]
 
     def __enter__(self) -> Self:
         return self
