@@ -315,7 +315,7 @@ def explain_checks(dataset: Dataset, config: Config, median_ms: float) -> dict[s
         levels = tuple(int(v) for v in node)
         sizes = probe.class_stats(levels).sizes
         k_ok[levels] = int(sizes[sizes < config.k].sum()) <= budget
-    below = {tuple(int(v) for v in n) for n, b in zip(lattice.nodes, bounds) if b < result.objective}
+    below = {tuple(int(v) for v in n) for n, b in zip(lattice.nodes, bounds, strict=True) if b < result.objective}
     must = [lv for lv in below if k_ok[lv]]
     checked_set = set(checked)
     return {
@@ -372,10 +372,10 @@ def row_of(config: Config, r: dict[str, Any]) -> list[str]:
 
 def print_table(header: list[str], rows: list[list[str]]) -> None:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     print("  ".join("-" * w for w in widths))
     for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
 
 
 def gb(n: int) -> str:
@@ -443,8 +443,8 @@ def main(argv: list[str] | None = None) -> None:
 
     print("\nsearch time = fresh NumpyEngine + optimal_search, metric Loss (wall clock; CPU time of the process"
           " beside it); ratio = anonset / ARX")
-    header = ["config", "anonset ms", "anonset CPU ms", "ARX ms", "ratio", "<= half ARX", "anonset optimum", "same as ARX",
-              "anonset Loss", "|diff| Loss", "suppressed", "nodes anonset / ARX of lattice"]
+    header = ["config", "anonset ms", "anonset CPU ms", "ARX ms", "ratio", "<= half ARX", "anonset optimum",
+              "same as ARX", "anonset Loss", "|diff| Loss", "suppressed", "nodes anonset / ARX of lattice"]
     print_table(header, [row_of(c, results[c.name]) for c in selected])
 
     mixes = [c for c in selected if c.data in MIX]

@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> None:
         ("exact front", "sensitive", ("k", "l", "glm"), "exact", EXACT_TARGET_S),
         ("PBG-EA (25 × 100)", "sensitive", ("k", "l", "glm"), "ea", EA_TARGET_S),
     ]
-    for label, layout, objectives, kind, target in cases:
+    for label, layout, objectives, kind, _target in cases:
         ds = datasets[layout]
         eps = default_epsilon(objectives, ds.n_rows)
 

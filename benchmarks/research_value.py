@@ -57,7 +57,7 @@ PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
 def golden() -> None:
     leaves = [str(v) for v in range(1, 51)]
     group = ["1-10"] * 10 + ["11-25"] * 15 + ["26-50"] * 25
-    h = Hierarchy.from_rows("x", [[v, g, "*"] for v, g in zip(leaves, group)])
+    h = Hierarchy.from_rows("x", [[v, g, "*"] for v, g in zip(leaves, group, strict=True)])
     rng = np.random.default_rng(0)
     values = np.concatenate([rng.integers(1, 11, 25), rng.integers(11, 26, 45), rng.integers(26, 51, 55)]).astype(str)
     ds = Dataset(pd.DataFrame({"x": values}), {"x": {"role": "quasi", "type": "numeric", "hierarchy": h}})
@@ -124,7 +124,7 @@ def _formula_root(ds: Dataset) -> ResearchValue:
     paper = ResearchValue()
     weights = cramers_v_weights(ds)
     levels = {}
-    for j, (q, table) in enumerate(zip(ds.quasi, paper.tables(ds))):
+    for j, (q, table) in enumerate(zip(ds.quasi, paper.tables(ds), strict=True)):
         h = ds.require_hierarchy(q)
         if ds.specs[q].type is AttributeType.NUMERIC:
             share = 1.0 / h.n_leaves  # Σ_0 N·R = n; at the root N = n and R = every leaf
@@ -224,7 +224,7 @@ def engines() -> None:
             pg_ds = dataset_from_table(pg, (schema, "data"), attributes)
             runs.append(("postgresql", pg_ds, SqlEngine(pg_ds, req.request, pg, (schema, "data"))))
             setup["postgresql"] = time.perf_counter() - started
-        except Exception as exc:  # noqa: BLE001 - a benchmark reports what it cannot reach
+        except Exception as exc:
             print(f"PostgreSQL not measured: {' '.join(str(exc).split())[:100]}")
         try:
             for name, data, engine in runs:
@@ -235,7 +235,8 @@ def engines() -> None:
                 seconds = time.perf_counter() - started
                 fsets = result.details["frequency_sets"]
                 fetched = getattr(getattr(engine, "backend", None), "rows_fetched", None)
-                print(f"{label:16} {name:11} {setup[name]:8.2f} {seconds:9.3f} {fsets:>10} {1000 * seconds / fsets:10.2f}"
+                per_set = 1000 * seconds / fsets
+                print(f"{label:16} {name:11} {setup[name]:8.2f} {seconds:9.3f} {fsets:>10} {per_set:10.2f}"
                       f" {fetched if fetched is not None else '-':>14} {','.join(map(str, result.levels))}")
         finally:
             if con is not None:

@@ -210,7 +210,8 @@ def adult(ks: Sequence[int], folds: int) -> None:
                   f" {time.perf_counter() - started:5.0f}", flush=True)
     acc, ent, size = (np.array(v) for v in zip(*points, strict=True))
     print(f"   over these {len(points)} runs: Pearson r(tree accuracy, conditional entropy) ="
-          f" {np.corrcoef(acc, ent)[0, 1]:.3f}, r(tree accuracy, average class size) = {np.corrcoef(acc, size)[0, 1]:.3f};"
+          f" {np.corrcoef(acc, ent)[0, 1]:.3f}, r(tree accuracy, average class size) ="
+          f" {np.corrcoef(acc, size)[0, 1]:.3f};"
           f" Spearman {stats.spearmanr(acc, ent)[0]:.3f} and {stats.spearmanr(acc, size)[0]:.3f}")
 
 
@@ -258,7 +259,8 @@ def agrawal_eight(n_rows: int) -> Dataset:
 
 
 def speed(n_rows: int) -> None:
-    print("\n## Speed: seconds of anonset.methods.mondrian.regions alone; peak MB above the resident size before the call")
+    print("\n## Speed: seconds of anonset.methods.mondrian.regions alone; peak MB above the resident size before"
+          " the call")
     print(f"{'data':26} {'criterion':9} {'k':>3} {'variant':8} {'seconds':>8} {'peak MB':>8} {'classes':>8}"
           f" {'min':>5}")
     mondrian(agrawal_eight(2000), Requirements([KAnonymity(10)]))  # compile the kernel outside the timings

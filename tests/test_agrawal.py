@@ -41,12 +41,12 @@ def test_attributes_follow_figure_6(big: pd.DataFrame) -> None:
     assert all(big[c].map(type).eq(str).all() for c in big.columns)
     n = len(big)
     salary = _numbers(big, "salary")
-    assert 20_000 <= salary.min() and salary.max() <= 150_000
+    assert salary.min() >= 20_000 and salary.max() <= 150_000
     assert abs(salary.mean() - 85_000) < 500 and abs(salary.std() - 130_000 / np.sqrt(12)) < 500
     commission = _numbers(big, "commission")
     assert (commission[salary >= 75_000] == 0).all()
     low = commission[salary < 75_000]
-    assert 10_000 <= low.min() and low.max() <= 75_000 and abs(low.mean() - 42_500) < 500
+    assert low.min() >= 10_000 and low.max() <= 75_000 and abs(low.mean() - 42_500) < 500
     for column, lo, hi in (("age", 20, 80), ("elevel", 0, 4), ("car", 1, 20), ("zipcode", 0, 9), ("hyears", 1, 30)):
         _uniform_counts(_numbers(big, column), lo, hi)
     zipcode, hvalue = _numbers(big, "zipcode"), _numbers(big, "hvalue")
@@ -54,7 +54,7 @@ def test_attributes_follow_figure_6(big: pd.DataFrame) -> None:
     h = hvalue[zipcode > 0] / (zipcode[zipcode > 0] * 100_000)
     assert h.min() >= 0.5 - 1e-5 and h.max() <= 1.5 + 1e-5 and abs(h.mean() - 1.0) < 0.01
     loan = _numbers(big, "loan")
-    assert 0 <= loan.min() and loan.max() <= 500_000 and abs(loan.mean() - 250_000) < 2_000
+    assert loan.min() >= 0 and loan.max() <= 500_000 and abs(loan.mean() - 250_000) < 2_000
     # the deciles of the uniform money amounts
     assert np.abs(np.quantile(loan, np.linspace(0.1, 0.9, 9)) / 500_000 - np.linspace(0.1, 0.9, 9)).max() < 0.01
     assert set(big["group"]) == {"A", "B"} and n == 200_000

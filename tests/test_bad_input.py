@@ -340,7 +340,8 @@ CASES: list[Case] = [
     Case("summary path is the config", ("run.yaml", "would overwrite the config", "never writes over"),
          args=lambda p: ["anonymize", str(p.config), "--summary", str(p.config)], error=ConfigError, cli_only=True),
     Case("summary path is a hierarchy file", ("sex.csv", "hierarchy file of 'sex'", "never writes over"),
-         args=lambda p: ["anonymize", str(p.config), "--summary", str(p.root / "sex.csv")], error=ConfigError, cli_only=True),
+         args=lambda p: ["anonymize", str(p.config), "--summary", str(p.root / "sex.csv")], error=ConfigError,
+         cli_only=True),
     Case("summary path is the release", ("released.csv", "same file"),
          args=lambda p: ["anonymize", str(p.config), "--summary", str(p.output)], error=ConfigError, cli_only=True),
     Case("output folder does not exist", ("relaese", "does not exist", "create it first"),
@@ -350,7 +351,7 @@ CASES: list[Case] = [
          ("infeasible:", "entropy 3-diversity on disease", "best node", "would suppress 4 records",
           "budget allows 2", "max_suppression"),
          files={"data.csv": _rows(*(r.rsplit(";", 1)[0] + ";" + d for r, d in
-                                    zip(RECORDS, ["flu", "cold", "cancer", "measles"] + ["flu"] * 4)))},
+                                    zip(RECORDS, ["flu", "cold", "cancer", "measles"] + ["flu"] * 4, strict=True)))},
          edit=_edits(_set("privacy.l_diversity", {"attribute": "disease", "l": 3, "variant": "entropy"}),
                      _set("privacy.max_suppression", 0.25)),
          code=1, error=InfeasibleError),

@@ -62,7 +62,7 @@ def test_date_columns_get_day_numbers() -> None:
     values = ["2021-03-04", "2021-03-20", "2019-12-31"]
     df = pd.DataFrame({"d": values})
     ds = Dataset(df, {"d": {"role": "quasi", "type": "date", "hierarchy": date_hierarchy("d", values)}})
-    numbers = dict(zip(ds.hierarchy("d").leaves, ds.encoded["d"].numbers))
+    numbers = dict(zip(ds.hierarchy("d").leaves, ds.encoded["d"].numbers, strict=True))
     # 2021-03-04 is day 18,690 after 1970-01-01 (51 years incl. 13 leap days = 18,628; + 62)
     assert numbers["2021-03-04"] == 18690
     assert numbers["2021-03-20"] - numbers["2021-03-04"] == 16

@@ -15,7 +15,7 @@ from support import random_table
 def _direct(ds: Dataset, levels: tuple[int, ...]) -> pd.DataFrame:
     """Class sizes and sensitive counts by pandas groupby on generalized labels (an independent path)."""
     frame = pd.DataFrame({q: ds.hierarchy(q).label(lv, ds.hierarchy(q).generalize(ds.encoded[q].codes, lv))
-                          for q, lv in zip(ds.quasi, levels)})
+                          for q, lv in zip(ds.quasi, levels, strict=True)})
     frame["s"] = ds.table["s"].to_numpy()
     frame["x"] = ds.table["x"].astype(float).to_numpy()
     grouped = frame.groupby(list(ds.quasi), sort=True)

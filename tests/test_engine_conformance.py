@@ -59,11 +59,11 @@ def independent_stats(table: pd.DataFrame, ds: Dataset, levels: tuple[int, ...],
     sharing no code with the engines.
     """
     labels = []
-    for q, level in zip(ds.quasi, levels):
+    for q, level in zip(ds.quasi, levels, strict=True):
         up = {row[0]: row[level] for row in ds.require_hierarchy(q).rows()}
         marker = ds.specs[q].missing[0]
         labels.append([up[str(v)] for v in table[q].fillna(marker)])
-    keys = list(zip(*labels)) if labels else [()] * len(table)
+    keys = list(zip(*labels, strict=True)) if labels else [()] * len(table)
     values = {a: [str(v) for v in table[a].fillna(ds.specs[a].missing[0])] for a in req.histograms}
     numbers = {a: [float(v) for v in table[a]] for a in req.moments}
     out: dict[tuple[str, ...], tuple[int, Counter, dict[str, float]]] = {}
@@ -86,7 +86,7 @@ def assert_matches_independent(table: pd.DataFrame, ds: Dataset, stats: ClassSta
     assert stats.n_classes == len(expected), levels
     for c in range(stats.n_classes):
         key = tuple(str(ds.require_hierarchy(q).labels[lv][stats.keys[c, j]])
-                    for j, (q, lv) in enumerate(zip(ds.quasi, levels)))
+                    for j, (q, lv) in enumerate(zip(ds.quasi, levels, strict=True)))
         size, counts, sums = expected[key]
         assert int(stats.sizes[c]) == size, (levels, key)
         got = Counter({(a, str(ds.encoded[a].categories[v])): int(n)

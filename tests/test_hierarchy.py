@@ -38,7 +38,7 @@ def check_tree(h: Hierarchy) -> None:
     assert np.array_equal(h.maps[0], np.arange(h.n_leaves))
     for j in range(h.n_levels - 1):
         parent_of: dict[int, int] = {}
-        for child, parent in zip(h.maps[j], h.maps[j + 1]):
+        for child, parent in zip(h.maps[j], h.maps[j + 1], strict=True):
             assert parent_of.setdefault(int(child), int(parent)) == int(parent)
 
 

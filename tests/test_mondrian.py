@@ -170,7 +170,7 @@ def _boxes_disjoint(ds: Dataset, row_class: np.ndarray) -> bool:
     for i in range(len(boxes)):
         for j in range(i + 1, len(boxes)):
             meet = all((a[1] <= b[2] and b[1] <= a[2]) if a[0] == "n" else bool(a[1] & b[1])
-                       for a, b in zip(boxes[i], boxes[j]))
+                       for a, b in zip(boxes[i], boxes[j], strict=True))
             if meet:
                 return False
     return True
@@ -359,7 +359,7 @@ def test_assign_new_rows_lands_in_boxes() -> None:
             else:
                 h = test.require_hierarchy(q)
                 hits &= np.array([h.maps[lv][code] == cd for lv, cd in zip(boxes.node_level[:, j],
-                                                                            boxes.node_code[:, j])])
+                                                                            boxes.node_code[:, j], strict=True)])
         assert not hits.any()
 
 
@@ -403,8 +403,9 @@ def test_boxes_match_the_released_values() -> None:
             assert np.array_equal(values.codes, tree.boxes.lca_code[:, j])
             # the cell's node is an ancestor of the extent's
             h = ds.require_hierarchy(q)
-            leaf = np.array([int(np.flatnonzero(h.maps[lv] == cd)[0]) for lv, cd in zip(values.levels, values.codes)])
-            ancestors = np.array([h.maps[lv][x] for lv, x in zip(tree.boxes.node_level[:, j], leaf)])
+            leaf = np.array([int(np.flatnonzero(h.maps[lv] == cd)[0])
+                             for lv, cd in zip(values.levels, values.codes, strict=True)])
+            ancestors = np.array([h.maps[lv][x] for lv, x in zip(tree.boxes.node_level[:, j], leaf, strict=True)])
             assert (tree.boxes.node_level[:, j] >= values.levels).all()
             assert np.array_equal(ancestors, tree.boxes.node_code[:, j])
 

@@ -49,13 +49,13 @@ def test_ranges_are_released_in_the_attribute_order(method: str) -> None:
     release = Anonymizer(attrs, Requirements([KAnonymity(6)]), method=method).fit(table).release_
     assert release.verified and release.table.groupby(["edu", "visit", "x"]).size().min() >= 6
     rank = {v: i for i, v in enumerate(LEVELS)}
-    for released, original in zip(release.table["edu"], table["edu"]):
+    for released, original in zip(release.table["edu"], table["edu"], strict=True):
         first, _, last = released.partition("..")
         last = last or first
         # a range reads first..last in the declared order and contains the record's own value
         assert rank[first] <= rank[original] <= rank[last]
         assert rank[first] < rank[last] or released == first
-    for released, original in zip(release.table["visit"], table["visit"]):
+    for released, original in zip(release.table["visit"], table["visit"], strict=True):
         first, _, last = released.partition("..")
         assert first <= original <= (last or first)  # ISO dates compare as text
 

@@ -71,7 +71,7 @@ def _reference(ds: Dataset, levels: tuple[int, ...], eta: float) -> tuple[dict[s
     table = ds.table
     general = pd.DataFrame(index=table.index)
     leaves_under: dict[str, pd.Series] = {}
-    for q, level in zip(ds.quasi, levels):
+    for q, level in zip(ds.quasi, levels, strict=True):
         rows = ds.require_hierarchy(q).rows()
         label_of = {row[0]: row[level] for row in rows}
         general[q] = table[q].map(label_of)
@@ -133,7 +133,7 @@ def test_node_values_match_pandas(seed: int) -> None:
                                            for i in rng.integers(0, lattice.size, 6)}
     for levels in picks:
         row = ev.evaluate(levels)
-        values = dict(zip(ALL, ev.values[row].tolist()))
+        values = dict(zip(ALL, ev.values[row].tolist(), strict=True))
         _check_member(ds, levels, values, int(ev.suppressed[row]), 0.1)
 
 

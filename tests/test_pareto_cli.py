@@ -114,7 +114,8 @@ def test_cli_prints_the_front_and_the_summary_holds_it(tmp_path: Path) -> None:
     ("{name: pareto-ea, objectives: [k, glm]}", "{t_closeness: {attribute: s, t: 0.2}}", "remove privacy.t_closeness"),
     ("{name: pareto-ea, objectives: [k, glm], epsilon: [1, 0]}", "{max_suppression: 0.02}", "epsilon"),
     ("{name: pareto-ea, objectives: [k, glm]}", "{max_suppression: 1.5}", "max_suppression"),
-    ("{name: pareto-exhaustive, objectives: [k, glm], population: 5}", "{}", "unknown key method.population; allowed here: epsilon, metric, name, objectives"),
+    ("{name: pareto-exhaustive, objectives: [k, glm], population: 5}", "{}",
+     "unknown key method.population; allowed here: epsilon, metric, name, objectives"),
 ])
 def test_cli_bad_input_exits_2(tmp_path: Path, method: str, privacy: str, message: str) -> None:
     config = _config(tmp_path, method, privacy)

@@ -36,7 +36,7 @@ def _worked_example() -> Dataset:
     """The paper's example: level 1 has groups of 25, 45, 55 records spanning 10, 15, 25 values."""
     leaves = [str(v) for v in range(1, 51)]
     group = ["1-10"] * 10 + ["11-25"] * 15 + ["26-50"] * 25
-    h = Hierarchy.from_rows("x", [[v, g, "*"] for v, g in zip(leaves, group)])
+    h = Hierarchy.from_rows("x", [[v, g, "*"] for v, g in zip(leaves, group, strict=True)])
     rng = np.random.default_rng(0)
     values = np.concatenate([rng.integers(1, 11, 25), rng.integers(11, 26, 45), rng.integers(26, 51, 55)])
     return Dataset(pd.DataFrame({"x": values.astype(str)}), {"x": {"role": "quasi", "type": "numeric", "hierarchy": h}})
@@ -213,7 +213,7 @@ def _feasible_by_pandas(table: pd.DataFrame, hierarchies: dict[str, Hierarchy], 
     ``models`` is k-anonymity, optionally followed by entropy l-diversity on ``s``.
     """
     keys = {}
-    for (q, h), level in zip(hierarchies.items(), node):
+    for (q, h), level in zip(hierarchies.items(), node, strict=True):
         keys[q] = table[q].map({leaf: h.labels[level][h.maps[level][i]] for i, leaf in enumerate(h.leaves)})
     classes = pd.DataFrame(keys).groupby(list(keys), sort=False).ngroup()
     sizes = classes.value_counts()

@@ -90,7 +90,7 @@ def test_profile_equals_the_in_memory_dataset(adult_backend: tuple[SqlBackend, A
     for column in (*ADULT_QUASI, "occupation"):
         values, counts = profile.values[column]
         expected = adult_table[column].value_counts()
-        assert dict(zip(values, counts.tolist())) == expected.to_dict()
+        assert dict(zip(values, counts.tolist(), strict=True)) == expected.to_dict()
     profiled = dataset_from_table(backend, table, attrs)
     assert not profiled.in_memory and profiled.n_rows == memory.n_rows
     for column in (*ADULT_QUASI, "occupation"):
@@ -104,8 +104,8 @@ def test_profile_presents_null_as_the_missing_marker(pg: PgSchema) -> None:
     ref = pg.load(frame, "nulls")
     with PostgresBackend(pg.url) as backend:
         profile = profile_table(backend, ref, ["a", "b"], missing={"a": "?", "b": ""})
-    a = dict(zip(*[v.tolist() for v in profile.values["a"]]))
-    b = dict(zip(*[v.tolist() for v in profile.values["b"]]))
+    a = dict(zip(*[v.tolist() for v in profile.values["a"]], strict=True))
+    b = dict(zip(*[v.tolist() for v in profile.values["b"]], strict=True))
     assert a == {"x": 1, "?": 2, "": 1, "007": 1}
     assert b == {"1": 1, "2": 3, "": 1}
     assert profile.n_rows == 5
@@ -347,7 +347,7 @@ def test_csv_values_are_read_exactly_as_written(tmp_path: Any) -> None:
     path.write_text('zip;name;s\n007;"a;b";\n  pad ;"";é\n007;x;""\n', encoding="utf-8")
     with DuckDBBackend.from_file(path, ";") as backend:
         profile = profile_table(backend, "data", ["zip", "name", "s"])
-    as_dict = {c: dict(zip(*[v.tolist() for v in profile.values[c]])) for c in ("zip", "name", "s")}
+    as_dict = {c: dict(zip(*[v.tolist() for v in profile.values[c]], strict=True)) for c in ("zip", "name", "s")}
     assert as_dict == {"zip": {"007": 2, "  pad ": 1}, "name": {"a;b": 1, "": 1, "x": 1},
                        "s": {"": 2, "é": 1}}
     frame = read_table(path, ";")
@@ -390,7 +390,8 @@ def _cmc_config(input_section: dict[str, Any]) -> dict[str, Any]:
     return {
         "input": input_section,
         "attributes": {
-            "wife_age": {"role": "quasi", "type": "numeric", "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}},
+            "wife_age": {"role": "quasi", "type": "numeric",
+                         "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}},
             "wife_education": {"role": "quasi", "hierarchy": {"builder": "ordered", "fanouts": [2, 2]}},
             "husband_education": {"role": "quasi", "hierarchy": {"builder": "ordered", "fanouts": [2, 2]}},
             "children_born": {"role": "quasi", "type": "numeric", "hierarchy": {"builder": "intervals",

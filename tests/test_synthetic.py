@@ -278,7 +278,7 @@ def test_hierarchy_shapes(dataset: Dataset) -> None:
 def _class_sizes(dataset: Dataset, levels: list[int]) -> np.ndarray:
     columns = [
         dataset.require_hierarchy(q).generalize(dataset.encoded[q].codes, level)
-        for q, level in zip(dataset.quasi, levels)
+        for q, level in zip(dataset.quasi, levels, strict=True)
     ]
     _, counts = np.unique(np.column_stack(columns), axis=0, return_counts=True)
     return np.asarray(counts)

@@ -263,7 +263,7 @@ class Anonymizer:
         verdict = self.requirements.judge(stats, dataset.n_rows)
         partition = Partition.from_node(dataset.quasi, stats, verdict.kept, row_class)
         self.dataset_ = dataset
-        self.levels_ = dict(zip(dataset.quasi, levels))
+        self.levels_ = dict(zip(dataset.quasi, levels, strict=True))
         self.result_ = result
         self.metric_ = metric
         self.sink_ = None
@@ -332,7 +332,7 @@ class Anonymizer:
                               " an unprotected release by name (--allow-unprotected)")
         self.release_requirements_ = release_requirements
         self.dataset_ = dataset
-        self.levels_ = dict(zip(dataset.quasi, levels))
+        self.levels_ = dict(zip(dataset.quasi, levels, strict=True))
         self.result_ = None
         self.front_ = result
         self.metric_ = metric
@@ -468,7 +468,7 @@ class Anonymizer:
         verdict = self.requirements.judge(stats, dataset.n_rows)
         partition = Partition.from_node(dataset.quasi, stats, verdict.kept)
         self.dataset_ = dataset
-        self.levels_ = dict(zip(dataset.quasi, levels))
+        self.levels_ = dict(zip(dataset.quasi, levels, strict=True))
         self.result_ = result
         self.metric_ = metric
         node = NodeRelease(engine=engine, levels=levels, violating_keys=stats.keys[verdict.violating],
@@ -503,7 +503,8 @@ class Anonymizer:
         provenance = self._provenance(dataset, engine=engine.name, database=sink.database,
                                       output_table=sink.output_table)
         return Release(
-            table=None, partition=partition, method=self.method, levels=dict(zip(dataset.quasi, node.levels)),
+            table=None, partition=partition, method=self.method,
+            levels=dict(zip(dataset.quasi, node.levels, strict=True)),
             metrics=metrics, suppressed_rows=partition.n_suppressed, verified=True,
             requirements=self.requirements.describe(), search=search, seconds=time.perf_counter() - started,
             provenance=provenance, location=sink.location, engine=engine.name,
@@ -680,7 +681,7 @@ class Anonymizer:
             warnings_ = ([useless] if useless else []) + passthrough_columns(table, dataset, requirements.k)
         return Release(
             table=table, partition=partition, method=self.method,
-            levels=None if levels is None else dict(zip(dataset.quasi, levels)),
+            levels=None if levels is None else dict(zip(dataset.quasi, levels, strict=True)),
             metrics=metrics, suppressed_rows=int(suppressed.sum()), verified=verified,
             requirements=requirements.describe(), search=search,
             seconds=time.perf_counter() - started,

@@ -27,7 +27,7 @@ __all__ = ["AttributeSpace", "attribute_space"]
 
 @dataclass(frozen=True, eq=False)
 class AttributeSpace:
-    """The quasi-identifiers of a dataset as Mondrian splits them (and, transposed, as the clustering kernels read them).
+    """The quasi-identifiers of a dataset as Mondrian splits them (transposed, as the clustering kernels read them).
 
     Attributes
     ----------

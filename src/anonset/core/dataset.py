@@ -263,7 +263,8 @@ class Dataset:
         """An EncodedColumn whose code for distinct value i is ``mapping[i]``."""
         counts = np.bincount(mapping, weights=unique_counts, minlength=len(categories)).astype(np.int64)
         codes = None if inverse is None else mapping[inverse].astype(np.int32)
-        self._value_codes[name] = dict(zip((str(v) for v in self._distinct_values[name]), mapping.tolist()))
+        labels = (str(v) for v in self._distinct_values[name])
+        self._value_codes[name] = dict(zip(labels, mapping.tolist(), strict=True))
         return EncodedColumn(name, codes, categories, numbers, counts)
 
     def value_codes(self, name: str) -> dict[str, int]:

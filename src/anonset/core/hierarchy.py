@@ -172,7 +172,8 @@ class Hierarchy:
     @cached_property
     def leaf_counts(self) -> tuple[NDArray[np.int64], ...]:
         """``leaf_counts[j][c]``: number of leaves under node ``c`` of level ``j``."""
-        return tuple(np.bincount(m, minlength=len(lab)).astype(np.int64) for m, lab in zip(self.maps, self.labels))
+        return tuple(np.bincount(m, minlength=len(lab)).astype(np.int64)
+                     for m, lab in zip(self.maps, self.labels, strict=True))
 
     def parent_map(self, from_level: int, to_level: int) -> NDArray[np.int32]:
         """Int32 array sending each code at ``from_level`` to its ancestor's code at ``to_level``."""

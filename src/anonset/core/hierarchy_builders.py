@@ -168,7 +168,7 @@ def interval_hierarchy(
         )
     coded_low = [lo_code is not None and x < lo_code for x in numbers_]
     coded_high = [hi_code is not None and x >= hi_code for x in numbers_]
-    free = [x for x, a, b in zip(numbers_, coded_low, coded_high) if not (a or b)]
+    free = [x for x, a, b in zip(numbers_, coded_low, coded_high, strict=True) if not (a or b)]
 
     given = _describe(widths=widths, cuts=cuts, start=start, bottom=bottom, top=top)
     if (widths is None) == (cuts is None):
@@ -426,9 +426,9 @@ def ordered_grouping_hierarchy(
         group = index // span
         first = group * span
         last = np.minimum(first + span, n) - 1
-        labels = [leaves[a] if a == b else f"{leaves[a]}..{leaves[b]}" for a, b in zip(first, last)]
+        labels = [leaves[a] if a == b else f"{leaves[a]}..{leaves[b]}" for a, b in zip(first, last, strict=True)]
         by_label: dict[str, int] = {}
-        for g, lab in zip(group, labels):
+        for g, lab in zip(group, labels, strict=True):
             if by_label.setdefault(lab, int(g)) != g:
                 raise HierarchyError(
                     f"attribute {name!r}: two groups at level {j + 1} are both labelled {lab!r}"
@@ -527,7 +527,7 @@ def date_hierarchy(
     columns: list[list[str]] = [ordered]
     for lev in levels:
         if lev == "month":
-            columns.append([f"{y}-{m:02d}" for y, m in zip(years, months)])
+            columns.append([f"{y}-{m:02d}" for y, m in zip(years, months, strict=True)])
         elif lev == "year":
             columns.append([str(y) for y in years])
         elif lev == "decade":
@@ -706,7 +706,7 @@ def natural_sorted(values: Iterable[str]) -> list[str]:
     distinct = list(dict.fromkeys(str(v) for v in values))
     numbers_ = [_finite_number(v) for v in distinct]
     if all(x is not None for x in numbers_):
-        return [v for _, v in sorted(zip(numbers_, distinct))]
+        return [v for _, v in sorted(zip(numbers_, distinct, strict=True))]
     return sorted(distinct, key=_natural_key)
 
 
@@ -735,7 +735,7 @@ def _assemble(name: str, columns: list[list[str]], root: Any, source: str) -> Hi
     """
     kept = [columns[0]] + [col for col in columns[1:] if len(set(col)) > 1]
     kept.append([str(root)] * len(columns[0]))
-    return Hierarchy.from_rows(name, [list(row) for row in zip(*kept)], source=source)
+    return Hierarchy.from_rows(name, [list(row) for row in zip(*kept, strict=True)], source=source)
 
 
 def _distinct(name: str, values: Iterable[str]) -> list[str]:

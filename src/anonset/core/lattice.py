@@ -70,7 +70,7 @@ class Lattice:
     def below(self, node: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Boolean mask of the nodes less or equally general than ``node``."""
         mask = np.ones(self.size, dtype=np.bool_)
-        for column, level, top in zip(self._columns, node, self.max_levels):
+        for column, level, top in zip(self._columns, node, self.max_levels, strict=True):
             if level < top:
                 mask &= column <= level
         return mask
@@ -78,7 +78,7 @@ class Lattice:
     def above(self, node: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Boolean mask of the nodes at least as general as ``node``."""
         mask = np.ones(self.size, dtype=np.bool_)
-        for column, level in zip(self._columns, node):
+        for column, level in zip(self._columns, node, strict=True):
             if level > 0:
                 mask &= column >= level
         return mask

@@ -259,7 +259,7 @@ def function2_predicates(constants: AgrawalConstants | None = None) -> list[dict
     a0, a1 = constants.age_cuts
     bands = ((_AGE[0], a0 - 1), (a0, a1 - 1), (a1, _AGE[1]))
     return [{"age": [float(lo), float(hi)], "salary": [float(s0), float(s1)]}
-            for (lo, hi), (s0, s1) in zip(bands, constants.intervals) if lo <= hi]
+            for (lo, hi), (s0, s1) in zip(bands, constants.intervals, strict=True) if lo <= hi]
 
 
 def agrawal_attributes(elevel: str = "hierarchy") -> dict[str, AttributeSpec]:

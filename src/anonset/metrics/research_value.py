@@ -224,10 +224,7 @@ class ResearchValue(Metric):
         base = None
         for level in range(h.n_levels):
             group_records = np.bincount(h.maps[level], weights=counts, minlength=h.size(level))
-            if numeric:
-                value = float((group_records * h.leaf_counts[level]).sum())
-            else:
-                value = float((group_records > 0).sum())
+            value = float((group_records * h.leaf_counts[level]).sum()) if numeric else float((group_records > 0).sum())
             base = value if base is None else base
             out[level] = base / value if numeric else value / base
         return out
@@ -293,10 +290,7 @@ def cramers_v_weights(dataset: Dataset, engine: Engine | None = None) -> NDArray
             stats = engine.class_stats(tuple(levels))
             v[i, j] = v[j, i] = _corrected_v(stats.keys[:, i], stats.keys[:, j], stats.sizes.astype(float), n)
     independence = 1.0 - v.sum(axis=1) / (d - 1)
-    if independence.sum() <= 0:
-        weights = np.full(d, 1.0 / d)
-    else:
-        weights = independence / independence.sum()
+    weights = np.full(d, 1.0 / d) if independence.sum() <= 0 else independence / independence.sum()
     dataset.cache[key] = weights
     return weights
 

@@ -48,7 +48,7 @@ class PrivacyModel(ABC):
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Boolean per class: does the class satisfy the model?"""
 
-    def validate(self, dataset: Dataset) -> None:
+    def validate(self, dataset: Dataset) -> None:  # noqa: B027 - an optional hook: most models check nothing more
         """Check the model's parameters against the data (raise ConfigError)."""
 
     @abstractmethod

@@ -26,6 +26,7 @@ budget).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -117,7 +118,7 @@ def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: ND
     d = len(dataset.quasi)
     keys = np.asarray(violating_keys, dtype=np.int32).reshape(-1, d)
     if len(keys):
-        index = match_keys(keys, stats.keys, [h.size(lv) for h, lv in zip(engine.hierarchies, levels)])
+        index = match_keys(keys, stats.keys, [h.size(lv) for h, lv in zip(engine.hierarchies, levels, strict=True)])
         if (index < 0).any():
             raise ValueError(f"violating_keys holds a key that is not a class of node {levels}")
         if len(np.unique(index)) != len(index):
@@ -155,16 +156,12 @@ def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: ND
         created = False
     finally:
         if created:
-            try:
+            with contextlib.suppress(DataError):
                 backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(tmp_parts)}", (),
                                 "removing the unfinished release")
-            except DataError:
-                pass
         for name in uploads:
-            try:
+            with contextlib.suppress(DataError):
                 backend.drop(name)
-            except DataError:
-                pass
     return SqlRelease(out_parts, n_written, suppressed)
 
 
@@ -176,7 +173,7 @@ def _release_sql(engine: SqlEngine, levels: tuple[int, ...], keys: NDArray[np.in
     d = len(dataset.quasi)
     flagged = len(keys) > 0
     labels: dict[str, str] = {}
-    for q, h, lv in zip(dataset.quasi, engine.hierarchies, levels):
+    for q, h, lv in zip(dataset.quasi, engine.hierarchies, levels, strict=True):
         vc = dataset.value_codes(q)
         raw = np.empty(len(vc), dtype=object)
         raw[:] = list(vc)
@@ -470,11 +467,9 @@ class DatabaseSink:
         backend = self.backend
         if self._staging is not None:
             staging, self._staging = self._staging, None
-            try:
+            with contextlib.suppress(DataError):
                 backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(staging)}", (),
                                 "removing the unchecked release")
-            except DataError:
-                pass
         elif self._placed and not self._replaced:
             self._placed = False
             backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(self.parts)}", (),

@@ -222,7 +222,7 @@ class FrontEntry:
 
 def front_entries(result: ParetoResult) -> tuple[FrontEntry, ...]:
     """The members of a front, in the order ``pick`` counts (sorted by the first objective)."""
-    return tuple(FrontEntry(levels=dict(zip(result.quasi, m.levels)), objectives=dict(m.objectives),
+    return tuple(FrontEntry(levels=dict(zip(result.quasi, m.levels, strict=True)), objectives=dict(m.objectives),
                             suppressed_rows=m.suppressed_rows) for m in result.front)
 
 

@@ -357,7 +357,8 @@ def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) ->
         if kind in (AttributeType.DATE, AttributeType.ORDINAL):
             return _value_range_labels(dataset, attribute, values)
         integral = bool(np.all(np.mod(values.lo, 1) == 0) and np.all(np.mod(values.hi, 1) == 0))
-        return np.array([_interval_label(lo, hi, integral) for lo, hi in zip(values.lo, values.hi)], dtype=object)
+        labels = [_interval_label(lo, hi, integral) for lo, hi in zip(values.lo, values.hi, strict=True)]
+        return np.array(labels, dtype=object)
     h = dataset.require_hierarchy(attribute)
     out = np.empty(len(values.levels), dtype=object)
     for level in np.unique(values.levels):

@@ -64,7 +64,7 @@ def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> NDArray[np.
         space *= r
     if space < 2.0**62:
         combined = codes[0]
-        for c, r in zip(codes[1:], radix[1:]):
+        for c, r in zip(codes[1:], radix[1:], strict=True):
             combined = combined * r + c
         _, inverse = np.unique(combined, return_inverse=True)
     else:
@@ -147,7 +147,7 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
             released[star[0]] = False
         else:
             root_class = size
-    for model, satisfied in zip(requirements.models, verdicts):
+    for model, satisfied in zip(requirements.models, verdicts, strict=True):
         bad = ~satisfied & released
         if bad.any():
             problems.append(f"{int(bad.sum())} released class(es) with {int(stats.sizes[bad].sum())} records"

@@ -170,7 +170,7 @@ class NumpyEngine:
         if d == 0:
             inverse = np.zeros(source.n_classes, dtype=np.int64)
             return aggregate(inverse, 1, source, np.zeros((1, 0), dtype=np.int32), levels), inverse
-        offsets = np.array([self._map_offset[j][a][b] for j, (a, b) in enumerate(zip(src_levels, levels))],
+        offsets = np.array([self._map_offset[j][a][b] for j, (a, b) in enumerate(zip(src_levels, levels, strict=True))],
                            dtype=np.int64)
         radix = np.array([self._radix[j][b] for j, b in enumerate(levels)], dtype=np.int64)
         keys, inverse, sizes = rollup_group(source.keys, self._maps_flat, offsets, radix, source.sizes)

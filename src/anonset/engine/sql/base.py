@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, runtime_checkable
 
@@ -274,8 +274,6 @@ class _BackendBase:
 
     def _drop_created(self) -> None:
         for name in list(reversed(self._created)):
-            try:
+            with suppress(DataError):
                 self.drop(name)
-            except DataError:
-                pass
         self._created.clear()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -163,7 +163,7 @@ class DuckDBBackend(_BackendBase):
         if len(arrays) != len(types):
             raise RuntimeError(f"query returned {len(arrays)} columns, expected {len(types)}; this is a bug")
         out = []
-        for array, kind in zip(arrays, types):
+        for array, kind in zip(arrays, types, strict=True):
             if isinstance(array, np.ma.MaskedArray) and array.mask.any():
                 raise RuntimeError("unexpected NULL in a numeric result; this is probably a bug")
             out.append(np.asarray(array).astype(_NUMPY_TYPES[kind], copy=False))
@@ -212,15 +212,11 @@ class DuckDBBackend(_BackendBase):
             return
         self._drop_created()
         for view in self._views:
-            try:
+            with suppress(self._duckdb.Error):
                 self.con.execute(f"DROP VIEW IF EXISTS {self.quote(view)}")
-            except self._duckdb.Error:
-                pass
         for name in self._registered:
-            try:
+            with suppress(self._duckdb.Error):
                 self.con.unregister(name)
-            except self._duckdb.Error:
-                pass
         if self._owned:
             self.con.close()
         self._closed = True

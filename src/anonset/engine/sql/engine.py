@@ -34,6 +34,7 @@ temporary tables; the backend stays open for its owner to close.
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from types import TracebackType
@@ -246,10 +247,10 @@ class SqlEngine:
             )
         stats = self.class_stats(levels)
         codes = np.column_stack([h.maps[lv][self.dataset.encoded[q].row_codes()]
-                                 for q, h, lv in zip(self.dataset.quasi, self.hierarchies, levels)]) \
+                                 for q, h, lv in zip(self.dataset.quasi, self.hierarchies, levels, strict=True)]) \
             if levels else np.zeros((self.dataset.n_rows, 0), dtype=np.int32)
         self._rows_read += self.dataset.n_rows
-        sizes = [h.size(lv) for h, lv in zip(self.hierarchies, levels)]
+        sizes = [h.size(lv) for h, lv in zip(self.hierarchies, levels, strict=True)]
         index = match_keys(codes, stats.keys, sizes)
         if (index < 0).any():
             raise DataError(f"{self._where}: the database's class table does not cover every in-memory row;"
@@ -265,10 +266,8 @@ class SqlEngine:
         """
         self._closed = True
         for name in reversed(self._created):
-            try:
+            with contextlib.suppress(DataError):
                 self.backend.drop(name)
-            except DataError:
-                pass
         self._created.clear()
         self._cache.clear()
         self._cells = 0
@@ -350,7 +349,7 @@ class SqlEngine:
             select.append(f"CAST(SUM({alias[a]}.x * {alias[a]}.x) AS FLOAT8) AS q{i}")
         select.append(f"CAST(COUNT(*) FILTER (WHERE {unmatched}) AS INT4) AS unmatched")
         joins: list[str] = []
-        for j, (q, m) in enumerate(zip(self.dataset.quasi, qi_maps)):
+        for j, (q, m) in enumerate(zip(self.dataset.quasi, qi_maps, strict=True)):
             joins.append(f"LEFT JOIN {m} AS m{j} ON m{j}.v = {text_of('t.' + b.quote(q), p)}")
             params.append(self._marker(q))
         for a, m in sorted(sens_maps.items()):
@@ -380,7 +379,7 @@ class SqlEngine:
     def _first_unknown(self, qi_maps: list[str], sens_maps: dict[str, str]) -> str:
         """`` (e.g. value 'z' of column 'a')`` for the first column holding a value the dataset lacks."""
         b, p = self.backend, self.backend.placeholder
-        pairs = list(zip(self.dataset.quasi, qi_maps)) + sorted(sens_maps.items())
+        pairs = list(zip(self.dataset.quasi, qi_maps, strict=True)) + sorted(sens_maps.items())
         for column, m in pairs:
             text = text_of("t." + b.quote(column), p)
             rows = b.fetch_rows(f"SELECT {text} FROM {b.table_ref(self.table)} AS t LEFT JOIN {m} AS m"
@@ -401,7 +400,7 @@ class SqlEngine:
                                " build another one")
         out = tuple(int(v) for v in levels)
         if len(out) != len(self.hierarchies) or any(
-                v < 0 or v > h.max_level for v, h in zip(out, self.hierarchies)):
+                v < 0 or v > h.max_level for v, h in zip(out, self.hierarchies, strict=True)):
             raise ValueError(f"levels {levels!r} are not a node of the lattice"
                              f" (max levels {[h.max_level for h in self.hierarchies]})")
         return out
@@ -419,7 +418,7 @@ class SqlEngine:
         p = self.backend.placeholder
         keys: list[str] = []
         params: list[Any] = []
-        for j, (h, a, b) in enumerate(zip(self.hierarchies, source.levels, levels)):
+        for j, (h, a, b) in enumerate(zip(self.hierarchies, source.levels, levels, strict=True)):
             if a == b:
                 keys.append(f"k{j}")
             elif h.size(b) == 1:

@@ -132,7 +132,7 @@ class PostgresBackend(_BackendBase):
     def _fetch_packed(self, sql: str, params: Sequence[Any], types: Sequence[ColumnType],
                       what: str) -> list[NDArray[Any]]:
         names = [f"c{i}" for i in range(len(types))]
-        row = " || ".join(f"{t}send(q.{n})" for n, t in zip(names, types))
+        row = " || ".join(f"{t}send(q.{n})" for n, t in zip(names, types, strict=True))
         packed = f"SELECT string_agg({row}, ''::bytea) FROM ({sql}) AS q({', '.join(names)})"
         try:
             with self.con.cursor(binary=True) as cur:
@@ -141,11 +141,11 @@ class PostgresBackend(_BackendBase):
         except self._psycopg.Error as exc:
             raise self._translate(exc, what) from exc
         data = b"" if result is None or result[0] is None else bytes(result[0])
-        dtype = np.dtype([(n, _PG_BINARY[t][0]) for n, t in zip(names, types)])
+        dtype = np.dtype([(n, _PG_BINARY[t][0]) for n, t in zip(names, types, strict=True)])
         if len(data) % dtype.itemsize:
             raise RuntimeError("packed result does not match the declared column types; this is a bug")
         records = np.frombuffer(data, dtype=dtype)
-        return [records[n].astype(_NUMPY_TYPES[t]) for n, t in zip(names, types)]
+        return [records[n].astype(_NUMPY_TYPES[t]) for n, t in zip(names, types, strict=True)]
 
     def _fetch_copy(self, sql: str, params: Sequence[Any], types: Sequence[ColumnType],
                     what: str) -> list[NDArray[Any]]:
@@ -253,7 +253,7 @@ def _password_of(url: str) -> str | None:
 
         value = conninfo_to_dict(url).get("password")
         return str(value) if value else None
-    except Exception:  # noqa: BLE001 - a malformed URL: fall back to the pattern below
+    except Exception:
         m = re.search(r"://[^:/@?#\s]*:([^@/?#\s]*)@", url)
         return m.group(1) if m and m.group(1) else None
 
@@ -264,7 +264,7 @@ def _describe_url(url: str) -> str:
         from psycopg.conninfo import conninfo_to_dict
 
         info = conninfo_to_dict(url)
-    except Exception:  # noqa: BLE001 - malformed: show the redacted text
+    except Exception:
         return redact_url(url)
     user = str(info.get("user") or "")
     host = str(info.get("host") or "localhost")

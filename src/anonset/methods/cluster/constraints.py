@@ -203,7 +203,7 @@ def _attribute_ok(hist: NDArray[np.int64], g: int, h: int, a: int, div: Diversit
 @numba.njit(cache=True, nogil=True)
 def diverse(hist: NDArray[np.int64], g: int, div: Diversity) -> bool:  # pragma: no cover
     """True when group ``g`` (row of ``hist``) satisfies every l-diversity requirement."""
-    for a in range(len(div.kinds)):
+    for a in range(len(div.kinds)):  # noqa: SIM110 - compiled by numba, which takes the loop, not a generator
         if not _attribute_ok(hist, g, -1, a, div):
             return False
     return True
@@ -212,7 +212,7 @@ def diverse(hist: NDArray[np.int64], g: int, div: Diversity) -> bool:  # pragma:
 @numba.njit(cache=True, nogil=True)
 def union_diverse(hist: NDArray[np.int64], g: int, h: int, div: Diversity) -> bool:  # pragma: no cover
     """True when the union of groups ``g`` and ``h`` would satisfy every requirement (thread-safe)."""
-    for a in range(len(div.kinds)):
+    for a in range(len(div.kinds)):  # noqa: SIM110 - compiled by numba, which takes the loop, not a generator
         if not _attribute_ok(hist, g, h, a, div):
             return False
     return True

@@ -218,7 +218,7 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
         buf[e - 1] = best_v
         for t in range(s, e):
             x = idx[t]
-            if x == best_u or x == best_v:
+            if x == best_u or x == best_v:  # noqa: SIM109 - compiled by numba: two comparisons, no tuple
                 continue
             inc_a = (na + 1) * cost_with(state, ga, records, costs, x) - na * state_cost(state, ga, costs)
             inc_b = (nb + 1) * cost_with(state, gb, records, costs, x) - nb * state_cost(state, gb, costs)

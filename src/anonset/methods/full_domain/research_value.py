@@ -71,7 +71,8 @@ class SuccessEntry:
 
     def as_dict(self, quasi: tuple[str, ...]) -> dict[str, Any]:
         """JSON-ready form ``{levels: {attribute: level}, research_value, roots}``."""
-        return {"levels": dict(zip(quasi, self.levels)), "research_value": self.research_value, "roots": self.roots}
+        return {"levels": dict(zip(quasi, self.levels, strict=True)), "research_value": self.research_value,
+                "roots": self.roots}
 
 
 class _BudgetSpent(Exception):
@@ -163,7 +164,7 @@ def pre_prune(dataset: Dataset, requirements: Requirements) -> NDArray[np.int64]
 
 def _grid(low: NDArray[np.int64], high: NDArray[np.int64]) -> NDArray[np.int64]:
     """All strings with ``low <= levels <= high`` (an (N, d) int matrix)."""
-    shape = tuple(int(h - lo + 1) for lo, h in zip(low, high))
+    shape = tuple(int(h - lo + 1) for lo, h in zip(low, high, strict=True))
     size = 1
     for s in shape:
         size *= s

@@ -136,7 +136,7 @@ def _infeasible(requirements: Requirements, closest: tuple[int, tuple[int, ...]]
     budget = requirements.budget_rows(dataset.n_rows)
     if closest is None:
         return InfeasibleError(f"no node satisfies {requirements.describe()}")
-    levels = dict(zip(dataset.quasi, closest[1]))
+    levels = dict(zip(dataset.quasi, closest[1], strict=True))
     return InfeasibleError(
         f"no generalization satisfies {requirements.describe()}: the best node {levels} would suppress"
         f" {closest[0]} records but the budget allows {budget}; raise max_suppression, relax the models,"

@@ -219,7 +219,7 @@ class InfoGainCriterion:
         m = sorted_classes.shape[1]
         sizes = np.stack([positions, m - positions]).astype(np.float64)
         total = np.zeros(len(positions))
-        for y, n_classes in zip(sorted_classes, self.n_classes):
+        for y, n_classes in zip(sorted_classes, self.n_classes, strict=True):
             for c in range(n_classes):
                 cum = np.cumsum(y == c)
                 in_left = cum[positions - 1]
@@ -230,7 +230,7 @@ class InfoGainCriterion:
         m = len(labels)
         sizes = np.bincount(labels, minlength=n_children).astype(np.float64)
         total = 0.0
-        for y, n_classes in zip(classes, self.n_classes):
+        for y, n_classes in zip(classes, self.n_classes, strict=True):
             counts = np.bincount(labels * n_classes + y, minlength=n_children * n_classes).reshape(n_children, -1)
             total -= float(_plogp(counts.astype(np.float64), sizes[:, None]).sum())
         return round(total / m, _DECIMALS)

@@ -355,7 +355,7 @@ class NodeEvaluator:
         if row is not None:
             return row
         if len(node) != len(self.dataset.quasi) or any(
-                not 0 <= v <= int(m) for v, m in zip(node, self.lattice.max_levels)):
+                not 0 <= v <= int(m) for v, m in zip(node, self.lattice.max_levels, strict=True)):
             raise ConfigError(f"levels {node} are not a node of the lattice (highest levels"
                               f" {tuple(int(m) for m in self.lattice.max_levels)})")
         values, suppressed = self.node_values(node)
@@ -426,7 +426,7 @@ class NodeEvaluator:
         summed in sorted order, so the value does not depend on the engine's
         class order.
         """
-        sums = np.array([per_level[level] for per_level, level in zip(self._glm_level_sums, levels)])
+        sums = np.array([per_level[level] for per_level, level in zip(self._glm_level_sums, levels, strict=True)])
         if suppressed:
             offsets = np.array([self._glm_offsets[j][level] for j, level in enumerate(levels)], dtype=np.int64)
             costs = self._glm_costs[stats.keys[dropped].astype(np.int64) + offsets[None, :]]
@@ -492,10 +492,10 @@ class _TargetTable:
         """Index into ``stats``'s classes of each most specific class, by matching generalized codes."""
         d = len(levels)
         bottom = np.empty((len(self.keys), d), dtype=np.int64)
-        for j, (h, level) in enumerate(zip(self.hierarchies, levels)):
+        for j, (h, level) in enumerate(zip(self.hierarchies, levels, strict=True)):
             bottom[:, j] = h.maps[level][self.keys[:, j]]
         classes = stats.keys.astype(np.int64).reshape(stats.n_classes, d)
-        radix = [h.size(level) for h, level in zip(self.hierarchies, levels)]
+        radix = [h.size(level) for h, level in zip(self.hierarchies, levels, strict=True)]
         if math.prod(radix) < 2**62:
             weights = np.array([math.prod(radix[j + 1:]) for j in range(d)], dtype=np.int64)
             class_key, bottom_key = classes @ weights, bottom @ weights
