@@ -30,7 +30,7 @@ import platform
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -535,7 +535,7 @@ class Anonymizer:
         """The levels to release: the search's choice, or entry ``pick`` of its success list."""
         if not self.pick:
             return result.levels
-        entries: list[dict[str, Any]] = list(result.details.get("success_list") or [])  # type: ignore[call-overload]
+        entries = cast("list[dict[str, Any]]", result.details.get("success_list") or [])
         if self.pick >= len(entries):
             raise ConfigError(f"--pick {self.pick}: the success list has {len(entries)} entries (0 to"
                               f" {len(entries) - 1})")

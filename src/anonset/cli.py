@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 from rich.console import Console
@@ -36,15 +36,16 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 console = Console()
 
 
-def _user_errors(func: F) -> F:
+def _user_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Turn anonset's user-facing errors into one line on stderr and an exit code."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
         except InputError as exc:
@@ -54,7 +55,7 @@ def _user_errors(func: F) -> F:
             click.echo(f"infeasible: {exc}", err=True)
             sys.exit(1)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
