@@ -90,13 +90,12 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     releases nothing.
     """
     from anonset.config import load_config
-    from anonset.io.tables import table_writer
     from anonset.methods import registry
     from anonset.methods.base import Family
-    from anonset.release.sinks import FileOutput, FileSink
+    from anonset.release.sinks import FileSink
 
     started = time.perf_counter()
-    cfg = load_config(config)
+    cfg = load_config(config)  # checked before any table library is loaded
     if output is not None and cfg.sql is not None:
         raise ConfigError(f"{cfg.path}: --output names a file, but a table in PostgreSQL (input.sql) is released"
                           " into output.table of the same database; set output.table in the config")
@@ -110,6 +109,9 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         return
     with files:
         if cfg.engine == "numpy":
+            from anonset.io.tables import table_writer
+            from anonset.release.sinks import FileOutput
+
             release = model.fit_transform(cfg.load_dataset())
             if target is not None:
                 assert release.table is not None

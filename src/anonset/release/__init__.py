@@ -9,9 +9,6 @@ columns that single out records; :mod:`~anonset.release.sinks` defines where a
 release goes (a :class:`~anonset.release.sinks.ReleaseSink`: check, stage,
 verify, place, discard; the sink of each engine by its name; the file sink);
 :mod:`~anonset.release.database` writes, re-checks and places a release
-inside the database it came from.
+inside the database it came from.  Import the modules directly: this package
+re-exports nothing, so checking an output path loads no table library.
 """
-
-from anonset.release.release import Release
-
-__all__ = ["Release"]
