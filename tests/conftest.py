@@ -8,7 +8,7 @@ Set ``ANONSET_HYPOTHESIS_RANDOM=1`` to explore with fresh random examples
 :data:`ENGINES` maps a test id to an :class:`EngineFactory`, which builds one
 kind of engine over a table and a statistics request; the fixture
 ``make_engine`` is parametrized over every entry, so adding an engine to the
-suite (tests/test_engine_conformance.py) is one entry here.  The PostgreSQL
+suite (tests/engine/test_engine_conformance.py) is one entry here.  The PostgreSQL
 entry loads the table into a schema of its own on the test server
 (``pg_schema``, dropped at the end of the session) and skips, with the reason,
 when the server is unreachable (ANONSET_TEST_PG_URL points elsewhere).

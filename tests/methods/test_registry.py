@@ -106,7 +106,7 @@ def test_every_entry_declares_itself_under_its_own_name() -> None:
 
 def test_docs_list_every_method_as_the_registry_declares_it() -> None:
     """docs/methods.md carries ``anonset methods --markdown`` verbatim, so the docs table cannot drift."""
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "methods.md").read_text(encoding="utf-8")
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "methods.md").read_text(encoding="utf-8")
     start = docs.index("| method | family |")
     end = docs.index("<!-- end of the generated table -->")
     printed = CliRunner().invoke(main, ["methods", "--markdown"]).output
