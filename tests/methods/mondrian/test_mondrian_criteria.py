@@ -396,7 +396,8 @@ WORKLOADS = {  # criterion and targets: t, u categorical, r numeric
 
 #: Hypothesis examples per workload in the property test.  The default keeps the suite fast; to explore more,
 #: run e.g. ``ANONSET_HYPOTHESIS_EXAMPLES=500 ANONSET_HYPOTHESIS_RANDOM=1
-#: pytest tests/methods/mondrian/test_mondrian_criteria.py -k random`` (``ANONSET_HYPOTHESIS_RANDOM=1`` draws fresh examples instead of the fixed ones, see conftest.py).
+#: pytest tests/methods/mondrian/test_mondrian_criteria.py -k random`` (``ANONSET_HYPOTHESIS_RANDOM=1`` draws fresh
+#: examples instead of the fixed ones, see conftest.py).
 EXAMPLES = int(os.environ.get("ANONSET_HYPOTHESIS_EXAMPLES", "10"))
 
 
