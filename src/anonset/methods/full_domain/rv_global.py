@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from anonset.methods.base import Family, Method, Option, Problem
+from anonset.methods.base import Family, Method, Problem
+from anonset.methods.full_domain.rv_options import MAX_FREQUENCY_SETS
 
 __all__ = ["METHOD"]
 
@@ -21,8 +22,7 @@ METHOD = Method(
     family=Family.NODE,
     summary="binary search over the generalization strings sorted by research value (exact)",
     fit=_fit,
-    options=(Option("max_frequency_sets", "int", None, "stop after this many frequency sets and release the best"
-           " string found; the summary then says complete: false", low=1, optional=True),),
+    options=(MAX_FREQUENCY_SETS,),
     in_memory=False,
     default_metric="research_value",
     metrics=frozenset({"research_value"}),

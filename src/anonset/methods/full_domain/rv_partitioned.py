@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from anonset.methods.base import Family, Method, Option, Problem
+from anonset.methods.full_domain.rv_options import MAX_FREQUENCY_SETS
 
 __all__ = ["METHOD"]
 
@@ -24,8 +25,7 @@ METHOD = Method(
     fit=_fit,
     options=(Option("subset_size", "int", 8, "attributes per subset", low=1),
              Option("success_limit", "int", 20, "how many of the best strings the combination step keeps", low=1),
-             Option("max_frequency_sets", "int", None, "stop after this many frequency sets and release the best"
-           " string found; the summary then says complete: false", low=1, optional=True)),
+             MAX_FREQUENCY_SETS),
     in_memory=False,
     default_metric="research_value",
     metrics=frozenset({"research_value"}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from anonset.methods.base import Family, Method, Option, Problem
+from anonset.methods.pareto.front_options import FRONT_OPTIONS
 
 __all__ = ["METHOD"]
 
@@ -24,15 +25,7 @@ METHOD = Method(
     family=Family.FRONT,
     summary="PBG-EA: an evolutionary search with a box-dominance archive; evaluates a small share of the lattice",
     fit=_fit,
-    options=(Option("objectives", "names", ("k", "glm"), "at least two properties of the front: privacy (k, l,"
-                    " s_k, s_l) and loss (glm, cm)", choices=("k", "l", "s_k", "s_l", "glm", "cm")),
-             Option("epsilon", "numbers", None, "box-dominance discretization, one positive number per"
-                    " objective (unset: plain dominance)",
-                    optional=True, low=0),
-             Option("sensitive", "str", None, "the sensitive attribute of l and s_l (default: the only one)",
-                    optional=True),
-             Option("target", "str", None, "the class label of cm (default: the only target column)",
-                    optional=True),
+    options=(*FRONT_OPTIONS,
              Option("population", "int", 25, "PBG-EA's population size", low=2),
              Option("iterations", "int", 100, "PBG-EA's generations", low=1),
              Option("p_cross", "float", 0.8, "PBG-EA's crossover probability", low=0, high=1),
