@@ -21,9 +21,10 @@ from anonset.methods.cluster.constraints import constraints_for
 from anonset.methods.cluster.kmember import greedy_k_member
 from anonset.methods.cluster.topdown import xu_top_down
 from anonset.privacy.ldiversity import l_diversity
-from support import clustering_dataset, ncp_by_definition, random_table
+from support import clustering_dataset, ncp_by_definition, random_table, registered
 
-METHODS = ("k-member", "xu-top-down", "xu-bottom-up")
+#: the clustering methods, as registered
+METHODS = registered(package="cluster")
 
 
 def _entropy_l(groups: pd.core.groupby.DataFrameGroupBy, sensitive: str) -> float:
@@ -110,7 +111,7 @@ def test_many_identical_rows_keep_the_size_bounds() -> None:
     assert sizes.min() >= 7
 
 
-@pytest.mark.parametrize("method", ("xu-top-down", "xu-bottom-up", "k-member"))
+@pytest.mark.parametrize("method", METHODS)
 def test_a_heavy_weight_moves_the_loss_off_that_attribute(method: str) -> None:
     """Xu's weighted certainty penalty: weight 10 on x lowers x's own NCP (the paper's Figure 7 point)."""
     ds = clustering_dataset(11, 600, 3)
