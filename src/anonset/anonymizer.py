@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import AttributeSpec, Dataset, Role, row_values
+from anonset.core.grouping import Grouping
 from anonset.core.partition import Partition, grown_partition, partition_of_assignment
 from anonset.core.stats import stats_from_assignment
 from anonset.engine.base import Engine
@@ -43,7 +44,7 @@ from anonset.engine.numpy.engine import NumpyEngine
 from anonset.engine.sql.base import TableName, table_parts
 from anonset.errors import ConfigError, DataError, HierarchyError, InfeasibleError
 from anonset.methods import registry
-from anonset.methods.base import Family, Problem
+from anonset.methods.base import Family, Method, Problem
 from anonset.methods.full_domain.search import SearchResult
 from anonset.methods.pareto.objectives import (
     OBJECTIVES,
@@ -257,7 +258,7 @@ class Anonymizer:
         if engine is None:
             engine = NumpyEngine(dataset, self.requirements.request)
         metric.prepare(dataset, engine)
-        result = spec.fit(self._problem(dataset, engine, metric))
+        result = _node_result(spec, spec.fit(self._problem(dataset, engine, metric)))
         levels = self._picked(result, dataset)
         row_class, stats = engine.row_classes(levels)
         verdict = self.requirements.judge(stats, dataset.n_rows)
@@ -277,7 +278,10 @@ class Anonymizer:
         """Run a partitioning method: each class gets its own generalized values."""
         method_started = time.perf_counter()
         problem = self._problem(dataset, None, metric)
-        grouping = registry.get(self.method).fit(problem)
+        spec = registry.get(self.method)
+        grouping = spec.fit(problem)
+        if not isinstance(grouping, Grouping):
+            raise _broken_contract(spec, grouping, "a Grouping (row_class and assign)")
         partition = partition_of_assignment(dataset, grouping.row_class)
         self.dataset_ = dataset
         self.levels_ = None
@@ -375,7 +379,10 @@ class Anonymizer:
         return self._front(dataset, engine)
 
     def _front(self, dataset: Dataset, engine: Engine | None) -> ParetoResult:
-        front: ParetoResult = registry.get(self.method).fit(self._problem(dataset, engine, self._metric()))
+        spec = registry.get(self.method)
+        front = spec.fit(self._problem(dataset, engine, self._metric()))
+        if not isinstance(front, ParetoResult):
+            raise _broken_contract(spec, front, "a ParetoResult")
         return front
 
     def _front_floors(self) -> dict[str, float]:
@@ -462,7 +469,8 @@ class Anonymizer:
         sink = factory(engine, self.output_table, self.replace_output)
         sink.check()
         metric.prepare(dataset, engine)
-        result = registry.get(self.method).fit(self._problem(dataset, engine, metric))
+        spec = registry.get(self.method)
+        result = _node_result(spec, spec.fit(self._problem(dataset, engine, metric)))
         levels = self._picked(result, dataset)
         stats = engine.class_stats(levels)
         verdict = self.requirements.judge(stats, dataset.n_rows)
@@ -739,6 +747,18 @@ def _binding(engine: Engine, requirements: Requirements, levels: tuple[int, ...]
              n_rows: int) -> Callable[[], list[str]]:
     """The models that hold a full-domain release at ``levels``, computed only when asked."""
     return lambda: binding_models(engine, requirements, levels, n_rows)
+
+
+def _node_result(spec: Method, result: object) -> SearchResult:
+    """A full-domain method's result, or an error naming the method that broke its family's contract."""
+    if not isinstance(result, SearchResult):
+        raise _broken_contract(spec, result, "a SearchResult")
+    return result
+
+
+def _broken_contract(spec: Method, result: object, promised: str) -> TypeError:
+    return TypeError(f"method {spec.name!r} ({spec.family.value}) returned {type(result).__name__}, not {promised}"
+                     " as its family promises (this is a bug in the method's module)")
 
 
 def protects(requirements: Requirements) -> bool:

@@ -123,3 +123,19 @@ def test_reading_the_registry_loads_no_method_code() -> None:
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_method_returning_another_family_s_result_is_named_as_the_bug() -> None:
+    """The Anonymizer checks that ``fit`` returned its family's result before using it."""
+    from anonset import Anonymizer, KAnonymity, Requirements
+    from anonset.methods.base import Method
+
+    broken = Method(name="broken", family=Family.GROUPING, summary="returns a dict", fit=lambda problem: {},
+                    suppresses=False)
+    registry.register(broken)
+    try:
+        table = pd.DataFrame({"zip": [f"1{i % 3}" for i in range(12)]})
+        with pytest.raises(TypeError, match="method 'broken' .grouping. returned dict, not a Grouping"):
+            Anonymizer({"zip": {"role": "quasi"}}, Requirements([KAnonymity(2)]), method="broken").fit(table)
+    finally:
+        registry.unregister("broken")

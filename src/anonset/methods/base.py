@@ -31,9 +31,15 @@ from anonset.errors import ConfigError
 
 if TYPE_CHECKING:
     from anonset.core.dataset import Dataset
+    from anonset.core.grouping import Grouping
     from anonset.engine.base import Engine
+    from anonset.methods.full_domain.search import SearchResult
+    from anonset.methods.pareto.objectives import ParetoResult
     from anonset.metrics.base import Metric
     from anonset.privacy.base import Requirements
+
+    #: What ``fit`` returns: its family's result.
+    FitResult = SearchResult | Grouping | ParetoResult
 
 __all__ = ["MODEL_WORDS", "Family", "Method", "Option", "Problem"]
 
@@ -223,7 +229,7 @@ class Method:
     name: str
     family: Family
     summary: str
-    fit: Callable[[Problem], Any]
+    fit: Callable[[Problem], FitResult]
     options: tuple[Option, ...] = ()
     in_memory: bool = True
     randomized: bool = False
