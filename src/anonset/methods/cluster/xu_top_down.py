@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from anonset.methods.base import Family, Method, Option, Problem
+
+if TYPE_CHECKING:
+    from anonset.methods.cluster.grouping import ClusterGrouping
 
 __all__ = ["METHOD"]
 
 
-def _fit(problem: Problem) -> Any:
+def _fit(problem: Problem) -> ClusterGrouping:
     from anonset.methods.cluster.grouping import xu_top_down_method
 
     return xu_top_down_method(problem.dataset, problem.requirements, seed=problem.seed, weights=problem.weights,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from anonset.methods.base import Family, Method, Problem
+
+if TYPE_CHECKING:
+    from anonset.methods.full_domain.search import SearchResult
 
 __all__ = ["METHOD"]
 
 
-def _fit(problem: Problem) -> Any:
+def _fit(problem: Problem) -> SearchResult:
     from anonset.methods.full_domain.search import exhaustive_search
 
     return exhaustive_search(problem.dataset, problem.node_engine(), problem.requirements, problem.metric)

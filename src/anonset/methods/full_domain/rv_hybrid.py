@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from anonset.methods.base import Family, Method, Problem
 from anonset.methods.full_domain.rv_options import MAX_FREQUENCY_SETS
 
+if TYPE_CHECKING:
+    from anonset.methods.full_domain.search import SearchResult
+
 __all__ = ["METHOD"]
 
 
-def _fit(problem: Problem) -> Any:
+def _fit(problem: Problem) -> SearchResult:
     from anonset.methods.full_domain.research_value import rv_hybrid
 
     return rv_hybrid(problem.dataset, problem.node_engine(), problem.requirements, problem.metric, **problem.options)

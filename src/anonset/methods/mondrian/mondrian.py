@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anonset.methods.base import Family, Method, Option, Problem
+
+if TYPE_CHECKING:
+    from anonset.methods.mondrian.regions import MondrianTree
 
 __all__ = ["METHOD"]
 
 
-def _fit(problem: Problem) -> Any:
+def _fit(problem: Problem) -> MondrianTree:
     from anonset.methods.mondrian.regions import mondrian
 
     return mondrian(problem.dataset, problem.requirements, seed=problem.seed, weights=problem.weights,

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from anonset.methods.base import Family, Method, Option, Problem
 from anonset.methods.pareto.front_options import FRONT_OPTIONS
 
+if TYPE_CHECKING:
+    from anonset.methods.pareto.objectives import ParetoResult
+
 __all__ = ["METHOD"]
 
 
-def _fit(problem: Problem) -> Any:
+def _fit(problem: Problem) -> ParetoResult:
     from anonset.methods.pareto.evolutionary import pareto_ea
 
     options = dict(problem.options)
