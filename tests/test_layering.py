@@ -23,6 +23,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "anonset"
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "version"}),
     frozenset({"core"}),
+    frozenset({"risk"}),
     frozenset({"io", "privacy"}),
     frozenset({"hierarchy", "datasets"}),
     frozenset({"engine"}),

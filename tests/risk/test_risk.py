@@ -1,0 +1,148 @@
+"""The risk measures: the ARX golden figures on Adult, the sample measures by definition, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from tests.support import require_adult
+
+from anonset.errors import ConfigError
+from anonset.risk.classes import ClassSizes
+from anonset.risk.pitman import pitman_uniques
+from anonset.risk.population import population_uniqueness
+from anonset.risk.sample import sample_risk
+from anonset.risk.snb import snb_uniques
+from anonset.risk.zayatz import zayatz_uniques
+
+#: ARX on adult.csv with all nine columns as quasi-identifiers.
+ARX_AVERAGE_RISK = 0.6465751607983555
+#: ARX, sampling fraction 0.01: Dankar et al.'s rule takes Pitman's model, population-uniqueness fraction.
+ARX_PITMAN_AT_001 = 0.1446083531167384
+
+
+@pytest.fixture(scope="module")
+def adult_sizes() -> np.ndarray:
+    path = require_adult() / "adult.csv"
+    with path.open(encoding="utf-8") as fh:
+        header = fh.readline()
+    assert header.count(";") == 8, "adult.csv is read with ';' and nine columns"
+    table = pd.read_csv(path, sep=";", dtype=str, keep_default_na=False)
+    assert table.shape == (30162, 9)
+    return table.groupby(list(table.columns)).size().to_numpy()
+
+
+def test_golden_average_risk(adult_sizes: np.ndarray) -> None:
+    risk = sample_risk(adult_sizes)
+    assert risk.average_risk == pytest.approx(ARX_AVERAGE_RISK, abs=1e-9)
+
+
+def test_golden_decision_rule_takes_pitman(adult_sizes: np.ndarray) -> None:
+    pu = population_uniqueness(adult_sizes, sampling_fraction=0.01)
+    assert pu.chosen == "pitman"
+    assert pu.decision_rule is not None and pu.pitman is not None
+    assert pu.decision_rule == pytest.approx(ARX_PITMAN_AT_001, abs=1e-9)
+    assert pu.pitman == pu.decision_rule
+
+
+def test_population_size_and_fraction_agree(adult_sizes: np.ndarray) -> None:
+    a = population_uniqueness(adult_sizes, sampling_fraction=0.01)
+    b = population_uniqueness(adult_sizes, population_size=3016200)
+    assert a.pitman == pytest.approx(b.pitman, rel=1e-12)
+
+
+def test_sample_measures_by_definition() -> None:
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 40, 500)
+    sizes[:3] = 1
+    risk = sample_risk(sizes, records_excluded=12, thresholds=(1.0, 0.5, 0.2, 0.05, 0.03))
+    per_record = np.repeat(1.0 / sizes, sizes)
+    n = sizes.sum()
+    assert risk.records == n and risk.records_excluded == 12 and risk.classes == 500
+    assert risk.highest_risk == per_record.max() == 1.0
+    assert risk.average_risk == pytest.approx(per_record.mean(), rel=1e-12)
+    assert risk.records_at_highest_risk == pytest.approx(np.mean(per_record == per_record.max()))
+    assert risk.sample_uniques == pytest.approx(np.sum(sizes == 1) / n)
+    for t, frac in risk.records_above.items():
+        assert frac == pytest.approx(np.mean(per_record > t)), t
+    assert risk.records_above[1.0] == 0.0
+    assert risk.marketer == risk.prosecutor_average == risk.average_risk
+    assert risk.journalist is None
+
+
+def test_threshold_on_a_class_boundary() -> None:
+    risk = sample_risk([5, 5, 4, 20], thresholds=(0.2, 0.05))
+    assert risk.records_above[0.2] == pytest.approx(4 / 34)  # 1/5 is not above 0.2
+    assert risk.records_above[0.05] == pytest.approx(14 / 34)  # 1/20 is not above 0.05
+
+
+def test_journalist_risk() -> None:
+    risk = sample_risk([1, 2, 3], population_sizes=[4, 2, 30])
+    assert risk.journalist is not None
+    assert risk.journalist.highest == 0.5
+    assert risk.journalist.average == pytest.approx((1 / 4 + 2 / 2 + 3 / 30) / 6)
+
+
+def test_no_sample_uniques_gives_zero() -> None:
+    pu = population_uniqueness([2, 3, 2, 5], sampling_fraction=0.5)
+    assert (pu.pitman, pu.zayatz, pu.snb, pu.decision_rule) == (0.0, 0.0, 0.0, 0.0)
+
+
+def test_every_record_unique_in_a_census() -> None:
+    cs = ClassSizes.of([1, 1, 1, 2])
+    assert zayatz_uniques(cs, 5) == pytest.approx(3.0)
+
+
+def test_non_convergence_is_none_not_zero() -> None:
+    # A sample of two classes cannot fit the Pitman or SNB models: not available, never 0.
+    cs = ClassSizes.of([1, 1])
+    assert pitman_uniques(cs, 1000) is None
+    assert snb_uniques(cs, 0.002, 1000) is None
+    pu = population_uniqueness(cs, sampling_fraction=0.002)
+    assert pu.pitman is None and pu.snb is None
+    assert pu.chosen == "zayatz" and pu.decision_rule == pu.zayatz
+
+
+def test_estimators_in_range_across_fractions() -> None:
+    rng = np.random.default_rng(3)
+    sizes = np.bincount(rng.zipf(1.6, 20000) % 5000)
+    sizes = sizes[sizes > 0]
+    for pi in (0.01, 0.05, 0.2, 0.5, 0.9):
+        pu = population_uniqueness(sizes, sampling_fraction=pi)
+        for value in (pu.pitman, pu.zayatz, pu.snb):
+            assert value is None or 0.0 <= value <= 1.0
+        assert pu.decision_rule is not None
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"sampling_fraction": 0.0}, "sampling fraction must be in (0, 1]"),
+    ({"sampling_fraction": 1.5}, "sampling fraction must be in (0, 1]"),
+    ({"population_size": 5}, "population size (5) is smaller than the table"),
+    ({}, "exactly one of"),
+    ({"sampling_fraction": 0.5, "population_size": 100}, "exactly one of"),
+])
+def test_bad_population(kwargs: dict[str, float], message: str) -> None:
+    with pytest.raises(ConfigError, match=None) as info:
+        population_uniqueness([1, 2, 3], **kwargs)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("threshold", [0.0, -0.1, 1.01])
+def test_bad_threshold(threshold: float) -> None:
+    with pytest.raises(ConfigError, match=r"risk threshold must be in \(0, 1\]"):
+        sample_risk([1, 2], thresholds=(threshold,))
+
+
+@pytest.mark.parametrize(("sizes", "message"), [
+    ([], "non-empty"), ([[1, 2]], "non-empty 1-d"), ([0, 2], "at least 1"), ([1.5], "whole numbers"),
+])
+def test_bad_sizes(sizes: list[object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        sample_risk(sizes)  # type: ignore[arg-type]
+
+
+def test_bad_population_sizes() -> None:
+    with pytest.raises(ConfigError, match="smaller than its sample class size"):
+        sample_risk([3, 2], population_sizes=[2, 10])
+    with pytest.raises(ConfigError, match="align"):
+        sample_risk([3, 2], population_sizes=[20])
