@@ -146,3 +146,19 @@ def test_bad_population_sizes() -> None:
         sample_risk([3, 2], population_sizes=[2, 10])
     with pytest.raises(ConfigError, match="align"):
         sample_risk([3, 2], population_sizes=[20])
+
+
+def test_pitman_fit_zeroes_the_likelihood_equations_as_plain_sums(adult_sizes: np.ndarray) -> None:
+    """An independent check of the digamma closed forms: Hoshino's equations summed term by term."""
+    from anonset.risk.pitman import pitman_parameters
+
+    cs = ClassSizes.of(adult_sizes)
+    params = pitman_parameters(cs)
+    assert params is not None
+    t, a = params
+    n, u = cs.n_records, cs.n_classes
+    i = np.arange(1, u, dtype=float)
+    g1 = np.sum(1 / (t + i * a)) - np.sum(1 / (t + np.arange(1, n, dtype=float)))
+    g2 = np.sum(i / (t + i * a)) - sum(int(fk) * np.sum(1 / (np.arange(1, k, dtype=float) - a))
+                                       for k, fk in zip(cs.size_values, cs.size_counts, strict=True) if k > 1)
+    assert abs(g1) < 1e-9 and abs(g2) < 1e-6 * u

@@ -64,7 +64,10 @@ def pitman_parameters(cs: ClassSizes) -> Vector | None:
         dk = float(np.sum(fk * (polygamma(1, 1.0 - a) - polygamma(1, ks - a))))
         return (dn - s2, -si), (-si, -sii - dk)
 
-    return solve2(f, jac, _start(cs))
+    def inside(t: float, a: float) -> bool:
+        return 0.0 < a < 1.0 and t + a > 0.0
+
+    return solve2(f, jac, _start(cs), inside=inside)
 
 
 def pitman_uniques(cs: ClassSizes, population_size: float) -> float | None:

@@ -78,7 +78,7 @@ def snb_parameters(cs: ClassSizes, sampling_fraction: float) -> tuple[float, flo
     k = shlosser_classes(cs, sampling_fraction)
     f, jac = _equations(k, sampling_fraction, float(cs.classes_of_size(1)), float(cs.classes_of_size(2)))
     for start in _STARTS:
-        root = solve2(f, jac, start, rtol=1e-12)
+        root = solve2(f, jac, start, inside=lambda a, b: a > 0.0 and 0.0 < b < 1.0, rtol=1e-12)
         if root is not None and root[0] > 0.0 and 0.0 < root[1] < 1.0:
             return k, root[0], root[1]
     return None
