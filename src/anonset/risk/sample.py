@@ -17,9 +17,8 @@ population the release was drawn from), the journalist model gives highest
 risk ``1 / min F_j`` and average risk ``(1/n) * sum_j f_j / F_j``.
 
 These are the measures of El Emam, "Guide to the De-Identification of
-Personal Health Information", and of Dankar and El Emam, "A method for
-evaluating marketer re-identification risk" and "Measuring the probability of
-re-identification" (El Emam's book, chapter on measuring risk).
+Personal Health Information" (its chapters on measuring risk), and of Dankar
+and El Emam, "A method for evaluating marketer re-identification risk".
 """
 
 from __future__ import annotations
