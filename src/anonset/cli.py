@@ -1,4 +1,4 @@
-"""The ``anonset`` command: anonymize from a YAML config, evaluate a method's recoding, check a release, run the demo.
+"""The ``anonset`` command: anonymize from a YAML config, evaluate a method's recoding, measure risk, check a release.
 
 Exit codes: 0 success; 1 the release is infeasible or (``check``) violates the
 requirements; 2 bad input (one line on stderr, no traceback, nothing written).
@@ -248,6 +248,103 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
     finally:
         backend.close()
     return release, summary
+
+
+@main.command()
+@click.argument("config", type=click.Path(path_type=Path))
+@click.option("--release", "release_path", type=click.Path(path_type=Path),
+              help="Measure this released file (read with the config's delimiter) instead of the config's input.")
+@click.option("--sampling-fraction", type=float, help="The table is this fraction of the population (0, 1].")
+@click.option("--population-size", type=float, help="Records in the population the table was drawn from.")
+@click.option("--threshold", "thresholds", type=float, multiple=True,
+              help="Report the records whose risk 1/class size is above it (repeatable; default 0.5 0.2 0.1 0.05).")
+@click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the report here ('-': stdout).")
+@_user_errors
+def risk(config: Path, release_path: Path | None, sampling_fraction: float | None, population_size: float | None,
+         thresholds: tuple[float, ...], json_path: Path | None) -> None:
+    """Re-identification risk of CONFIG's table, or of a released file, without anonymizing (see docs/risk.md).
+
+    Classes are the records' values on the config's quasi-identifiers;
+    suppressed records of a release (every quasi-identifier ``*``) are left
+    out of every figure and counted as excluded.  With --sampling-fraction or
+    --population-size the population-uniqueness models are estimated too.
+    """
+    from anonset.config import load_config
+    from anonset.risk.report import risk_report
+    from anonset.risk.sample import DEFAULT_THRESHOLDS
+
+    if sampling_fraction is not None and population_size is not None:
+        raise ConfigError("give --sampling-fraction or --population-size, not both")
+    cfg = load_config(config)
+    check_output_paths({"report": json_path}, {**cfg.input_files(), "release": release_path})
+    if release_path is not None:
+        sizes, excluded, source = _released_class_sizes(cfg, release_path)
+    else:
+        sizes, excluded, source = _input_class_sizes(cfg)
+    report = {"source": source, **risk_report(sizes, records_excluded=excluded,
+                                               thresholds=thresholds or DEFAULT_THRESHOLDS,
+                                               sampling_fraction=sampling_fraction, population_size=population_size)}
+    if json_path is not None:
+        if is_stdout(json_path):
+            click.echo(json.dumps(report, indent=2))
+            return
+        atomic_write(json_path, _json_writer(report))
+    out = Console(stderr=True) if is_stdout(json_path) else console
+    out.print(f"[bold]risk[/bold] of {source}: {report['records']:,} records in {report['classes']:,} classes"
+              f" ({report['records_excluded']:,} suppressed left out)")
+    out.print(f"highest risk {report['highest_risk']:.4g} ({report['records_at_highest_risk']:.2%} of records),"
+              f" average risk {report['average_risk']:.4g}, sample uniques {report['sample_uniques']:.2%}")
+    for threshold, share in report["records_above"].items():
+        out.print(f"records with risk above {threshold}: {share:.2%}")
+    population = report["population_uniques"]
+    if population is not None:
+        models = ", ".join(f"{m} {'n/a' if population[m] is None else format(population[m], '.4g')}"
+                           for m in ("pitman", "zayatz", "snb"))
+        chosen = population["chosen"]
+        out.print(f"population uniques ({models}); decision rule: {population['chosen_model']}"
+                  + ("" if chosen is None else f" {chosen:.4g}"))
+
+
+def _input_class_sizes(cfg: RunConfig) -> tuple[Any, int, str]:
+    """Class sizes of the config's input on its quasi-identifiers (in memory, or counted by the database)."""
+    import numpy as np
+
+    if cfg.engine == "numpy":
+        dataset = cfg.load_dataset()
+        if not dataset.quasi:
+            raise ConfigError(f"{cfg.path}: no attribute has role quasi, so there are no classes to measure")
+        _, sizes = np.unique(dataset.qi_codes(), axis=0, return_counts=True)
+        return sizes, 0, dataset.source
+    from anonset.engine.sql.engine import SqlEngine
+
+    backend = cfg.connect()
+    try:
+        dataset = cfg.load_dataset(backend)
+        with SqlEngine(dataset, None, backend, cfg.source_table) as engine:
+            stats = engine.class_stats(tuple(0 for _ in dataset.quasi))
+        return stats.sizes, 0, dataset.source
+    finally:
+        backend.close()
+
+
+def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:
+    """Class sizes of a released file on the config's quasi-identifiers; all-``*`` records are suppressed."""
+    from anonset.io.tables import read_table
+    from anonset.release.release import SUPPRESSED
+
+    table = read_table(path, cfg.release_delimiter())
+    quasi = [name for name, entry in cfg.attributes.items() if entry.get("role") == "quasi"]
+    missing = [q for q in quasi if q not in table.columns]
+    if missing:
+        raise DataError(f"{path}: column {missing[0]!r} of the config's quasi-identifiers is not in the release;"
+                        f" columns are {', '.join(map(str, table.columns))}: give the release made with this config")
+    values = table[quasi].astype(str)
+    suppressed = (values == SUPPRESSED).all(axis=1)
+    kept = values[~suppressed]
+    if kept.empty:
+        raise DataError(f"{path}: every record is suppressed, so no class is left to measure")
+    sizes = kept.groupby(quasi, sort=False, dropna=False).size().to_numpy()
+    return sizes, int(suppressed.sum()), str(path)
 
 
 @main.command()

@@ -30,12 +30,16 @@ from anonset.risk.newton import Matrix, Vector, solve2
 __all__ = ["pitman_parameters", "pitman_uniques"]
 
 
-def _start(cs: ClassSizes) -> Vector:
+def _start(cs: ClassSizes) -> Vector | None:
+    """The moment estimates Newton's method starts from; None when they are undefined (a zero denominator)."""
     n, u = float(cs.n_records), float(cs.n_classes)
     c1 = float(cs.classes_of_size(1))
     c2 = float(cs.classes_of_size(2)) or 1.0  # no pairs: overestimate with one
     c = c1 * (c1 - 1.0) / c2
-    theta = (n * u * c - c1 * (n - 1.0) * (2.0 * u + c)) / (2.0 * c1 * u + c1 * c - n * c)
+    denominator = 2.0 * c1 * u + c1 * c - n * c
+    if denominator == 0.0:
+        return None
+    theta = (n * u * c - c1 * (n - 1.0) * (2.0 * u + c)) / denominator
     alpha = (theta * (c1 - n) + (n - 1.0) * c1) / (n * u)
     return theta, alpha
 
@@ -67,7 +71,8 @@ def pitman_parameters(cs: ClassSizes) -> Vector | None:
     def inside(t: float, a: float) -> bool:
         return 0.0 < a < 1.0 and t + a > 0.0
 
-    return solve2(f, jac, _start(cs), inside=inside)
+    start = _start(cs)
+    return None if start is None else solve2(f, jac, start, inside=inside)
 
 
 def pitman_uniques(cs: ClassSizes, population_size: float) -> float | None:

@@ -59,7 +59,8 @@ def _population(n: int, sampling_fraction: float | None, population_size: float 
     if sampling_fraction is not None:
         pi = check_fraction(sampling_fraction, "the sampling fraction")
         return n / pi, pi
-    big_n = float(population_size)  # type: ignore[arg-type]
+    assert population_size is not None  # exactly one of the two is given
+    big_n = float(population_size)
     if not big_n >= n:
         raise ConfigError(f"the population size ({population_size!r}) is smaller than the table ({n} records)")
     return big_n, n / big_n

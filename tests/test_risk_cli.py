@@ -1,0 +1,79 @@
+"""``anonset risk``: the reference tool's figures through the command, a released file, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from anonset.cli import main
+from support import require_adult
+
+QUASI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
+         "salary-class")
+
+
+def _config(tmp_path: Path, adult: Path, body: str = "") -> Path:
+    attributes = "\n".join(f"  {q}: {{role: quasi}}" for q in QUASI)
+    path = tmp_path / "risk.yaml"
+    path.write_text(f"input: {{path: {adult / 'adult.csv'}, delimiter: ';'}}\nattributes:\n{attributes}\n"
+                    f"privacy: {{k: 2}}\n{body}", encoding="utf-8")
+    return path
+
+
+def test_the_reference_figures_on_adult_through_the_command(tmp_path: Path) -> None:
+    """ARX's own risk test on Adult (all nine columns): average risk, and Pitman chosen at a 1% sample."""
+    config = _config(tmp_path, require_adult())
+    result = CliRunner().invoke(main, ["risk", str(config), "--sampling-fraction", "0.01",
+                                       "--json", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["records"] == 30162 and report["records_excluded"] == 0
+    assert report["average_risk"] == pytest.approx(0.6465751607983555, abs=1e-9)
+    assert report["population_uniques"]["chosen_model"] == "pitman"
+    assert report["population_uniques"]["chosen"] == pytest.approx(0.1446083531167384, abs=1e-9)
+
+
+def test_a_release_is_measured_from_its_values_with_suppressed_records_left_out(tmp_path: Path) -> None:
+    table = pd.DataFrame({"zip": ["1", "1", "2", "2", "2", "*", "3"], "sex": ["M", "M", "F", "F", "F", "*", "M"],
+                          "d": list("abcdefg")})
+    table.to_csv(tmp_path / "release.csv", index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text("input: {path: release.csv}\nattributes: {zip: {role: quasi}, sex: {role: quasi}}\n"
+                      "privacy: {k: 2}\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["risk", str(config), "--release", str(tmp_path / "release.csv"),
+                                       "--threshold", "0.4", "--json", "-"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    # by hand: classes (1,M) x2, (2,F) x3, (3,M) x1; the all-* record is suppressed
+    assert (report["records"], report["records_excluded"], report["classes"]) == (6, 1, 3)
+    assert report["highest_risk"] == 1.0 and report["average_risk"] == pytest.approx(3 / 6)
+    assert report["records_above"] == {"0.4": pytest.approx(3 / 6)}  # 1/2 and 1/1 are above 0.4, 1/3 is not
+    assert report["sample_uniques"] == pytest.approx(1 / 6) and report["population_uniques"] is None
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--sampling-fraction", "1.5"], "sampling fraction"),
+    (["--sampling-fraction", "0.5", "--population-size", "10"], "not both"),
+    (["--population-size", "3"], "smaller than the table"),
+    (["--threshold", "0"], "threshold"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    pd.DataFrame({"zip": ["1", "1", "2", "2"]}).to_csv(tmp_path / "t.csv", index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text("input: {path: t.csv}\nattributes: {zip: {role: quasi}}\nprivacy: {k: 2}\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["risk", str(config), *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_release_without_the_quasi_identifiers_is_refused(tmp_path: Path) -> None:
+    pd.DataFrame({"zip": ["1", "1"]}).to_csv(tmp_path / "t.csv", index=False)
+    pd.DataFrame({"postcode": ["1", "1"]}).to_csv(tmp_path / "r.csv", index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text("input: {path: t.csv}\nattributes: {zip: {role: quasi}}\nprivacy: {k: 2}\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["risk", str(config), "--release", str(tmp_path / "r.csv")])
+    assert result.exit_code == 2 and "column 'zip'" in result.stderr
