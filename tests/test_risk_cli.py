@@ -77,3 +77,31 @@ def test_a_release_without_the_quasi_identifiers_is_refused(tmp_path: Path) -> N
     config.write_text("input: {path: t.csv}\nattributes: {zip: {role: quasi}}\nprivacy: {k: 2}\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["risk", str(config), "--release", str(tmp_path / "r.csv")])
     assert result.exit_code == 2 and "column 'zip'" in result.stderr
+
+
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_every_anonymize_summary_has_the_risk_of_the_input_and_of_the_release(tmp_path: Path, engine: str) -> None:
+    """Before/after, each recomputed here from the values alone (the release's all-* records left out)."""
+    adult = require_adult()
+    config = tmp_path / "b1.yaml"
+    hierarchies = adult / "hierarchies"
+    quasi = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass")
+    attributes = "\n".join(f"  {q}: {{role: quasi, hierarchy: {hierarchies / (q + '.csv')}}}" for q in quasi)
+    config.write_text(f"input: {{path: {adult / 'adult.csv'}, delimiter: ';'}}\nattributes:\n{attributes}\n"
+                      f"privacy: {{k: 5, max_suppression: 0.01}}\nengine: {engine}\n"
+                      f"output: {{path: {tmp_path / 'out.csv'}}}\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["anonymize", str(config), "-q", "--summary", str(tmp_path / "s.json")])
+    assert result.exit_code == 0, result.output
+    risk = json.loads((tmp_path / "s.json").read_text())["risk"]
+    raw = pd.read_csv(adult / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    raw_sizes = raw.groupby(list(quasi)).size()
+    assert risk["input"]["classes"] == len(raw_sizes) and risk["input"]["records"] == len(raw)
+    assert risk["input"]["average_risk"] == pytest.approx(len(raw_sizes) / len(raw))
+    released = pd.read_csv(tmp_path / "out.csv", sep=";", dtype=str, keep_default_na=False)
+    kept = released[~(released[list(quasi)] == "*").all(axis=1)]
+    sizes = kept.groupby(list(quasi)).size()
+    after = risk["release"]
+    assert (after["records"], after["records_excluded"]) == (len(kept), len(released) - len(kept))
+    assert after["highest_risk"] == pytest.approx(1 / sizes.min()) and after["highest_risk"] <= 1 / 5
+    assert after["average_risk"] == pytest.approx(len(sizes) / len(kept))
+    assert after["average_risk"] < risk["input"]["average_risk"]

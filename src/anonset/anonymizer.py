@@ -71,6 +71,7 @@ from anonset.release.facts import (
 from anonset.release.release import Release, render_full_domain, render_partition
 from anonset.release.sinks import EngineSink, NodeRelease, sink_factory
 from anonset.release.verify import require_verified, verify_release
+from anonset.risk.report import class_sizes_of_codes, release_risk
 from anonset.version import __version__
 
 __all__ = ["Anonymizer", "ReleaseViolation", "anonymize", "protects"]
@@ -507,6 +508,8 @@ class Anonymizer:
                                   if report.classes <= 1 else None)
         reported, omitted = self._reported_metrics(dataset, in_memory=False)
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
+        input_sizes = engine.class_stats(tuple(0 for _ in dataset.quasi)).sizes  # counted by the engine
+        risk = release_risk(input_sizes, report.released_sizes, report.suppressed_rows)
         rows_fetched = engine.rows_fetched
         provenance = self._provenance(dataset, engine=engine.name, database=sink.database,
                                       output_table=sink.output_table)
@@ -518,7 +521,7 @@ class Anonymizer:
             provenance=provenance, location=sink.location, engine=engine.name,
             rows_fetched=rows_fetched, omitted_metrics=omitted, classes=report.classes,
             smallest_class=report.min_class_size,
-            warnings=tuple(([useless] if useless else []) + sink.caveats(self.requirements.k)),
+            warnings=tuple(([useless] if useless else []) + sink.caveats(self.requirements.k)), risk=risk,
         )
 
     def _problem(self, dataset: Dataset, engine: Engine | None, metric: Metric) -> Problem:
@@ -679,11 +682,14 @@ class Anonymizer:
         classes: int | None = None
         smallest: int | None = None
         warnings_: list[str] = []
+        risk: dict[str, Any] | None = None
         if check:
             report = verify_release(table, dataset, requirements, dataset.n_rows)
             require_verified(report)
             verified = True
             classes, smallest = report.classes, report.min_class_size
+            risk = release_risk(class_sizes_of_codes(dataset.qi_codes()), report.released_sizes,
+                                report.suppressed_rows)
             useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
                                       binding() if binding is not None and classes <= 1 else None)
             warnings_ = ([useless] if useless else []) + passthrough_columns(table, dataset, requirements.k)
@@ -694,7 +700,7 @@ class Anonymizer:
             requirements=requirements.describe(), search=search,
             seconds=time.perf_counter() - started,
             provenance=self._provenance(dataset), engine=engine, rows_fetched=rows_fetched,
-            warnings=tuple(warnings_), classes=classes, smallest_class=smallest,
+            warnings=tuple(warnings_), classes=classes, smallest_class=smallest, risk=risk,
         )
 
 

@@ -107,6 +107,10 @@ class Release:
         the independent re-check recomputed them; None before a re-check.
     smallest_class : int or None
         Size of the smallest of those classes.
+    risk : mapping, optional
+        Re-identification risk of the ``input`` and of the ``release`` (the
+        classes the re-check found, suppressed records left out; see
+        :func:`anonset.risk.report.risk_report` for the keys); None before a re-check.
 
     Mappings and lists given to the constructor are kept as read-only
     mappings and tuples.
@@ -130,6 +134,7 @@ class Release:
     warnings: tuple[str, ...] = ()
     classes: int | None = None
     smallest_class: int | None = None
+    risk: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.levels is not None:
@@ -204,6 +209,8 @@ class Release:
             out["rows_fetched"] = int(self.rows_fetched)
         if self.omitted_metrics:
             out["metrics_omitted"] = dict(self.omitted_metrics)
+        if self.risk is not None:
+            out["risk"] = dict(self.risk)
         out["warnings"] = list(self.warnings)
         out.update(self.search.lists_json())
         return out

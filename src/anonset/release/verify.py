@@ -40,6 +40,8 @@ class VerificationReport:
     problems: list[str] = field(default_factory=list)
     #: Records whose quasi-identifiers are all ``*`` judged as a class of their own (not as suppressed).
     root_class_rows: int = 0
+    #: Sizes of the released classes as the re-check grouped them (suppressed records left out).
+    released_sizes: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64), compare=False)
 
 
 def require_verified(report: VerificationReport) -> None:
@@ -162,7 +164,7 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
     return VerificationReport(
         ok=not problems, classes=int(released.sum()), min_class_size=int(sizes.min()) if len(sizes) else 0,
         suppressed_rows=suppressed, violating_rows=int(stats.sizes[~ok & released].sum()), problems=problems,
-        root_class_rows=root_class,
+        root_class_rows=root_class, released_sizes=np.asarray(sizes, dtype=np.int64),
     )
 
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from numpy.typing import ArrayLike
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from anonset.risk.classes import ClassSizes
 from anonset.risk.population import population_uniqueness
 from anonset.risk.sample import DEFAULT_THRESHOLDS, sample_risk
 
-__all__ = ["risk_report"]
+__all__ = ["class_sizes_of_codes", "release_risk", "risk_report"]
 
 
 def risk_report(sizes: ArrayLike, *, records_excluded: int = 0, thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
@@ -56,3 +57,32 @@ def risk_report(sizes: ArrayLike, *, records_excluded: int = 0, thresholds: Sequ
     if sample.journalist is not None:
         report["journalist_risk"] = {"highest": sample.journalist.highest, "average": sample.journalist.average}
     return report
+
+
+def release_risk(input_sizes: ArrayLike, released_sizes: ArrayLike, suppressed_rows: int) -> dict[str, Any]:
+    """The ``risk`` section of a release summary: the input's risk and the release's (None when nothing is left)."""
+    released = np.asarray(released_sizes)
+    return {"input": risk_report(input_sizes),
+            "release": risk_report(released, records_excluded=suppressed_rows) if released.size else None}
+
+
+def class_sizes_of_codes(codes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
+    """Sizes of the classes of identical rows of an (n, d) code matrix (classes in no particular order).
+
+    The columns are combined into one int64 key per row when their code ranges allow it (one pass and a 1-d
+    count), else the rows are grouped as they are.
+    """
+    n, d = codes.shape
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if d == 0:
+        return np.array([n], dtype=np.int64)
+    spans = codes.max(axis=0).astype(np.int64) + 1
+    if float(np.prod(spans.astype(np.float64))) < 2.0**62:
+        key = np.zeros(n, dtype=np.int64)
+        for j in range(d):
+            key = key * spans[j] + codes[:, j].astype(np.int64)
+        _, sizes = np.unique(key, return_counts=True)
+    else:
+        _, sizes = np.unique(codes, axis=0, return_counts=True)
+    return sizes.astype(np.int64)
