@@ -46,7 +46,11 @@ if TYPE_CHECKING:
 __all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
 
 TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation"}
-EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predicates"}
+EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predicates", "queries", "patterns"}
+#: Keys of ``evaluation.queries`` (aggregate-query accuracy of a release fitted on all records).
+QUERY_KEYS = {"count", "dimension", "selectivity", "seed", "threshold"}
+#: Keys of ``evaluation.patterns`` (pattern survival of a release fitted on all records).
+PATTERN_KEYS = {"target", "task", "test_fraction", "depth", "seed"}
 #: Values of the top-level ``engine`` key.
 ENGINES = ("numpy", "duckdb", "postgresql")
 #: The view :meth:`RunConfig.connect` exposes an input file as (``engine: duckdb``).
@@ -335,6 +339,7 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     models = evaluation.get("models")
     if models is not None and (isinstance(models, str) or not isinstance(models, list)):
         raise ConfigError(f"{where}: evaluation.models must be a list such as [decision_tree, naive_bayes]")
+    evaluation = _utility_checks(evaluation, attrs, seed, where)
     return RunConfig(
         path=path, input_path=_resolve(base, inp["path"]) if sql is None else None, delimiter=inp.get("delimiter"),
         input_format=inp.get("format"), attributes=attrs, requirements=requirements, method=name, metric=metric,
@@ -552,6 +557,85 @@ def _need(entry: Mapping[str, Any], where: str, key: str, name: str) -> Any:
     if name not in entry:
         raise ConfigError(f"{where}: privacy.{key} needs `{name}`")
     return entry[name]
+
+
+def _utility_checks(evaluation: Mapping[str, Any], attrs: Mapping[str, Mapping[str, Any]], seed: int,
+                    where: str) -> dict[str, Any]:
+    """``evaluation`` with ``queries`` and ``patterns`` (when given) checked and completed with their defaults.
+
+    ``queries: {count, dimension, selectivity, seed, threshold}`` (defaults 1000, 2, 0.1, the config's seed,
+    0.1); ``patterns: {target, task, test_fraction, depth, seed}`` (defaults evaluation.target or the only
+    column with role target, the label's type, 0.3, 3, the config's seed).  Each bad value is one line.
+    """
+    out = dict(evaluation)
+    quasi = [n for n, e in attrs.items() if e.get("role") == "quasi"]
+    if "queries" in evaluation:
+        section = _check_section(evaluation["queries"], "queries", QUERY_KEYS, "{count: 1000, dimension: 2}", where)
+        out["queries"] = {
+            "count": _whole(section, "queries.count", 1000, 1, None, where),
+            "dimension": _whole(section, "queries.dimension", 2, 1, len(quasi), where,
+                                f" (the config has {len(quasi)} quasi-identifier(s))"),
+            "selectivity": _share(section, "queries.selectivity", 0.1, where, closed=True),
+            "seed": _whole(section, "queries.seed", seed, None, None, where),
+            "threshold": _number(section, "queries.threshold", 0.1, where),
+        }
+    if "patterns" in evaluation:
+        section = _check_section(evaluation["patterns"], "patterns", PATTERN_KEYS, "{target: income, depth: 3}",
+                                 where)
+        targets = [n for n, e in attrs.items() if e.get("role") == "target"]
+        target = section.get("target", evaluation.get("target", targets[0] if len(targets) == 1 else None))
+        if not isinstance(target, str) or not target:
+            raise ConfigError(f"{where}: evaluation.patterns.target must name the label column (no default: columns"
+                              f" with role target: {', '.join(targets) or 'none'}); got {target!r}")
+        if target in quasi:
+            raise ConfigError(f"{where}: evaluation.patterns.target {target!r} is a quasi-identifier; name a column"
+                              " that is not one (e.g. one with role target)")
+        task = section.get("task")
+        if task is not None and task not in ("classification", "regression"):
+            raise ConfigError(f"{where}: evaluation.patterns.task must be classification or regression; got {task!r}")
+        out["patterns"] = {
+            "target": target, "task": task,
+            "test_fraction": _share(section, "patterns.test_fraction", 0.3, where, closed=False),
+            "depth": _whole(section, "patterns.depth", 3, 1, None, where),
+            "seed": _whole(section, "patterns.seed", seed, None, None, where),
+        }
+    return out
+
+
+def _check_section(section: Any, key: str, allowed: set[str], example: str, where: str) -> Mapping[str, Any]:
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{where}: evaluation.{key} must be a mapping such as {example} ({{}} for the defaults);"
+                          f" got {section!r}")
+    _unknown(where, f"evaluation.{key}.", section, allowed)
+    return section
+
+
+def _whole(section: Mapping[str, Any], key: str, default: int, low: int | None, high: int | None, where: str,
+           note: str = "") -> int:
+    value = section.get(key.split(".")[-1], default)
+    bad = isinstance(value, bool) or not isinstance(value, int)
+    if bad or (low is not None and value < low) or (high is not None and value > high):
+        span = "an integer" if low is None else f"a whole number >= {low}" if high is None else \
+            f"a whole number from {low} to {high}"
+        raise ConfigError(f"{where}: evaluation.{key} must be {span}{note}; got {value!r}")
+    return int(value)
+
+
+def _share(section: Mapping[str, Any], key: str, default: float, where: str, *, closed: bool) -> float:
+    value = section.get(key.split(".")[-1], default)
+    ok = not isinstance(value, bool) and isinstance(value, int | float) and value > 0 and (
+        value <= 1 if closed else value < 1)
+    if not ok:
+        raise ConfigError(f"{where}: evaluation.{key} must be a number in {'(0, 1]' if closed else '(0, 1)'};"
+                          f" got {value!r}")
+    return float(value)
+
+
+def _number(section: Mapping[str, Any], key: str, default: float, where: str) -> float:
+    value = section.get(key.split(".")[-1], default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise ConfigError(f"{where}: evaluation.{key} must be a number >= 0; got {value!r}")
+    return float(value)
 
 
 def _unknown(where: str, prefix: str, mapping: Mapping[str, Any], allowed: set[str]) -> None:
