@@ -36,6 +36,7 @@ from anonset.privacy import (
     TCloseness,
 )
 from anonset.privacy.ldiversity import l_diversity
+from anonset.privacy.risk_models import AverageRisk, HighestRisk, PopulationUniqueness, SampleUniqueness
 
 if TYPE_CHECKING:
     from anonset.core.dataset import Dataset
@@ -56,7 +57,10 @@ ENGINES = ("numpy", "duckdb", "postgresql")
 #: The view :meth:`RunConfig.connect` exposes an input file as (``engine: duckdb``).
 DUCKDB_VIEW = "data"
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
-PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression"}
+PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression", "average_risk",
+                "highest_risk", "sample_uniqueness", "population_uniqueness"}
+#: Keys of ``privacy.population_uniqueness``.
+POPULATION_KEYS = {"max", "sampling_fraction", "population_size", "model"}
 
 
 @dataclass(frozen=True)
@@ -465,7 +469,29 @@ def _requirements(privacy: Any, where: str) -> Requirements:
         _unknown(where, "privacy.squared_error_diversity.", entry, {"attribute", "error"})
         models.append(SquaredErrorDiversity(_need(entry, where, "squared_error_diversity", "attribute"),
                                             _need(entry, where, "squared_error_diversity", "error")))
+    models.extend(_risk_models(privacy, where))
     return Requirements(models, privacy.get("max_suppression", 0.0))
+
+
+def _risk_models(privacy: Mapping[str, Any], where: str) -> list[PrivacyModel]:
+    """``highest_risk``, ``average_risk``, ``sample_uniqueness`` (bounds) and ``population_uniqueness`` (a mapping)."""
+    models: list[PrivacyModel] = []
+    if "highest_risk" in privacy:
+        models.append(HighestRisk(privacy["highest_risk"]))
+    if "average_risk" in privacy:
+        models.append(AverageRisk(privacy["average_risk"]))
+    if "sample_uniqueness" in privacy:
+        models.append(SampleUniqueness(privacy["sample_uniqueness"]))
+    if "population_uniqueness" in privacy:
+        entry = privacy["population_uniqueness"]
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{where}: privacy.population_uniqueness must be a mapping such as"
+                              " {max: 0.01, sampling_fraction: 0.01, model: pitman}")
+        _unknown(where, "privacy.population_uniqueness.", entry, POPULATION_KEYS)
+        models.append(PopulationUniqueness(_need(entry, where, "population_uniqueness", "max"),
+                                           entry.get("sampling_fraction"), entry.get("population_size"),
+                                           entry.get("model", "dankar")))
+    return models
 
 
 def _pareto_requirements(privacy: Any, where: str, method: str) -> Requirements:

@@ -1,18 +1,23 @@
-"""Privacy models judged per equivalence class, and the suppression budget."""
+"""Privacy models judged per equivalence class or over the release (risk bounds), and the suppression budget."""
 
 from anonset.privacy.base import PrivacyModel, Requirements, Verdict
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from anonset.privacy.risk_models import AverageRisk, HighestRisk, PopulationUniqueness, SampleUniqueness
 from anonset.privacy.squared_error import SquaredErrorDiversity
 from anonset.privacy.tcloseness import TCloseness
 
 __all__ = [
+    "AverageRisk",
     "DistinctLDiversity",
     "EntropyLDiversity",
+    "HighestRisk",
     "KAnonymity",
+    "PopulationUniqueness",
     "PrivacyModel",
     "RecursiveCLDiversity",
     "Requirements",
+    "SampleUniqueness",
     "SquaredErrorDiversity",
     "TCloseness",
     "Verdict",

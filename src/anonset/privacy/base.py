@@ -1,8 +1,9 @@
 """The privacy-model contract and the suppression budget.
 
 A privacy model judges equivalence classes: ``satisfied(stats)`` returns one
-boolean per class.  It declares which statistics it needs (``request``),
-whether it is monotone under generalization without suppression
+boolean per class (a release-level model, ``release_level``, such as average
+risk: the classes it keeps so that its figure over them holds).  It declares
+which statistics it needs (``request``), whether it is monotone under generalization without suppression
 (``monotonic``: if a node satisfies it, every more general node does), and
 validates its parameters against a dataset (``validate``).
 
@@ -38,6 +39,10 @@ class PrivacyModel(ABC):
 
     #: True when satisfying the model at a node implies satisfying it at every more general node.
     monotonic: bool = True
+    #: True for a property of the whole release (e.g. average risk): ``satisfied`` then returns which classes
+    #: to keep so that the figure over the kept classes holds, and :meth:`Requirements.judge` applies the
+    #: model after the per-class models, on the classes they kept.
+    release_level: bool = False
 
     @property
     def request(self) -> StatsRequest:
@@ -145,15 +150,13 @@ class Requirements:
     def judge(self, stats: ClassStats, n_rows: int | None = None) -> Verdict:
         """Judge a candidate's classes: which violate, how many rows that suppresses, feasible or not."""
         ok = np.ones(stats.n_classes, dtype=np.bool_)
-        for m in self.models:
-            # judge each model only on the classes every earlier model accepted
-            alive = np.flatnonzero(ok)
-            if len(alive) == 0:
-                break
-            if len(alive) == stats.n_classes:
-                ok &= m.satisfied(stats)
-            else:
-                ok[alive] = m.satisfied(stats.subset(alive))
+        per_class = [m for m in self.models if not m.release_level]
+        release_level = [m for m in self.models if m.release_level]
+        _narrow(ok, per_class, stats)
+        # the release-level models on the classes the per-class ones kept, until none removes more (each
+        # removal can break another's figure; every pass only removes classes, so this ends)
+        while release_level and _narrow(ok, release_level, stats):
+            pass
         violating = ~ok
         suppressed = int(stats.sizes[violating].sum())
         total = stats.n_rows if n_rows is None else n_rows
@@ -166,6 +169,20 @@ class Requirements:
         if self.max_suppression:
             parts.append(f"suppression <= {self.max_suppression:g} of records")
         return ", ".join(parts)
+
+
+def _narrow(ok: NDArray[np.bool_], models: Sequence[PrivacyModel], stats: ClassStats) -> bool:
+    """Judge each model on the classes every earlier one accepted (``ok``, updated); did any class drop out?"""
+    changed = False
+    for m in models:
+        alive = np.flatnonzero(ok)
+        if len(alive) == 0:
+            break
+        verdict = m.satisfied(stats) if len(alive) == stats.n_classes else m.satisfied(stats.subset(alive))
+        if not verdict.all():
+            ok[alive] = verdict
+            changed = True
+    return changed
 
 
 def _check_fraction(value: float) -> None:

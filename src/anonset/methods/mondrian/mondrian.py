@@ -61,5 +61,9 @@ METHOD = Method(
                     " {attribute: [lo, hi] or [label, ...]} rectangles (numeric ranges closed; labels are leaves or"
                     " hierarchy nodes)",
                     optional=True, accepts=_selections, shape="a list of predicates")),
+    # every per-class model; the release-level risk models (average risk, uniqueness) are refused: a region is
+    # judged alone, and a figure of the whole release cannot be judged one region at a time
+    models=frozenset({"KAnonymity", "HighestRisk", "DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity",
+                      "TCloseness", "SquaredErrorDiversity"}),
     suppresses=False,
 )
