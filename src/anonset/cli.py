@@ -307,14 +307,13 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
 
 def _input_class_sizes(cfg: RunConfig) -> tuple[Any, int, str]:
     """Class sizes of the config's input on its quasi-identifiers (in memory, or counted by the database)."""
-    import numpy as np
+    from anonset.risk.report import class_sizes_of_codes
 
     if cfg.engine == "numpy":
         dataset = cfg.load_dataset()
         if not dataset.quasi:
             raise ConfigError(f"{cfg.path}: no attribute has role quasi, so there are no classes to measure")
-        _, sizes = np.unique(dataset.qi_codes(), axis=0, return_counts=True)
-        return sizes, 0, dataset.source
+        return class_sizes_of_codes(dataset.qi_codes()), 0, dataset.source
     from anonset.engine.sql.engine import SqlEngine
 
     backend = cfg.connect()
