@@ -768,8 +768,13 @@ def _broken_contract(spec: Method, result: object, promised: str) -> TypeError:
 
 
 def protects(requirements: Requirements) -> bool:
-    """Whether the requirements protect anything: a model beyond 1-anonymity, 1-diversity or t >= 1."""
+    """Whether the requirements protect anything: a model beyond 1-anonymity, 1-diversity, t >= 1 or a risk of 1.
+
+    A risk bound of 1 (average risk, sample or population uniqueness) holds for every table, as
+    highest risk 1 is 1-anonymity.
+    """
     from anonset.privacy.ldiversity import EntropyLDiversity, RecursiveCLDiversity
+    from anonset.privacy.risk_models import AverageRisk, PopulationUniqueness, SampleUniqueness
     from anonset.privacy.tcloseness import TCloseness
 
     for m in requirements.models:
@@ -781,6 +786,12 @@ def protects(requirements: Requirements) -> bool:
                 return True
         elif isinstance(m, TCloseness):
             if m.t < 1:
+                return True
+        elif isinstance(m, AverageRisk):
+            if m.r < 1:
+                return True
+        elif isinstance(m, (SampleUniqueness, PopulationUniqueness)):
+            if m.u < 1:
                 return True
         else:
             return True

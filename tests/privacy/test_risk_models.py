@@ -204,3 +204,39 @@ def test_mondrian_refuses_the_release_level_models_in_one_line() -> None:
         Anonymizer(attrs, Requirements([AverageRisk(0.2)]), method="mondrian")
     assert "\n" not in str(caught.value) and "cannot enforce average risk <= 0.2" in str(caught.value)
     Anonymizer(attrs, Requirements([HighestRisk(0.2)]), method="mondrian")  # k-anonymity: accepted
+
+
+@pytest.mark.parametrize(("released", "suppressed", "r", "ok"), [
+    ([4, 4], 2, 0.25, True),    # 2 classes / 8 records; counting the 2 suppressed as a class would say 3/10
+    ([1, 4], 10, 0.3, False),   # 2 / 5 = 0.4; counting the 10 suppressed as a class would hide it (3/15)
+])
+def test_the_verifier_judges_a_release_level_model_without_the_suppressed_records(
+        released: list[int], suppressed: int, r: float, ok: bool) -> None:
+    """The all-* group of suppressed records is no class of the release: average risk is over the others."""
+    import pandas as pd
+
+    from anonset.core.dataset import Dataset
+    from anonset.privacy import Requirements
+    from anonset.privacy.risk_models import AverageRisk
+    from anonset.release.verify import verify_release
+
+    values = [str(i) for i, size in enumerate(released) for _ in range(size)] + ["*"] * suppressed
+    table = pd.DataFrame({"zip": values})
+    dataset = Dataset(pd.DataFrame({"zip": [v if v != "*" else "9" for v in values]}), {"zip": {"role": "quasi"}})
+    n = len(values)
+    report = verify_release(table, dataset, Requirements([AverageRisk(r)], max_suppression=suppressed / n), n)
+    assert report.ok is ok, report.problems
+    assert report.suppressed_rows == suppressed and report.classes == len(released)
+
+
+def test_a_risk_bound_of_one_protects_nothing_and_is_refused() -> None:
+    from anonset.anonymizer import Anonymizer, protects
+    from anonset.errors import ConfigError
+    from anonset.privacy import Requirements
+    from anonset.privacy.risk_models import AverageRisk, PopulationUniqueness, SampleUniqueness
+
+    for model in (AverageRisk(1), SampleUniqueness(1), PopulationUniqueness(1, sampling_fraction=0.1)):
+        assert not protects(Requirements([model]))
+        with pytest.raises(ConfigError, match="protect nothing"):
+            Anonymizer({}, Requirements([model]))
+    assert protects(Requirements([AverageRisk(0.5)]))

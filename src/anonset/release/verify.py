@@ -135,8 +135,9 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
     if dropped < 0:
         problems.append(f"the release has {n_released} records but the input had {n_input_rows}")
     dropped = max(dropped, 0)
-    verdicts = [m.satisfied(stats) for m in requirements.models]
-    ok = np.logical_and.reduce(verdicts)
+    per_class = [m for m in requirements.models if not m.release_level]
+    verdicts = {id(m): m.satisfied(stats) for m in per_class}
+    ok = np.logical_and.reduce([*verdicts.values(), np.ones(stats.n_classes, dtype=np.bool_)])
     budget = requirements.budget_rows(n_input_rows)
     released = np.ones(stats.n_classes, dtype=np.bool_)
     star = np.flatnonzero(all_star)
@@ -149,7 +150,17 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
             released[star[0]] = False
         else:
             root_class = size
-    for model, satisfied in zip(requirements.models, verdicts, strict=True):
+    # a release-level model (average risk, uniqueness) holds for the release as a whole: its figure over the
+    # released classes, the suppressed records left out, must be within its bound, so it must keep every one
+    kept = np.flatnonzero(released)
+    for m in requirements.models:
+        if m.release_level:
+            verdict = np.ones(stats.n_classes, dtype=np.bool_)
+            verdict[kept] = m.satisfied(stats.subset(released))
+            verdicts[id(m)] = verdict
+            ok &= verdict
+    for model in requirements.models:
+        satisfied = verdicts[id(model)]
         bad = ~satisfied & released
         if bad.any():
             problems.append(f"{int(bad.sum())} released class(es) with {int(stats.sizes[bad].sum())} records"
