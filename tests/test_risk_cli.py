@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from anonset.cli import main
 from support import require_adult
 
+SAMPLE_CONFIG = "input: {path: sample.csv}\nattributes: {zip: {role: quasi}}\nprivacy: {k: 2}\n"
 QUASI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
          "salary-class")
 
@@ -105,3 +106,32 @@ def test_every_anonymize_summary_has_the_risk_of_the_input_and_of_the_release(tm
     assert after["highest_risk"] == pytest.approx(1 / sizes.min()) and after["highest_risk"] <= 1 / 5
     assert after["average_risk"] == pytest.approx(len(sizes) / len(kept))
     assert after["average_risk"] < risk["input"]["average_risk"]
+
+
+def test_journalist_risk_against_a_population_table(tmp_path: Path) -> None:
+    """By hand: sample classes a x2, b x1; the population has a x4, b x5, c x3: highest 1/4, average (2/4 + 1/5)/3."""
+    pd.DataFrame({"zip": ["a", "a", "b"]}).to_csv(tmp_path / "sample.csv", index=False)
+    pd.DataFrame({"zip": ["a"] * 4 + ["b"] * 5 + ["c"] * 3}).to_csv(tmp_path / "population.csv", index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text(SAMPLE_CONFIG, encoding="utf-8")
+    result = CliRunner().invoke(main, ["risk", str(config), "--population-table", str(tmp_path / "population.csv"),
+                                       "--json", "-"])
+    assert result.exit_code == 0, result.output
+    journalist = json.loads(result.stdout)["journalist_risk"]
+    assert journalist["highest"] == pytest.approx(1 / 4)
+    assert journalist["average"] == pytest.approx((2 / 4 + 1 / 5) / 3)
+
+
+@pytest.mark.parametrize(("population", "message"), [
+    ({"postcode": ["a"] * 5}, "column 'zip' is not in the population"),
+    ({"zip": ["a", "b"]}, "fewer than the 3 of the sample"),
+    ({"zip": ["a"] * 6}, "1 class(es) of the sample do not occur"),
+])
+def test_a_population_table_that_cannot_be_the_population_is_refused(tmp_path: Path, population: dict,
+                                                                      message: str) -> None:
+    pd.DataFrame({"zip": ["a", "a", "b"]}).to_csv(tmp_path / "sample.csv", index=False)
+    pd.DataFrame(population).to_csv(tmp_path / "population.csv", index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text(SAMPLE_CONFIG, encoding="utf-8")
+    result = CliRunner().invoke(main, ["risk", str(config), "--population-table", str(tmp_path / "population.csv")])
+    assert result.exit_code == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1

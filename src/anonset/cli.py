@@ -258,10 +258,13 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
 @click.option("--population-size", type=float, help="Records in the population the table was drawn from.")
 @click.option("--threshold", "thresholds", type=float, multiple=True,
               help="Report the records whose risk 1/class size is above it (repeatable; default 0.5 0.2 0.1 0.05).")
+@click.option("--population-table", "population_path", type=click.Path(path_type=Path),
+              help="A file of the population the input was drawn from (same quasi-identifier columns): adds the"
+                   " journalist risk.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the report here ('-': stdout).")
 @_user_errors
 def risk(config: Path, release_path: Path | None, sampling_fraction: float | None, population_size: float | None,
-         thresholds: tuple[float, ...], json_path: Path | None) -> None:
+         thresholds: tuple[float, ...], population_path: Path | None, json_path: Path | None) -> None:
     """Re-identification risk of CONFIG's table, or of a released file, without anonymizing (see docs/risk.md).
 
     Classes are the records' values on the config's quasi-identifiers;
@@ -276,14 +279,23 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     if sampling_fraction is not None and population_size is not None:
         raise ConfigError("give --sampling-fraction or --population-size, not both")
     cfg = load_config(config)
-    check_output_paths({"report": json_path}, {**cfg.input_files(), "release": release_path})
-    if release_path is not None:
+    check_output_paths({"report": json_path},
+                       {**cfg.input_files(), "release": release_path, "population": population_path})
+    population_sizes = None
+    if population_path is not None:
+        if release_path is not None or cfg.engine != "numpy":
+            raise ConfigError("--population-table measures the input of a config read into memory (engine: numpy);"
+                              " a release's classes are generalized and the population's are not")
+        sizes, population_sizes, source = _journalist_class_sizes(cfg, population_path)
+        excluded = 0
+    elif release_path is not None:
         sizes, excluded, source = _released_class_sizes(cfg, release_path)
     else:
         sizes, excluded, source = _input_class_sizes(cfg)
     report = {"source": source, **risk_report(sizes, records_excluded=excluded,
                                                thresholds=thresholds or DEFAULT_THRESHOLDS,
-                                               sampling_fraction=sampling_fraction, population_size=population_size)}
+                                               sampling_fraction=sampling_fraction, population_size=population_size,
+                                               population_sizes=population_sizes)}
     if json_path is not None:
         if is_stdout(json_path):
             click.echo(json.dumps(report, indent=2))
@@ -303,6 +315,10 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
         chosen = population["chosen"]
         out.print(f"population uniques ({models}); decision rule: {population['chosen_model']}"
                   + ("" if chosen is None else f" {chosen:.4g}"))
+    journalist = report.get("journalist_risk")
+    if journalist is not None:
+        out.print(f"journalist risk against the population: highest {journalist['highest']:.4g},"
+                  f" average {journalist['average']:.4g}")
 
 
 def _input_class_sizes(cfg: RunConfig) -> tuple[Any, int, str]:
@@ -324,6 +340,30 @@ def _input_class_sizes(cfg: RunConfig) -> tuple[Any, int, str]:
         return stats.sizes, 0, dataset.source
     finally:
         backend.close()
+
+
+def _journalist_class_sizes(cfg: RunConfig, population_path: Path) -> tuple[Any, Any, str]:
+    """The input's class sizes and, aligned with them, the sizes of the same classes in a population file."""
+    from anonset.io.tables import read_table
+
+    assert cfg.input_path is not None
+    quasi = [name for name, entry in cfg.attributes.items() if entry.get("role") == "quasi"]
+    sample = read_table(cfg.input_path, cfg.delimiter, cfg.input_format)
+    population = read_table(population_path)
+    missing = [q for q in quasi if q not in population.columns]
+    if missing:
+        raise DataError(f"{population_path}: quasi-identifier column {missing[0]!r} is not in the population"
+                        f" table; columns are {', '.join(map(str, population.columns))}")
+    if len(population) < len(sample):
+        raise DataError(f"{population_path}: the population has {len(population)} records, fewer than the"
+                        f" {len(sample)} of the sample {cfg.input_path}; give the population it was drawn from")
+    sample_sizes = sample[quasi].astype(str).groupby(quasi, sort=False).size()
+    population_sizes = population[quasi].astype(str).groupby(quasi, sort=False).size()
+    aligned = population_sizes.reindex(sample_sizes.index)
+    if aligned.isna().any():
+        raise DataError(f"{population_path}: {int(aligned.isna().sum())} class(es) of the sample do not occur in the"
+                        " population table; give the population the sample was drawn from")
+    return sample_sizes.to_numpy(), aligned.to_numpy().astype("int64"), str(cfg.input_path)
 
 
 def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:
