@@ -135,3 +135,18 @@ def test_a_population_table_that_cannot_be_the_population_is_refused(tmp_path: P
     config.write_text(SAMPLE_CONFIG, encoding="utf-8")
     result = CliRunner().invoke(main, ["risk", str(config), "--population-table", str(tmp_path / "population.csv")])
     assert result.exit_code == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_duckdb_engine_counts_the_same_classes_as_numpy(tmp_path: Path) -> None:
+    pd.DataFrame({"zip": ["1", "1", "2", "2", "2", "3"], "sex": ["M", "M", "F", "F", "F", "M"]}).to_csv(
+        tmp_path / "t.csv", index=False)
+    reports = []
+    for engine in ("numpy", "duckdb"):
+        config = tmp_path / f"{engine}.yaml"
+        config.write_text(f"input: {{path: t.csv}}\nattributes: {{zip: {{role: quasi}}, sex: {{role: quasi}}}}\n"
+                          f"privacy: {{k: 2}}\nengine: {engine}\n", encoding="utf-8")
+        result = CliRunner().invoke(main, ["risk", str(config), "--sampling-fraction", "0.1", "--json", "-"])
+        assert result.exit_code == 0, result.output
+        reports.append({k: v for k, v in json.loads(result.stdout).items() if k != "source"})
+    assert reports[0] == reports[1]
+    assert (reports[0]["classes"], reports[0]["average_risk"]) == (3, 0.5)  # by hand: classes 2, 3, 1 of 6
