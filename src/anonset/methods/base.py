@@ -274,6 +274,10 @@ MODEL_WORDS = {
     "RecursiveCLDiversity": "recursive (c,l)-diversity",
     "TCloseness": "t-closeness",
     "SquaredErrorDiversity": "squared-error diversity",
+    "HighestRisk": "highest risk",
+    "AverageRisk": "average risk",
+    "SampleUniqueness": "sample uniqueness",
+    "PopulationUniqueness": "population uniqueness",
 }
 
 
