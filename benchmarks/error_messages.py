@@ -77,13 +77,15 @@ def row(case: str, error: str, code: int, text: str) -> str:
 SCHEMA = "anonset_errdemo"
 SECTIONS = ("Files and tables", "Hierarchies", "Values and attribute types", "Privacy parameters", "Configuration",
             "Releases that would protect nothing", "Outputs", "Infeasible requirements",
-            "`anonset check` on bad input", "Output paths")
+            "`anonset check` on bad input", "`anonset risk` on bad input", "Output paths")
 
 
 def section_of(case_id: str) -> str:
     """The docs/errors.md section a case of tests/test_bad_input.py belongs to."""
     if case_id.startswith("check:"):
         return "`anonset check` on bad input"
+    if case_id.startswith("risk:"):
+        return "`anonset risk` on bad input"
     if case_id.startswith(("output path is the", "summary path is", "output folder does not")):
         return "Outputs"
     if "hierarchy" in case_id and not case_id.startswith(("non-numeric", "numeric quasi", "missing hierarchy",
@@ -91,7 +93,7 @@ def section_of(case_id: str) -> str:
         return "Hierarchies"
     if case_id.startswith(("non-numeric", "numeric quasi")):
         return "Values and attribute types"
-    if case_id.startswith(("k ", "l ", "t ", "max_suppression")):
+    if case_id.startswith(("k ", "l ", "t ", "max_suppression", "average risk")):
         return "Privacy parameters"
     if case_id.startswith(("unknown", "YAML", "duplicate YAML", "config path", "row-level", "output delimiter",
                            "--pick")):

@@ -365,6 +365,18 @@ CASES: list[Case] = [
     Case("check: k = 0", ("k-anonymity: the 'k' parameter", "int >= 1", "got 0"),
          args=lambda p: ["check", str(p.root / "data.csv"), "--quasi", "age,sex", "-k", "0"],
          error=ConfigError),
+    Case("average risk bound outside (0, 1]", ("average risk", "1.5"), edit=_set("privacy.average_risk", 1.5),
+         error=ConfigError),
+    Case("risk: sampling fraction outside (0, 1]", ("--sampling-fraction 1.5", "(0, 1]"),
+         args=lambda p: ["risk", str(p.config), "--sampling-fraction", "1.5"], error=ConfigError, cli_only=True),
+    Case("risk: population smaller than the table", ("--population-size 3", "smaller than the table (8 records)"),
+         args=lambda p: ["risk", str(p.config), "--population-size", "3"], error=ConfigError, cli_only=True),
+    Case("risk: threshold outside (0, 1]", ("--threshold 0", "(0, 1]"),
+         args=lambda p: ["risk", str(p.config), "--threshold", "0"], error=ConfigError, cli_only=True),
+    Case("risk: release without the quasi-identifiers", ("postcode.csv", "column 'age'", "not in the release"),
+         files={"postcode.csv": "postcode;disease\n1302;flu\n"},
+         args=lambda p: ["risk", str(p.config), "--release", str(p.root / "postcode.csv")], error=DataError,
+         cli_only=True),
 ]
 
 

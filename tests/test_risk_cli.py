@@ -57,7 +57,7 @@ def test_a_release_is_measured_from_its_values_with_suppressed_records_left_out(
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--sampling-fraction", "1.5"], "sampling fraction"),
+    (["--sampling-fraction", "1.5"], "--sampling-fraction 1.5"),
     (["--sampling-fraction", "0.5", "--population-size", "10"], "not both"),
     (["--population-size", "3"], "smaller than the table"),
     (["--threshold", "0"], "threshold"),

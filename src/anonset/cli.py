@@ -278,6 +278,13 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
 
     if sampling_fraction is not None and population_size is not None:
         raise ConfigError("give --sampling-fraction or --population-size, not both")
+    if sampling_fraction is not None and not 0 < sampling_fraction <= 1:
+        raise ConfigError(f"--sampling-fraction {sampling_fraction:g}: the share of the population in the table"
+                          " must be in (0, 1]")
+    for threshold in thresholds:
+        if not 0 < threshold <= 1:
+            raise ConfigError(f"--threshold {threshold:g}: a risk threshold must be in (0, 1] (a record's risk is"
+                              " 1 / its class size)")
     cfg = load_config(config)
     check_output_paths({"report": json_path},
                        {**cfg.input_files(), "release": release_path, "population": population_path})
@@ -292,6 +299,10 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
         sizes, excluded, source = _released_class_sizes(cfg, release_path)
     else:
         sizes, excluded, source = _input_class_sizes(cfg)
+    records = int(sum(sizes)) + excluded
+    if population_size is not None and population_size < records:
+        raise ConfigError(f"--population-size {population_size:g}: smaller than the table ({records} records); give"
+                          " the size of the population the table was drawn from")
     report = {"source": source, **risk_report(sizes, records_excluded=excluded,
                                                thresholds=thresholds or DEFAULT_THRESHOLDS,
                                                sampling_fraction=sampling_fraction, population_size=population_size,
