@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from rich.table import Table
 
 from anonset.errors import ConfigError, DataError, InfeasibleError, InputError
 from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
+from anonset.methods.threads import THREADS_VARIABLE
 
 if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
@@ -60,8 +62,13 @@ def _user_errors(func: Callable[P, R]) -> Callable[P, R]:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="anonset")
-def main() -> None:
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="Threads for the parallel kernels (default: the cores that are free when a kernel starts;"
+                   " also ANONSET_THREADS).")
+def main(threads: int | None) -> None:
     """anonset: anonymize microdata for safe release (k-anonymity, l-diversity, t-closeness)."""
+    if threads is not None:
+        os.environ[THREADS_VARIABLE] = str(threads)
 
 
 @main.command()

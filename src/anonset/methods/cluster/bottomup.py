@@ -77,6 +77,7 @@ from anonset.methods.cluster.state import (
     resolve_roots,
     state_cost,
 )
+from anonset.methods.threads import use_threads
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -264,6 +265,7 @@ def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: in
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     prep = prepare_attributes(dataset, weights)
+    use_threads()  # the merge search below runs in parallel
     key = (
         np.column_stack([prep.values, prep.codes.astype(np.float64)])
         if prep.values.shape[1] + prep.codes.shape[1]

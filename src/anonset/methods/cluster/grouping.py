@@ -40,6 +40,7 @@ from anonset.methods.cluster.constraints import constraints_for
 from anonset.methods.cluster.kmember import greedy_k_member
 from anonset.methods.cluster.state import GroupState, cost_with, state_cost, states_of
 from anonset.methods.cluster.topdown import xu_top_down
+from anonset.methods.threads import use_threads
 from anonset.privacy.base import Requirements
 
 if TYPE_CHECKING:
@@ -116,6 +117,7 @@ class ClusterGrouping:
         for a, name in enumerate(prep.categorical):
             codes[:, a] = dataset.encoded[name].row_codes()
         state, _ = states_of(self.row_class, n_classes, prep.records, prep.maps, 0)
+        use_threads()
         return np.asarray(_cheapest_class(state, n_classes, Records(values, codes), prep.costs(self.cat_cost)),
                           dtype=np.int64)
 
