@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
-from anonset.core.dataset import AttributeType, Dataset
+from anonset.core.dataset import Dataset
 from anonset.core.partition import Partition
-from anonset.errors import ConfigError
 from anonset.evaluation.features import original_features, partition_features
+from anonset.evaluation.labels import label_values, target_and_task
 from anonset.evaluation.models import make_model
 from anonset.evaluation.protocol import split_rows
 
@@ -85,24 +84,9 @@ def top_split_attributes(model: Any, quasi: tuple[str, ...], depth: int = 3) -> 
 
 
 def _labels(dataset: Dataset, target: str, task: str | None) -> tuple[NDArray[Any], str]:
-    if dataset.table is None:
-        raise ConfigError(f"{dataset.source}: pattern survival needs the records in memory")
-    if target not in dataset.table.columns:
-        raise ConfigError(f"{dataset.source}: target column {target!r} is not in the data")
-    if target in dataset.quasi:
-        raise ConfigError(f"{dataset.source}: target column {target!r} is a quasi-identifier")
-    if task is None:
-        spec = dataset.specs.get(target)
-        task = "regression" if spec is not None and spec.type is AttributeType.NUMERIC else "classification"
-    values = dataset.table[target]
-    if task == "classification":
-        return values.astype(str).to_numpy(), task
-    if task != "regression":
-        raise ConfigError(f"task must be classification or regression; got {task!r}")
-    numbers = pd.to_numeric(values, errors="coerce")
-    if numbers.isna().any():
-        raise ConfigError(f"{dataset.source}, column {target!r}: a regression needs numbers in every record")
-    return numbers.to_numpy(dtype=np.float64), task
+    target, task = target_and_task(dataset, target, task)
+    assert dataset.table is not None
+    return label_values(dataset.table, target, task, dataset.source), task
 
 
 def pattern_survival(dataset: Dataset, partition: Partition, target: str, *, task: str | None = None,

@@ -30,16 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from anonset.anonymizer import Anonymizer
-from anonset.core.dataset import AttributeType, Dataset, Role
+from anonset.core.dataset import Dataset
 from anonset.core.selections import Predicate
 from anonset.errors import ConfigError
 from anonset.evaluation.features import level_features, original_features, partition_features
+from anonset.evaluation.labels import label_values, target_and_task
 from anonset.evaluation.models import CLASSIFIERS, REGRESSORS, make_model
 from anonset.metrics.imprecision import imprecision
 from anonset.privacy.base import Requirements
@@ -122,38 +123,6 @@ def _subset(dataset: Dataset, rows: NDArray[np.int64], source: str) -> Dataset:
     return Dataset(dataset.table.iloc[rows].reset_index(drop=True), dataset.resolved_specs(), source=source)
 
 
-def _target_and_task(dataset: Dataset, target: str | None, task: str | None) -> tuple[str, str]:
-    targets = [c for c, s in dataset.specs.items() if s.role is Role.TARGET]
-    if target is None:
-        if len(targets) != 1:
-            raise ConfigError(f"{dataset.source}: name the label column (evaluation.target); columns with role"
-                              f" target: {', '.join(targets) or 'none'}")
-        target = targets[0]
-    assert dataset.table is not None
-    if target not in dataset.table.columns:
-        raise ConfigError(f"{dataset.source}: label column {target!r} is not in the data")
-    if target in dataset.quasi:
-        raise ConfigError(f"{dataset.source}: label column {target!r} is a quasi-identifier; give it role target")
-    if task is None:
-        spec = dataset.specs.get(target)
-        task = "regression" if spec is not None and spec.type is AttributeType.NUMERIC else "classification"
-    if task not in ("classification", "regression"):
-        raise ConfigError(f"task must be classification or regression; got {task!r}")
-    return target, task
-
-
-def _labels(frame: pd.DataFrame, target: str, task: str, source: str) -> NDArray[Any]:
-    values = frame[target]
-    if task == "classification":
-        return cast("NDArray[Any]", values.astype(str).to_numpy())
-    numbers = pd.to_numeric(values, errors="coerce")
-    bad = np.flatnonzero(numbers.isna().to_numpy())
-    if len(bad):
-        raise ConfigError(f"{source}, column {target!r}: value {values.iloc[bad[0]]!r} is not a number, but a"
-                          " regression needs a numeric label; fix the value or use task: classification")
-    return cast("NDArray[np.float64]", numbers.to_numpy(dtype=np.float64))
-
-
 def _conditional_entropy(labels: NDArray[Any], row_class: NDArray[np.int64]) -> float:
     """H(label | class) in bits over the records (suppressed records, class −1, form one group)."""
     _, y = np.unique(labels, return_inverse=True)
@@ -232,11 +201,11 @@ def evaluate(data: pd.DataFrame | Dataset, attributes: Mapping[str, Any] | None 
     dataset = Dataset(frame, specs, source=source)
     if test is None:
         splits = split_rows(dataset.n_rows, folds=folds, test_fraction=test_fraction, seed=seed)
-    target, task = _target_and_task(dataset, target, task)
+    target, task = target_and_task(dataset, target, task)
     names = list(models) if models is not None else list(CLASSIFIERS if task == "classification" else REGRESSORS)
     for name in names:
         make_model(name, task, seed)  # unknown names fail before any work
-    y_all = _labels(frame, target, task, source)
+    y_all = label_values(frame, target, task, source)
     result = EvaluationResult(task=task, target=target, method=method)
     for i, (train_rows, test_rows) in enumerate(splits):
         train = _subset(dataset, train_rows, f"{source} (training records of split {i})")
