@@ -279,6 +279,8 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     out of every figure and counted as excluded.  With --sampling-fraction or
     --population-size the population-uniqueness models are estimated too.
     """
+    import numpy as np
+
     from anonset.config import load_config
     from anonset.risk.report import risk_report
     from anonset.risk.sample import DEFAULT_THRESHOLDS
@@ -306,7 +308,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
         sizes, excluded, source = _released_class_sizes(cfg, release_path)
     else:
         sizes, excluded, source = _input_class_sizes(cfg)
-    records = int(sum(sizes)) + excluded
+    records = int(np.asarray(sizes).sum()) + excluded
     if population_size is not None and population_size < records:
         raise ConfigError(f"--population-size {population_size:g}: smaller than the table ({records} records); give"
                           " the size of the population the table was drawn from")
@@ -319,7 +321,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
             click.echo(json.dumps(report, indent=2))
             return
         atomic_write(json_path, _json_writer(report))
-    out = Console(stderr=True) if is_stdout(json_path) else console
+    out = console
     out.print(f"[bold]risk[/bold] of {source}: {report['records']:,} records in {report['classes']:,} classes"
               f" ({report['records_excluded']:,} suppressed left out)")
     out.print(f"highest risk {report['highest_risk']:.4g} ({report['records_at_highest_risk']:.2%} of records),"
@@ -365,7 +367,7 @@ def _journalist_class_sizes(cfg: RunConfig, population_path: Path) -> tuple[Any,
     from anonset.io.tables import read_table
 
     assert cfg.input_path is not None
-    quasi = [name for name, entry in cfg.attributes.items() if entry.get("role") == "quasi"]
+    quasi = cfg.quasi_columns()
     sample = read_table(cfg.input_path, cfg.delimiter, cfg.input_format)
     population = read_table(population_path)
     missing = [q for q in quasi if q not in population.columns]
@@ -390,7 +392,7 @@ def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:
     from anonset.release.release import SUPPRESSED
 
     table = read_table(path, cfg.release_delimiter())
-    quasi = [name for name, entry in cfg.attributes.items() if entry.get("role") == "quasi"]
+    quasi = cfg.quasi_columns()
     missing = [q for q in quasi if q not in table.columns]
     if missing:
         raise DataError(f"{path}: column {missing[0]!r} of the config's quasi-identifiers is not in the release;"

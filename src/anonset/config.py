@@ -111,6 +111,10 @@ class RunConfig:
     output_replace: bool = False
     evaluation: dict[str, Any] = field(default_factory=dict)
 
+    def quasi_columns(self) -> list[str]:
+        """The columns the config gives role quasi, in config order."""
+        return [name for name, entry in self.attributes.items() if entry.get("role") == "quasi"]
+
     def input_files(self) -> dict[str, Path]:
         """Every file the run reads, by what it is: the config, the input table, the hierarchy files."""
         files: dict[str, Path] = {"config": self.path}
