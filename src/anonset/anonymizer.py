@@ -30,7 +30,7 @@ import platform
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -73,6 +73,9 @@ from anonset.release.sinks import EngineSink, NodeRelease, sink_factory
 from anonset.release.verify import require_verified, verify_release
 from anonset.risk.report import class_sizes_of_codes, release_risk
 from anonset.version import __version__
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["Anonymizer", "ReleaseViolation", "anonymize", "protects"]
 
@@ -272,7 +275,8 @@ class Anonymizer:
         self.release_ = self._release(dataset, levels, partition, started,
                                       search=self._search_facts(result, engine, metric),
                                       engine=engine.name, rows_fetched=engine.rows_fetched,
-                                      binding=_binding(engine, self.requirements, levels, dataset.n_rows))
+                                      binding=_binding(engine, self.requirements, levels, dataset.n_rows),
+                                      input_sizes=_input_class_sizes(engine))
         return self
 
     def _fit_partition(self, dataset: Dataset, metric: Metric, started: float) -> Anonymizer:
@@ -508,8 +512,7 @@ class Anonymizer:
                                   if report.classes <= 1 else None)
         reported, omitted = self._reported_metrics(dataset, in_memory=False)
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
-        input_sizes = engine.class_stats(tuple(0 for _ in dataset.quasi)).sizes  # counted by the engine
-        risk = release_risk(input_sizes, report.released_sizes, report.suppressed_rows)
+        risk = release_risk(_input_class_sizes(engine), report.released_sizes, report.suppressed_rows)
         rows_fetched = engine.rows_fetched
         provenance = self._provenance(dataset, engine=engine.name, database=sink.database,
                                       output_table=sink.output_table)
@@ -660,9 +663,12 @@ class Anonymizer:
     def _release(self, dataset: Dataset, levels: tuple[int, ...] | None, partition: Partition, started: float,
                  search: MethodFacts, check: bool = True, engine: str = "numpy",
                  rows_fetched: int | None = None, requirements: Requirements | None = None,
-                 binding: Callable[[], list[str]] | None = None) -> Release:
+                 binding: Callable[[], list[str]] | None = None,
+                 input_sizes: NDArray[np.int64] | None = None) -> Release:
         """Render, score and re-check a release (full-domain node, or any partition when ``levels`` is None).
 
+        ``input_sizes``: the input's class sizes when an engine already counted them (its bottom node), for
+        the risk section; else they are counted from the encoded records.
         ``requirements``: what the release is re-checked against (default the
         configured ones).  The release's classes are those the re-check
         recomputed from the released values; its warnings say when it is
@@ -688,7 +694,8 @@ class Anonymizer:
             require_verified(report)
             verified = True
             classes, smallest = report.classes, report.min_class_size
-            risk = release_risk(class_sizes_of_codes(dataset.qi_codes()), report.released_sizes,
+            before = class_sizes_of_codes(dataset.qi_codes()) if input_sizes is None else input_sizes
+            risk = release_risk(before, report.released_sizes,
                                 report.suppressed_rows)
             useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
                                       binding() if binding is not None and classes <= 1 else None)
@@ -747,6 +754,11 @@ def _warn_single_class_targets(dataset: Dataset) -> None:
                 warnings.warn(f"{dataset.source}, column {name!r}: the target has one class only ({values[0]!r});"
                               " the classification metric (cm) is 0 for every release and class_penalty has no"
                               " effect", UserWarning, stacklevel=3)
+
+
+def _input_class_sizes(engine: Engine) -> NDArray[np.int64]:
+    """Class sizes of the engine's dataset on its quasi-identifiers: its bottom node, which every engine counts."""
+    return engine.class_stats(tuple(0 for _ in engine.dataset.quasi)).sizes
 
 
 def _binding(engine: Engine, requirements: Requirements, levels: tuple[int, ...],
