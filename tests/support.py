@@ -192,3 +192,21 @@ def registered(family: Family | None = None, package: str | None = None) -> list
     if package is not None:
         names = [n for n in names if registry.origin(n).startswith(f"anonset.methods.{package}.")]
     return names
+
+
+def pg_random_project(pg: PgSchema, directory: Path, output: str) -> tuple[Path, str]:
+    """A config over a random 200-record table loaded into ``pg`` (hierarchy quasi-identifiers q0, q1; sensitive s).
+
+    ``output`` is the config's ``output`` mapping body with ``{schema}`` for the table's schema, e.g.
+    ``"table: {schema}.released, replace: true"``.  The config's path and the input table's name.
+    """
+    table, hierarchies = random_table(np.random.default_rng(3), 200, 2, n_sensitive_values=4)
+    schema, name = pg.load(table.drop(columns=["x"]))
+    for q, h in hierarchies.items():
+        (directory / f"{q}.csv").write_text("\n".join(";".join(row) for row in h.rows()) + "\n")
+    config = directory / "run.yaml"
+    config.write_text(f"input: {{sql: {{url: '{pg.url}', table: {schema}.{name}}}}}\n"
+                      "attributes:\n  q0: {role: quasi, hierarchy: q0.csv}\n  q1: {role: quasi, hierarchy:"
+                      " q1.csv}\n  s: {role: sensitive}\n"
+                      f"privacy: {{k: 2}}\noutput: {{{output.format(schema=schema)}}}\n")
+    return config, name

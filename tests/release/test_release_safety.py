@@ -376,20 +376,11 @@ def test_a_wrong_delimiter_is_named(tmp_path: Path) -> None:
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full is not available")
 def test_a_failing_summary_removes_a_new_postgresql_release(tmp_path: Path) -> None:
     """The table was written, then the summary failed: the run exits 2 and the new table is gone."""
-    from support import PG_URL, PgSchema
+    from support import PG_URL, PgSchema, pg_random_project
 
     pg = PgSchema(PG_URL)
     try:
-        rng = np.random.default_rng(3)
-        table, hierarchies = random_table(rng, 200, 2, n_sensitive_values=4)
-        schema, name = pg.load(table.drop(columns=["x"]))
-        for q, h in hierarchies.items():
-            (tmp_path / f"{q}.csv").write_text("\n".join(";".join(row) for row in h.rows()) + "\n")
-        config = tmp_path / "run.yaml"
-        config.write_text(f"input: {{sql: {{url: '{PG_URL}', table: {schema}.{name}}}}}\n"
-                          "attributes:\n  q0: {role: quasi, hierarchy: q0.csv}\n  q1: {role: quasi, hierarchy:"
-                          " q1.csv}\n  s: {role: sensitive}\n"
-                          f"privacy: {{k: 2}}\noutput: {{table: {schema}.released}}\n")
+        config, name = pg_random_project(pg, tmp_path, "table: {schema}.released")
         result = run("anonymize", str(config), "--summary", "/dev/full", "-q")
         one_line_error(result, "/dev/full", "No space left")
         assert pg.tables() == {name}

@@ -42,7 +42,7 @@ from anonset.release.facts import (
 )
 from anonset.release.sinks import FileOutput, FileSink, NodeRelease, register_sink, sink_factory
 from anonset.release.verify import VerificationReport
-from support import PG_URL, PgSchema, random_table
+from support import PG_URL, PgSchema, pg_random_project, random_table
 
 REGISTER = patient_register(600)
 ATTRS = patient_register_attributes(REGISTER)
@@ -362,15 +362,8 @@ def test_a_failing_summary_removes_a_new_table_even_with_replace_but_keeps_one_t
     """replace: true over no table is a new table, dropped again; one that replaced a table stays."""
     pg = PgSchema(PG_URL)
     try:
-        table, hierarchies = random_table(np.random.default_rng(3), 200, 2, n_sensitive_values=4)
-        schema, name = pg.load(table.drop(columns=["x"]))
-        for q, h in hierarchies.items():
-            (tmp_path / f"{q}.csv").write_text("\n".join(";".join(row) for row in h.rows()) + "\n")
-        config = tmp_path / "run.yaml"
-        config.write_text(f"input: {{sql: {{url: '{PG_URL}', table: {schema}.{name}}}}}\n"
-                          "attributes:\n  q0: {role: quasi, hierarchy: q0.csv}\n  q1: {role: quasi, hierarchy:"
-                          " q1.csv}\n  s: {role: sensitive}\n"
-                          f"privacy: {{k: 2}}\noutput: {{table: {schema}.released, replace: true}}\n")
+        config, name = pg_random_project(pg, tmp_path, "table: {schema}.released, replace: true")
+        schema = pg.name
         failed = CliRunner().invoke(main, ["anonymize", str(config), "--summary", "/dev/full", "-q"])
         assert failed.exit_code == 2 and "No space left" in failed.stderr
         assert pg.tables() == {name}
