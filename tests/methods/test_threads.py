@@ -41,8 +41,20 @@ def test_without_a_choice_the_free_cores_are_used(monkeypatch: pytest.MonkeyPatc
     assert thread_count() == expected
 
 
-def test_the_other_runnable_work_is_read_from_the_system() -> None:
-    assert threads._other_runnable() >= 0.0
+def test_the_other_runnable_tasks_are_read_from_proc_loadavg(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three runnable tasks, this process one of them: two others."""
+    import builtins
+    import io
+
+    real_open = builtins.open
+
+    def fake_open(path: object, *args: object, **kwargs: object) -> object:
+        if path == "/proc/loadavg":
+            return io.StringIO("0.50 0.40 0.30 3/120 999\n")
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    assert threads._other_runnable() == 2.0
 
 
 def test_use_threads_sets_numbas_count(monkeypatch: pytest.MonkeyPatch) -> None:
