@@ -85,13 +85,13 @@ def test_readme_config_example_runs_as_written(tmp_path: Path) -> None:
 
 
 def test_a_config_error_loads_no_table_or_compiler_library(tmp_path: Path) -> None:
-    """A one-line config error is reported before pandas or numba is imported (what keeps it fast)."""
+    """A one-line config error is reported before pandas, numba or scipy is imported (what keeps it fast)."""
     bad = tmp_path / "bad.yaml"
     bad.write_text("input: {path: x.csv}\nattributes: {a: {role: quasi}}\nprivacy: {k: 2}\n"
                    "method: {name: mondrian, strict: maybe}\n")
     code = ("import sys\nfrom anonset.cli import main\n"
             f"try:\n    main(['anonymize', {str(bad)!r}])\nexcept SystemExit as exc:\n    code = exc.code\n"
-            "print(code, 'pandas' in sys.modules, 'numba' in sys.modules)")
+            "print(code, 'pandas' in sys.modules, 'numba' in sys.modules, 'scipy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["2", "False", "False"]
+    assert done.stdout.split() == ["2", "False", "False", "False"]
     assert "option 'strict' must be true or false; got 'maybe'" in done.stderr

@@ -56,7 +56,6 @@ from anonset.errors import ConfigError
 from anonset.privacy.base import PrivacyModel, require_number
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.risk.classes import ClassSizes
-from anonset.risk.population import population_uniqueness
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -195,6 +194,8 @@ class PopulationUniqueness(PrivacyModel):
 
     def figure(self, sizes: NDArray[np.int64]) -> float | None:
         """The chosen estimate for released classes of ``sizes`` (None: not available)."""
+        from anonset.risk.population import population_uniqueness  # loads scipy: only when this model is judged
+
         est = population_uniqueness(ClassSizes.of(sizes), sampling_fraction=self.sampling_fraction,
                                     population_size=self.population_size)
         value: float | None = est.decision_rule if self.estimator == "dankar" else getattr(est, self.estimator)
