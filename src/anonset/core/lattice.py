@@ -1,7 +1,8 @@
 """The full-domain generalization lattice: one level per quasi-identifier.
 
-Nodes are held as an (N, d) int matrix so that lattice relations ("every node
-below this one") are one vectorized comparison.
+Nodes are held as an (N, d) int matrix in the C order of the level grid, so
+that "every node below (or above) this one" is a box of the grid: one strided
+assignment marks it.
 """
 
 from __future__ import annotations
@@ -44,11 +45,9 @@ class Lattice:
             )
         self.size = size
         shape = tuple(int(m) + 1 for m in self.max_levels)
+        self.shape = shape
         # lexicographic order (the last attribute varies fastest), as itertools.product would give
         self.nodes = np.indices(shape, dtype=np.int64).reshape(len(shape), size).T.copy()
-        small = np.int8 if int(self.max_levels.max(initial=0)) < 127 else np.int64
-        self._columns = [np.ascontiguousarray(self.nodes[:, j], dtype=small) for j in range(len(shape))]
-
         self.strides = np.ones(len(self.max_levels), dtype=np.int64)
         for j in range(len(self.max_levels) - 2, -1, -1):
             self.strides[j] = self.strides[j + 1] * (self.max_levels[j + 1] + 1)
@@ -67,18 +66,13 @@ class Lattice:
         """The most general node."""
         return tuple(int(m) for m in self.max_levels)
 
-    def below(self, node: NDArray[np.int64]) -> NDArray[np.bool_]:
-        """Boolean mask of the nodes less or equally general than ``node``."""
-        mask = np.ones(self.size, dtype=np.bool_)
-        for column, level, top in zip(self._columns, node, self.max_levels, strict=True):
-            if level < top:
-                mask &= column <= level
-        return mask
+    def mark_below(self, mask: NDArray[np.bool_], node: NDArray[np.int64] | tuple[int, ...]) -> None:
+        """Set ``mask`` (one flag per node, in :attr:`nodes` order) on every node below ``node``, in place.
 
-    def above(self, node: NDArray[np.int64]) -> NDArray[np.bool_]:
-        """Boolean mask of the nodes at least as general as ``node``."""
-        mask = np.ones(self.size, dtype=np.bool_)
-        for column, level in zip(self._columns, node, strict=True):
-            if level > 0:
-                mask &= column >= level
-        return mask
+        The nodes below form a box of the level grid, so this is one strided assignment.
+        """
+        mask.reshape(self.shape)[tuple(slice(0, int(level) + 1) for level in node)] = True
+
+    def mark_above(self, mask: NDArray[np.bool_], node: NDArray[np.int64] | tuple[int, ...]) -> None:
+        """Set ``mask`` on every node at least as general as ``node``, in place (one strided assignment)."""
+        mask.reshape(self.shape)[tuple(slice(int(level), None) for level in node)] = True

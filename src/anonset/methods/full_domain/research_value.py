@@ -50,7 +50,8 @@ from anonset.core.lattice import MAX_NODES
 from anonset.core.stats import ClassStats
 from anonset.engine.base import Engine
 from anonset.errors import ConfigError, InfeasibleError
-from anonset.methods.full_domain.search import SearchResult, single_attribute_suppression
+from anonset.methods.full_domain.bounds import single_attribute_suppression
+from anonset.methods.full_domain.search import SearchResult
 from anonset.metrics.research_value import ResearchValue
 from anonset.privacy.base import Requirements, Verdict
 from anonset.privacy.kanonymity import KAnonymity

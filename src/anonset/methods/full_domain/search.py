@@ -14,16 +14,19 @@ The optimal search is exact for every privacy model and metric, with no
   The search stops at the first node whose bound exceeds the best objective
   found: no later node can beat it.
 * Infeasible nodes are skipped without computing their classes where that is
-  sound: (1) a necessary condition from single attributes — the records of a
-  value occurring fewer than k times at an attribute's level are suppressed
-  in every node using that level, so if those exceed the budget the node is
-  infeasible; (2) when a checked node is infeasible for k-anonymity with the
+  sound: (1) a necessary condition from single attributes, pairs and (when
+  the models are not monotone, so every check costs more) triples of
+  attributes — the records of a value combination occurring fewer than k
+  times at those attributes' levels are suppressed in every node using those
+  levels, so if they exceed the budget the node is infeasible
+  (:mod:`~anonset.methods.full_domain.bounds`); (2) when a checked node is infeasible for k-anonymity with the
   budget (records in classes smaller than k never grow when classes merge),
   every node below it is infeasible too; the same holds for any combination
   of monotone models when nothing may be suppressed.
 
 l-diversity and t-closeness with a suppression budget are not monotone, so
-the search never infers their feasibility from other nodes.
+the search never infers their feasibility from other nodes; a node whose
+k-anonymity part fails is not judged by them at all (it cannot be released).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from anonset.core.partition import Partition
 from anonset.core.stats import ClassStats
 from anonset.engine.base import Engine
 from anonset.errors import InfeasibleError
+from anonset.methods.full_domain.bounds import single_attribute_suppression, subset_suppression, suppression_lower_bound
 from anonset.metrics.base import Metric
 from anonset.privacy.base import Requirements, Verdict
 from anonset.privacy.kanonymity import KAnonymity
@@ -120,6 +124,25 @@ class _Evaluator:
             self.best_payload = (stats, verdict, score)
         return stats, verdict
 
+    def k_part_ok(self, levels: tuple[int, ...], k: int, budget: int) -> bool:
+        """Does k-anonymity hold within the budget at ``levels``?  Judged in full only when it does.
+
+        A node failing k-anonymity cannot be released, so its other models
+        are judged only while nothing feasible is known and the node could
+        be the closest miss of the error message.
+        """
+        stats = self.engine.class_stats(levels)
+        small = int(stats.sizes[stats.sizes < k].sum())
+        if small <= budget:
+            self.evaluate(levels)
+            return True
+        self.checks += 1
+        if self.best is None and (self.closest is None or small < self.closest[0]):
+            verdict = self.requirements.judge(stats, self.dataset.n_rows)
+            if self.closest is None or verdict.suppressed_rows < self.closest[0]:
+                self.closest = (verdict.suppressed_rows, levels)
+        return False
+
     def result(self, lattice: Lattice, started: float) -> SearchResult:
         if self.best is None or self.best_payload is None:
             raise _infeasible(self.requirements, self.closest, self.dataset)
@@ -156,20 +179,6 @@ def exhaustive_search(dataset: Dataset, engine: Engine, requirements: Requiremen
     return ev.result(lattice, started)
 
 
-def single_attribute_suppression(dataset: Dataset, k: int) -> list[NDArray[np.int64]]:
-    """Per quasi-identifier and level: records whose generalized value occurs fewer than k times."""
-    out = []
-    for q in dataset.quasi:
-        h = dataset.require_hierarchy(q)
-        counts = dataset.encoded[q].counts()
-        per_level = np.empty(h.n_levels, dtype=np.int64)
-        for level in range(h.n_levels):
-            value_counts = np.bincount(h.maps[level], weights=counts, minlength=h.size(level))
-            per_level[level] = int(value_counts[value_counts < k].sum())
-        out.append(per_level)
-    return out
-
-
 def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Metric,
                    assume_practical_monotonicity: bool = False) -> SearchResult:
     """Exact optimum with bound-ordered traversal and sound feasibility pruning (see module docstring).
@@ -191,16 +200,17 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     budget = requirements.budget_rows(dataset.n_rows)
     k = max([m.k for m in requirements.models if isinstance(m, KAnonymity)], default=1)
     infeasible = np.zeros(lattice.size, dtype=np.bool_)
+    monotone = requirements.monotonic or assume_practical_monotonicity
     if k > 1:
-        per_attr = single_attribute_suppression(dataset, k)
-        lower = np.zeros(lattice.size, dtype=np.int64)
-        for j, small in enumerate(per_attr):
-            lower = np.maximum(lower, small[nodes[:, j]])
+        # triples cost more to count than they save when every check is a cheap k-anonymity roll-up
+        subsets = subset_suppression(dataset, k, 2)
+        if not monotone:
+            subsets.update(subset_suppression(dataset, k, 3))
+        lower = suppression_lower_bound(nodes, single_attribute_suppression(dataset, k), subsets)
         infeasible |= lower > budget
     prefiltered = int(infeasible.sum())
     order = np.lexsort((nodes.sum(axis=1), bounds))
     ev = _Evaluator(dataset, engine, requirements, metric)
-    monotone = requirements.monotonic or assume_practical_monotonicity
     k_monotone = k > 1 or monotone
     # nodes known to satisfy the monotone part (k-anonymity within the budget, or all models when monotone)
     known_ok = np.zeros(lattice.size, dtype=np.bool_)
@@ -209,13 +219,13 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     def monotone_part_ok(i: int) -> bool:
         """Evaluate node i and tell whether its monotone part holds; tag the lattice accordingly."""
         node = nodes[i]
-        stats, verdict = ev.evaluate(tuple(int(v) for v in node))
+        levels = tuple(int(v) for v in node)
         evaluated[i] = True
-        ok = verdict.feasible if monotone else int(stats.sizes[stats.sizes < k].sum()) <= budget
+        ok = ev.evaluate(levels)[1].feasible if monotone else ev.k_part_ok(levels, k, budget)
         if ok:
-            known_ok[lattice.above(node)] = True
+            lattice.mark_above(known_ok, node)
         else:
-            infeasible[lattice.below(node)] = True
+            lattice.mark_below(infeasible, node)
         return ok
 
     sorted_bounds = bounds[order]
