@@ -71,9 +71,10 @@ class _Cuts:
     values: NDArray[np.float64]
 
 
-def _sorted(space: AttributeSpace, region: Region, j: int, strict: bool) -> _Cuts:
+def _sorted(space: AttributeSpace, region: Region, j: int) -> _Cuts:
+    """The region's records by value of numeric attribute j, equal values by row (strict and relaxed alike)."""
     values = space.values[space.column[j], region.rows]
-    order = np.argsort(values) if strict else np.lexsort((region.rows, values))
+    order = np.lexsort((region.rows, values))
     return _Cuts(j, order, values[order])
 
 
@@ -198,7 +199,7 @@ class InfoGainCriterion:
                 if cand is not None:
                     ranking.add_split(cand, self._child_entropy(classes, cand.labels, len(cand.keys)))
                 continue
-            cuts = _sorted(space, region, j, strict)
+            cuts = _sorted(space, region, j)
             joint = self.joint[region.rows][cuts.order]
             if strict:
                 positions = _cut_positions(cuts, strict)
@@ -233,7 +234,7 @@ class InfoGainCriterion:
         for y, n_classes in zip(classes, self.n_classes, strict=True):
             counts = np.bincount(labels * n_classes + y, minlength=n_children * n_classes).reshape(n_children, -1)
             total -= float(_plogp(counts.astype(np.float64), sizes[:, None]).sum())
-        return round(total / m, _DECIMALS)
+        return float(np.round(total / m, _DECIMALS))
 
 
 class LSDCriterion:
@@ -266,10 +267,10 @@ class LSDCriterion:
             if not space.numeric[j]:
                 cand = _hierarchy_candidate(space, region, j, self.min_size)
                 if cand is not None:
-                    ranking.add_split(cand, round(self._child_error(y, cand.labels, len(cand.keys)) / scale,
-                                                  _DECIMALS))
+                    ranking.add_split(cand, float(np.round(self._child_error(y, cand.labels, len(cand.keys)) / scale,
+                                                           _DECIMALS)))
                 continue
-            cuts = _sorted(space, region, j, strict)
+            cuts = _sorted(space, region, j)
             positions = ranking.sized(_cut_positions(cuts, strict))
             ranking.add_cuts(cuts, positions, np.round(self._cut_error(y[:, cuts.order], positions) / scale,
                                                        _DECIMALS))

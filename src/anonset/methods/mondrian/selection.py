@@ -115,7 +115,7 @@ class SelectionCriterion:
             if not _splittable(space, region, j):
                 continue
             if space.numeric[j]:
-                cuts = _sorted(space, region, j, strict)
+                cuts = _sorted(space, region, j)
                 positions = ranking.sized(_cut_positions(cuts, strict))
                 scores = _cut_imprecision(self.selections, space, region, cuts.order, positions)
                 ranking.add_cuts(cuts, positions[scores < current], scores[scores < current].astype(np.float64))
