@@ -100,6 +100,11 @@ class TCloseness(PrivacyModel):
         reference = self._reference
         if self._columns is not None:
             hist, reference = hist[:, self._columns], reference[self._columns]
+        if self.distance != "hierarchical" and hist.dtype == np.int64:
+            from anonset.privacy.distance_kernels import equal_emd, ordered_emd  # numba only when judged
+
+            kernel = equal_emd if self.distance == "equal" else ordered_emd
+            return kernel(np.ascontiguousarray(hist), np.ascontiguousarray(reference))
         return emd(hist, reference, self.distance, self._levels)
 
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:

@@ -76,7 +76,11 @@ class NumpyEngine:
         self._slot_classes = np.zeros(64, dtype=np.int64)
         self._slots_used = 0
         self._slot_of: dict[tuple[int, ...], int] = {}
-        self._radix = [np.array([h.size(j) for j in range(h.n_levels)], dtype=np.int64) for h in self.hierarchies]
+        height = max((h.n_levels for h in self.hierarchies), default=1)
+        self._dims = np.arange(len(self.hierarchies))
+        self._radix = np.ones((len(self.hierarchies), height), dtype=np.int64)
+        for j, h in enumerate(self.hierarchies):
+            self._radix[j, :h.n_levels] = [h.size(level) for level in range(h.n_levels)]
         self._closed = False
 
     @property
@@ -170,9 +174,8 @@ class NumpyEngine:
         if d == 0:
             inverse = np.zeros(source.n_classes, dtype=np.int64)
             return aggregate(inverse, 1, source, np.zeros((1, 0), dtype=np.int32), levels), inverse
-        offsets = np.array([self._map_offset[j][a][b] for j, (a, b) in enumerate(zip(src_levels, levels, strict=True))],
-                           dtype=np.int64)
-        radix = np.array([self._radix[j][b] for j, b in enumerate(levels)], dtype=np.int64)
+        offsets = self._map_offset[self._dims, src_levels, levels]
+        radix = self._radix[self._dims, levels]
         keys, inverse, sizes = rollup_group(source.keys, self._maps_flat, offsets, radix, source.sizes)
         stats = ClassStats(
             sizes=sizes,
@@ -225,25 +228,19 @@ def _width(stats: ClassStats) -> int:
     return stats.keys.shape[1] + 1 + sum(h.shape[1] for h in stats.histograms.values()) + 2 * len(stats.sums)
 
 
-def _flatten_parent_maps(hierarchies: tuple[Hierarchy, ...]) -> tuple[NDArray[np.int32], list[list[list[int]]]]:
-    """All parent maps of all hierarchies in one int32 array, with offsets [attr][from][to]."""
+def _flatten_parent_maps(hierarchies: tuple[Hierarchy, ...]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+    """All parent maps of all hierarchies in one int32 array, with offsets ``[attr, from, to]`` (−1 if to < from)."""
+    height = max((h.n_levels for h in hierarchies), default=1)
+    offsets = np.full((len(hierarchies), height, height), -1, dtype=np.int64)
     chunks: list[NDArray[np.int32]] = []
-    offsets: list[list[list[int]]] = []
     pos = 0
-    for h in hierarchies:
-        per_from: list[list[int]] = []
+    for j, h in enumerate(hierarchies):
         for a in range(h.n_levels):
-            per_to: list[int] = []
-            for b in range(h.n_levels):
-                if b < a:
-                    per_to.append(-1)
-                    continue
+            for b in range(a, h.n_levels):
                 m = h.parent_map(a, b)
                 chunks.append(m)
-                per_to.append(pos)
+                offsets[j, a, b] = pos
                 pos += len(m)
-            per_from.append(per_to)
-        offsets.append(per_from)
     flat = np.concatenate(chunks).astype(np.int32) if chunks else np.zeros(0, dtype=np.int32)
     return flat, offsets
 

@@ -106,6 +106,8 @@ class _Evaluator:
         self.best: tuple[float, int, int, tuple[int, ...]] | None = None
         self.best_payload: tuple[ClassStats, Verdict, float] | None = None
         self.closest: tuple[int, tuple[int, ...]] | None = None
+        #: nodes failing k-anonymity within the budget, not judged by the other models: (small-class rows, levels)
+        self.k_misses: list[tuple[int, tuple[int, ...]]] = []
 
     def evaluate(self, levels: tuple[int, ...]) -> tuple[ClassStats, Verdict]:
         stats = self.engine.class_stats(levels)
@@ -128,8 +130,8 @@ class _Evaluator:
         """Does k-anonymity hold within the budget at ``levels``?  Judged in full only when it does.
 
         A node failing k-anonymity cannot be released, so its other models
-        are judged only while nothing feasible is known and the node could
-        be the closest miss of the error message.
+        are not judged; it is remembered in case nothing is feasible and it
+        is the closest miss of the error message (judged then).
         """
         stats = self.engine.class_stats(levels)
         small = int(stats.sizes[stats.sizes < k].sum())
@@ -137,13 +139,21 @@ class _Evaluator:
             self.evaluate(levels)
             return True
         self.checks += 1
-        if self.best is None and (self.closest is None or small < self.closest[0]):
-            verdict = self.requirements.judge(stats, self.dataset.n_rows)
-            if self.closest is None or verdict.suppressed_rows < self.closest[0]:
-                self.closest = (verdict.suppressed_rows, levels)
+        self.k_misses.append((small, levels))
         return False
 
+    def _judge_k_misses(self) -> None:
+        """Judge the k-anonymity misses that could be the closest miss (fewest small-class rows first)."""
+        for small, levels in sorted(self.k_misses):
+            if self.closest is not None and small >= self.closest[0]:
+                break
+            verdict = self.requirements.judge(self.engine.class_stats(levels), self.dataset.n_rows)
+            if self.closest is None or verdict.suppressed_rows < self.closest[0]:
+                self.closest = (verdict.suppressed_rows, levels)
+
     def result(self, lattice: Lattice, started: float) -> SearchResult:
+        if self.best is None:
+            self._judge_k_misses()
         if self.best is None or self.best_payload is None:
             raise _infeasible(self.requirements, self.closest, self.dataset)
         stats, verdict, score = self.best_payload
