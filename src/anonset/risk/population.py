@@ -21,9 +21,6 @@ from typing import TYPE_CHECKING
 
 from anonset.errors import ConfigError
 from anonset.risk.classes import ClassSizes, check_fraction
-from anonset.risk.pitman import pitman_uniques
-from anonset.risk.snb import snb_uniques
-from anonset.risk.zayatz import zayatz_uniques
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -84,6 +81,11 @@ def population_uniqueness(sizes: ArrayLike | ClassSizes, *, sampling_fraction: f
     big_n, pi = _population(cs.n_records, sampling_fraction, population_size)
     if cs.classes_of_size(1) == 0:
         return PopulationUniqueness(cs.n_records, cs.records_excluded, big_n, pi, 0.0, 0.0, 0.0, "none", 0.0)
+    # the estimators load scipy (half a second): only a run that asks for population figures pays it
+    from anonset.risk.pitman import pitman_uniques
+    from anonset.risk.snb import snb_uniques
+    from anonset.risk.zayatz import zayatz_uniques
+
     counts = (pitman_uniques(cs, big_n), zayatz_uniques(cs, big_n), snb_uniques(cs, pi, big_n))
     pitman, zayatz, snb = (None if c is None else c / big_n for c in counts)
     chosen, value = _rule(pi, pitman, zayatz, snb)
