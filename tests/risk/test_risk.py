@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from tests.support import require_adult
 
 from anonset.errors import ConfigError
 from anonset.risk.classes import ClassSizes
@@ -14,6 +13,7 @@ from anonset.risk.population import population_uniqueness
 from anonset.risk.sample import sample_risk
 from anonset.risk.snb import snb_uniques
 from anonset.risk.zayatz import zayatz_uniques
+from support import require_adult
 
 #: ARX on adult.csv with all nine columns as quasi-identifiers.
 ARX_AVERAGE_RISK = 0.6465751607983555
