@@ -10,6 +10,7 @@ $(STAMP): requirements.lock pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(BIN)/anonset compile --quiet
 	touch $(STAMP)
 
 demo: $(STAMP)

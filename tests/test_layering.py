@@ -31,7 +31,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"methods"}),
     frozenset({"release"}),
     frozenset({"anonymizer"}),
-    frozenset({"config", "evaluation"}),
+    frozenset({"config", "evaluation", "precompile"}),
     frozenset({"cli"}),
     frozenset({"__init__"}),
 )

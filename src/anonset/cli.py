@@ -674,6 +674,23 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
     out.print(table.head(8).to_string(index=False), highlight=False, markup=False, soft_wrap=True)
 
 
+@main.command(name="compile")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the total.")
+def compile_kernels(quiet: bool) -> None:
+    """Compile every method's kernels now, so that no first run pays it (run once after installing)."""
+    from anonset.precompile import precompile
+
+    started = time.perf_counter()
+
+    def progress(run: Any, seconds: float) -> None:
+        if not quiet:
+            click.echo(f"{seconds:7.2f} s  {run.label}")
+
+    runs = precompile(progress=progress)
+    click.echo(f"compiled the kernels of {len({r.method for r, _ in runs})} methods in"
+               f" {time.perf_counter() - started:.1f} s; later runs load them from numba's cache")
+
+
 @main.command()
 @click.option("--markdown", is_flag=True, help="Print the table in Markdown (as in docs/methods.md).")
 def methods(markdown: bool) -> None:
