@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from anonset.core.dataset import AttributeSpec, Dataset, Role, row_values
 from anonset.core.grouping import Grouping
@@ -70,6 +71,7 @@ from anonset.release.facts import (
 )
 from anonset.release.release import Release, render_full_domain, render_partition
 from anonset.release.sinks import EngineSink, NodeRelease, sink_factory
+from anonset.release.stages import StageClock
 from anonset.release.verify import require_verified, verify_release
 from anonset.risk.report import class_sizes_of_codes, release_risk
 from anonset.version import __version__
@@ -197,15 +199,17 @@ class Anonymizer:
         self.allow_unprotected = allow_unprotected
 
     # ------------------------------------------------------------------ fit
-    def fit(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>",
+    def fit(self, data: pd.DataFrame | pa.Table | Dataset, source: str = "<DataFrame>",
             engine: Engine | None = None) -> Anonymizer:
         """Search the recoding on ``data``; sets ``levels_``, ``release_``, ``dataset_``, ``result_``.
 
         Parameters
         ----------
-        data : pandas.DataFrame or Dataset
-            The records, or a dataset: in memory, or built from the profile of
-            a table that stays in a database
+        data : pandas.DataFrame, pyarrow.Table or Dataset
+            The records (a table read by
+            :func:`anonset.io.tables.read_arrow_table` is encoded without
+            turning its values into Python objects), or a dataset: in memory,
+            or built from the profile of a table that stays in a database
             (:func:`anonset.engine.sql.profile.dataset_from_table`).
         source : str
             How messages name a DataFrame.
@@ -233,8 +237,9 @@ class Anonymizer:
         InfeasibleError
             No node satisfies the requirements.
         """
-        started = time.perf_counter()
+        clock = StageClock()
         dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
+        clock.lap("encode")
         _require_quasi(dataset)
         metric = self._metric()
         self.requirements.validate(dataset)
@@ -249,16 +254,16 @@ class Anonymizer:
                 anywhere = [n for n in registry.names() if not registry.get(n).in_memory]
                 raise ConfigError(f"{dataset.source}: method {self.method!r} needs the records in memory; use engine:"
                                   f" numpy (or a method that runs in the database: {', '.join(anywhere)})")
-            return self._fit_in_database(dataset, engine, metric, started)
+            return self._fit_in_database(dataset, engine, metric, clock)
         if self.output_table is not None:
             raise ConfigError("output_table is where a table that lives in a database is released; this dataset"
                               " is in memory and its release is Release.table (write it with"
                               " anonset.io.tables.write_table)")
         _warn_single_class_targets(dataset)
         if spec.family is Family.GROUPING:
-            return self._fit_partition(dataset, metric, started)
+            return self._fit_partition(dataset, metric, clock)
         if spec.family is Family.FRONT:
-            return self._fit_pareto(dataset, engine, metric, started)
+            return self._fit_pareto(dataset, engine, metric, clock)
         if engine is None:
             engine = NumpyEngine(dataset, self.requirements.request)
         metric.prepare(dataset, engine)
@@ -272,14 +277,14 @@ class Anonymizer:
         self.result_ = result
         self.metric_ = metric
         self.sink_ = None
-        self.release_ = self._release(dataset, levels, partition, started,
+        self.release_ = self._release(dataset, levels, partition, clock,
                                       search=self._search_facts(result, engine, metric),
                                       engine=engine.name, rows_fetched=engine.rows_fetched,
                                       binding=_binding(engine, self.requirements, levels, dataset.n_rows),
                                       input_sizes=_input_class_sizes(engine))
         return self
 
-    def _fit_partition(self, dataset: Dataset, metric: Metric, started: float) -> Anonymizer:
+    def _fit_partition(self, dataset: Dataset, metric: Metric, clock: StageClock) -> Anonymizer:
         """Run a partitioning method: each class gets its own generalized values."""
         method_started = time.perf_counter()
         problem = self._problem(dataset, None, metric)
@@ -299,10 +304,10 @@ class Anonymizer:
         search = GroupingFacts(method_seconds=time.perf_counter() - method_started, classes=partition.n_classes,
                                largest_class=int(partition.sizes.max()) if partition.n_classes else 0,
                                ranges_may_overlap=bool(overlap))
-        self.release_ = self._release(dataset, None, partition, started, search=search)
+        self.release_ = self._release(dataset, None, partition, clock, search=search)
         return self
 
-    def _fit_pareto(self, dataset: Dataset, engine: Engine | None, metric: Metric, started: float) -> Anonymizer:
+    def _fit_pareto(self, dataset: Dataset, engine: Engine | None, metric: Metric, clock: StageClock) -> Anonymizer:
         """Find the front of minimal property based generalizations and release one member of it.
 
         The suppression budget η is ``requirements.max_suppression``; privacy
@@ -348,7 +353,7 @@ class Anonymizer:
         self.sink_ = None
         search = FrontFacts.of(result, picked=index, chosen_by="pick" if self.pick is not None else "floor",
                                floors=floors, eta=eta)
-        self.release_ = self._release(dataset, levels, partition, started, search=search,
+        self.release_ = self._release(dataset, levels, partition, clock, search=search,
                                       requirements=release_requirements)
         return self
 
@@ -363,7 +368,7 @@ class Anonymizer:
             return "pick"
         return "floor" if self._front_floors() else None
 
-    def front(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>",
+    def front(self, data: pd.DataFrame | pa.Table | Dataset, source: str = "<DataFrame>",
               engine: Engine | None = None) -> ParetoResult:
         """The front of a trade-off method (``pareto-*``) on ``data``, without releasing any member.
 
@@ -462,7 +467,7 @@ class Anonymizer:
 
     # ------------------------------------------------------------------ fit inside a database
     def _fit_in_database(self, dataset: Dataset, engine: Engine | None, metric: Metric,
-                         started: float) -> Anonymizer:
+                         clock: StageClock) -> Anonymizer:
         """Search through the engine, release through its sink into ``output_table``, re-checked where written."""
         factory = None if engine is None else sink_factory(engine.name)
         if engine is None or factory is None:
@@ -487,12 +492,12 @@ class Anonymizer:
         node = NodeRelease(engine=engine, levels=levels, violating_keys=stats.keys[verdict.violating],
                            suppressed_rows=partition.n_suppressed, requirements=self.requirements,
                            drop_suppressed=self.drop_suppressed)
-        self.release_ = self._release_through(sink, node, partition, started,
+        self.release_ = self._release_through(sink, node, partition, clock,
                                               self._search_facts(result, engine, metric))
         self.sink_ = sink
         return self
 
-    def _release_through(self, sink: EngineSink, node: NodeRelease, partition: Partition, started: float,
+    def _release_through(self, sink: EngineSink, node: NodeRelease, partition: Partition, clock: StageClock,
                          search: SearchFacts) -> Release:
         """Stage the node's release in the sink, have it re-checked there, place it; discard it on any failure.
 
@@ -500,19 +505,26 @@ class Anonymizer:
         goes only when the checked release is placed (see the sink).
         """
         engine, dataset = node.engine, node.engine.dataset
+        clock.lap("search")
         try:
             sink.stage(node)
+            clock.lap("release")
             report = sink.verify()
+            clock.lap("verify")
             sink.place()
+            clock.lap("write")
         except BaseException:
             sink.discard()
             raise
         useless = useless_release(report.classes, report.suppressed_rows, dataset.n_rows, self.requirements,
                                   binding_models(engine, self.requirements, node.levels, dataset.n_rows)
                                   if report.classes <= 1 else None)
+        clock.lap("verify")
         reported, omitted = self._reported_metrics(dataset, in_memory=False)
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
+        clock.lap("metrics")
         risk = release_risk(_input_class_sizes(engine), report.released_sizes, report.suppressed_rows)
+        clock.lap("verify")
         rows_fetched = engine.rows_fetched
         provenance = self._provenance(dataset, engine=engine.name, database=sink.database,
                                       output_table=sink.output_table)
@@ -520,11 +532,12 @@ class Anonymizer:
             table=None, partition=partition, method=self.method,
             levels=dict(zip(dataset.quasi, node.levels, strict=True)),
             metrics=metrics, suppressed_rows=partition.n_suppressed, verified=True,
-            requirements=self.requirements.describe(), search=search, seconds=time.perf_counter() - started,
+            requirements=self.requirements.describe(), search=search, seconds=clock.elapsed(),
             provenance=provenance, location=sink.location, engine=engine.name,
             rows_fetched=rows_fetched, omitted_metrics=omitted, classes=report.classes,
             smallest_class=report.min_class_size,
             warnings=tuple(([useless] if useless else []) + sink.caveats(self.requirements.k)), risk=risk,
+            stages=clock.times(),
         )
 
     def _problem(self, dataset: Dataset, engine: Engine | None, metric: Metric) -> Problem:
@@ -556,13 +569,13 @@ class Anonymizer:
         chosen = entries[self.pick]["levels"]
         return tuple(int(chosen[q]) for q in dataset.quasi)
 
-    def fit_transform(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>",
+    def fit_transform(self, data: pd.DataFrame | pa.Table | Dataset, source: str = "<DataFrame>",
                       engine: Engine | None = None) -> Release:
         """Fit on ``data`` (with ``engine``, see :meth:`fit`) and return its release."""
         return self.fit(data, source, engine=engine).release_
 
     # ------------------------------------------------------------------ transform
-    def transform(self, data: pd.DataFrame | Dataset, source: str = "<DataFrame>") -> Release:
+    def transform(self, data: pd.DataFrame | pa.Table | Dataset, source: str = "<DataFrame>") -> Release:
         """Apply the learned recoding to new records and re-check the requirements on them.
 
         Classes of the new release that violate the requirements are
@@ -572,28 +585,30 @@ class Anonymizer:
         saw; for a partitioning method also a number or date outside the
         range its classes were learned on) raises a one-line
         :class:`~anonset.errors.InputError` naming the column and values.
-        The new records must be in memory (a DataFrame, or a Dataset holding
-        one); a table in a database cannot be transformed yet.
+        The new records must be in memory (a DataFrame, an Arrow table, or a
+        Dataset holding one); a table in a database cannot be transformed yet.
         """
         if not hasattr(self, "levels_"):
             raise ConfigError("this Anonymizer is not fitted yet; call fit() first")
         if isinstance(data, Dataset):
-            if data.table is None:
+            if not data.in_memory:
                 raise ConfigError(f"{data.source}: transform() is not supported for tables in a database yet;"
                                   " fit on that table instead, or pass the new records as a DataFrame")
             source = data.source
-            data = data.table
-        started = time.perf_counter()
+            data = data.arrow if data.arrow is not None else cast(pd.DataFrame, data.table)
+        clock = StageClock()
         fitted = self.dataset_
-        specs = {name: s for name, s in fitted.resolved_specs().items() if name in data.columns}
+        columns = set(map(str, data.column_names if isinstance(data, pa.Table) else data.columns))
+        specs = {name: s for name, s in fitted.resolved_specs().items() if name in columns}
         try:
             dataset = Dataset(data, specs, source=source)
         except HierarchyError as exc:
             raise HierarchyError(f"new records the recoding fitted on {fitted.source} does not cover: {exc}; or refit"
                                  " on data that includes them") from None
+        clock.lap("encode")
         self.requirements.validate(dataset, new_rows=True)
         if self.levels_ is None:
-            return self._transform_partition(dataset, started)
+            return self._transform_partition(dataset, clock)
         # a front member is re-checked against the privacy it claims (its k and l under η)
         front = registry.get(self.method).family is Family.FRONT
         requirements = self.release_requirements_ if front else self.requirements
@@ -610,13 +625,13 @@ class Anonymizer:
             warnings.warn(message, ReleaseViolation, stacklevel=2)
             kept = np.ones(stats.n_classes, dtype=np.bool_)
             partition = Partition.from_node(dataset.quasi, stats, kept, row_class)
-            return self._release(dataset, levels, partition, started, search=TransformFacts(), check=False,
+            return self._release(dataset, levels, partition, clock, search=TransformFacts(), check=False,
                                  requirements=requirements)
         partition = Partition.from_node(dataset.quasi, stats, verdict.kept, row_class)
-        return self._release(dataset, levels, partition, started, search=TransformFacts(),
+        return self._release(dataset, levels, partition, clock, search=TransformFacts(),
                              requirements=requirements)
 
-    def _transform_partition(self, dataset: Dataset, started: float) -> Release:
+    def _transform_partition(self, dataset: Dataset, clock: StageClock) -> Release:
         """Place new records into the fitted classes, grow the classes' values, re-check the requirements."""
         _check_fitted_range(self.dataset_, dataset)
         row_class = self.grouping_.assign(dataset)
@@ -633,8 +648,8 @@ class Anonymizer:
             if self.on_violation == "raise":
                 raise InfeasibleError(message + "; refit on more data or relax the requirements")
             warnings.warn(message, ReleaseViolation, stacklevel=3)
-            return self._release(dataset, None, partition, started, search=search, check=False)
-        return self._release(dataset, None, partition, started, search=search)
+            return self._release(dataset, None, partition, clock, search=search, check=False)
+        return self._release(dataset, None, partition, clock, search=search)
 
     # ------------------------------------------------------------------ release
     def _reported_metrics(self, dataset: Dataset, in_memory: bool = True) -> tuple[list[Metric], dict[str, str]]:
@@ -660,7 +675,7 @@ class Anonymizer:
             engine=engine, database=database, output_table=output_table,
         )
 
-    def _release(self, dataset: Dataset, levels: tuple[int, ...] | None, partition: Partition, started: float,
+    def _release(self, dataset: Dataset, levels: tuple[int, ...] | None, partition: Partition, clock: StageClock,
                  search: MethodFacts, check: bool = True, engine: str = "numpy",
                  rows_fetched: int | None = None, requirements: Requirements | None = None,
                  binding: Callable[[], list[str]] | None = None,
@@ -677,13 +692,16 @@ class Anonymizer:
         """
         requirements = requirements or self.requirements
         assert partition.row_class is not None
+        clock.lap("search")
         suppressed = partition.row_class < 0
         if levels is None:
             table = render_partition(dataset, partition, self.drop_suppressed)
         else:
             table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
+        clock.lap("release")
         reported, _ = self._reported_metrics(dataset)
         metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
+        clock.lap("metrics")
         verified = False
         classes: int | None = None
         smallest: int | None = None
@@ -700,18 +718,20 @@ class Anonymizer:
             useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
                                       binding() if binding is not None and classes <= 1 else None)
             warnings_ = ([useless] if useless else []) + passthrough_columns(table, dataset, requirements.k)
+            clock.lap("verify")
         return Release(
             table=table, partition=partition, method=self.method,
             levels=None if levels is None else dict(zip(dataset.quasi, levels, strict=True)),
             metrics=metrics, suppressed_rows=int(suppressed.sum()), verified=verified,
             requirements=requirements.describe(), search=search,
-            seconds=time.perf_counter() - started,
+            seconds=clock.elapsed(), stages=clock.times(),
             provenance=self._provenance(dataset), engine=engine, rows_fetched=rows_fetched,
             warnings=tuple(warnings_), classes=classes, smallest_class=smallest, risk=risk,
         )
 
 
-def anonymize(data: pd.DataFrame | Dataset, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]] | None = None,
+def anonymize(data: pd.DataFrame | pa.Table | Dataset,
+              attributes: Mapping[str, AttributeSpec | Mapping[str, Any]] | None = None,
               *, requirements: Requirements, method: str = "optimal", metric: str = "loss",
               engine: Engine | None = None, **options: Any) -> Release:
     """One-call anonymization: ``Anonymizer(...).fit_transform(data, engine=engine)``."""
@@ -734,10 +754,10 @@ def _check_fitted_range(fitted: Dataset, new: Dataset) -> None:
         lo, hi = float(np.nanmin(fitted_values)), float(np.nanmax(fitted_values))
         outside = np.flatnonzero((new_values < lo) | (new_values > hi))
         if len(outside):
-            assert new.table is not None and fitted.table is not None
-            shown = new.table[q].iloc[outside[:3]].astype(str).tolist()
-            low, high = (str(fitted.table[q].iloc[int(np.nanargmin(fitted_values))]),
-                         str(fitted.table[q].iloc[int(np.nanargmax(fitted_values))]))
+            new_column, fitted_column = new.column(q), fitted.column(q)
+            shown = new_column.iloc[outside[:3]].astype(str).tolist()
+            low, high = (str(fitted_column.iloc[int(np.nanargmin(fitted_values))]),
+                         str(fitted_column.iloc[int(np.nanargmax(fitted_values))]))
             raise DataError(f"{new.source}, column {q!r}: {len(outside)} new record(s) outside the range the classes"
                             f" were learned on ({low} to {high}), e.g. {', '.join(repr(v) for v in shown)}; the"
                             " learned classes cannot take them without widening beyond their data: refit on data"
@@ -746,10 +766,9 @@ def _check_fitted_range(fitted: Dataset, new: Dataset) -> None:
 
 def _warn_single_class_targets(dataset: Dataset) -> None:
     """Warn about a target column with one class only: CM is 0 whatever the release, and no method can use it."""
-    assert dataset.table is not None
     for name, spec in dataset.specs.items():
-        if spec.role is Role.TARGET and name in dataset.table.columns:
-            values = dataset.table[name].astype(str).unique()
+        if spec.role is Role.TARGET and name in dataset.columns:
+            values = dataset.column(name).astype(str).unique()
             if len(values) == 1:
                 warnings.warn(f"{dataset.source}, column {name!r}: the target has one class only ({values[0]!r});"
                               " the classification metric (cm) is 0 for every release and class_penalty has no"

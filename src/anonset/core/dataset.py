@@ -1,7 +1,8 @@
 """``Dataset``: a table with attribute roles and types, dictionary-encoded once.
 
-A :class:`Dataset` wraps a pandas DataFrame whose categorical values are kept
-as the strings that were read (``007`` stays ``007``).  Each column gets an
+A :class:`Dataset` wraps a pandas DataFrame or an Arrow table whose
+categorical values are kept as the strings that were read (``007`` stays
+``007``).  Each column gets an
 :class:`AttributeSpec`: a *role* (identifier, quasi-identifier, sensitive,
 insensitive, target) and a *type* (numeric, ordinal, categorical, date).
 Columns nobody named are insensitive and pass through a release untouched;
@@ -21,18 +22,37 @@ the hierarchy's leaf codes, so generalization is a table lookup.  A
 categorical quasi-identifier without a hierarchy gets the flat one (value ->
 ``*``); a numeric one without a hierarchy keeps its numbers for the methods
 that cut intervals (full-domain search needs a hierarchy and says so).
+
+Encoding works on the distinct values (:mod:`anonset.core.distinct`): an
+Arrow table (:func:`anonset.io.tables.read_arrow_table`) is dictionary-encoded
+by Arrow, so its records never become Python strings, and each distinct value
+is matched to its hierarchy leaf, number or rank with vectorized lookups.  The
+pandas frame of an Arrow table (:attr:`Dataset.table`) is built only when
+something asks for it.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from anonset.core.distinct import (
+    Distinct,
+    arrow_text,
+    distinct_of_arrow,
+    distinct_of_objects,
+    is_arrow_text,
+    key_positions,
+    parse_floats,
+    plain_floats,
+)
 from anonset.core.hierarchy import Hierarchy
 from anonset.core.hierarchy_builders import build_hierarchy
 from anonset.core.hierarchy_csv import read_hierarchy
@@ -109,14 +129,16 @@ class TableProfile:
     values: Mapping[str, tuple[NDArray[np.object_], NDArray[np.int64]]]
 
 
-@dataclass(eq=False)
 class Dataset:
     """A table plus attribute specs, with quasi-identifiers and sensitive attributes encoded.
 
     Parameters
     ----------
-    table : pandas.DataFrame or None
-        The records.  Categorical values should be strings exactly as written.
+    table : pandas.DataFrame, pyarrow.Table or None
+        The records.  Categorical values should be strings exactly as written
+        (an Arrow table of text columns, as
+        :func:`anonset.io.tables.read_arrow_table` reads a file, is encoded
+        without turning its records into Python strings).
         ``None`` for a table that stays in a database: give ``profile`` instead.
     attributes : mapping of str to AttributeSpec or dict
         Specs by column name; unnamed columns are insensitive.
@@ -125,25 +147,35 @@ class Dataset:
     profile : TableProfile, optional
         Columns, row count and value counts of a table that is not in memory
         (see :meth:`from_profile`); its encoded columns have no per-row codes.
+
+    Attributes
+    ----------
+    arrow : pyarrow.Table or None
+        The Arrow table given as ``table`` (None for a DataFrame or a profile).
+    encode_seconds : float
+        Wall time this dataset took to build: resolving and building the
+        hierarchies and encoding the columns.
     """
 
-    table: pd.DataFrame | None
-    attributes: Mapping[str, AttributeSpec | Mapping[str, Any]]
-    source: str = "<DataFrame>"
-    profile: TableProfile | None = None
-    specs: dict[str, AttributeSpec] = field(init=False)
-    quasi: tuple[str, ...] = field(init=False)
-    sensitive: tuple[str, ...] = field(init=False)
-    encoded: dict[str, EncodedColumn] = field(init=False)
-
-    def __post_init__(self) -> None:
-        if (self.table is None) == (self.profile is None):
+    def __init__(self, table: pd.DataFrame | pa.Table | None,
+                 attributes: Mapping[str, AttributeSpec | Mapping[str, Any]], source: str = "<DataFrame>",
+                 profile: TableProfile | None = None) -> None:
+        started = time.perf_counter()
+        if (table is None) == (profile is None):
             raise ValueError("give exactly one of table and profile")
-        if self.table is not None:
-            columns = [str(c) for c in self.table.columns]
-        else:
-            assert self.profile is not None
-            columns = [str(c) for c in self.profile.columns]
+        self.arrow: pa.Table | None = table if isinstance(table, pa.Table) else None
+        self._frame: pd.DataFrame | None = table if isinstance(table, pd.DataFrame) else None
+        self.attributes = attributes
+        self.source = source
+        self.profile = profile
+        #: Derived facts (metric cost tables and the like), keyed by their producer.
+        self.cache: dict[object, Any] = {}
+        self._hierarchies: dict[str, Hierarchy] = {}
+        self._distinct: dict[str, Distinct] = {}
+        self._mapping: dict[str, NDArray[np.int64]] = {}
+        self._value_codes: dict[str, dict[str, int]] = {}
+        self._qi_matrix: NDArray[np.int32] | None = None
+        columns = list(self.columns)
         dupes = sorted({c for c in columns if columns.count(c) > 1})
         if dupes:
             raise DataError(f"{self.source}: duplicate column name {dupes[0]!r}; rename the columns so each is unique")
@@ -159,14 +191,19 @@ class Dataset:
             specs[name] = attribute_spec(name, spec)
         for name in columns:
             specs.setdefault(name, AttributeSpec())
-        self.specs = specs
-        self.quasi = tuple(c for c in columns if specs[c].role is Role.QUASI)
-        self.sensitive = tuple(c for c in columns if specs[c].role is Role.SENSITIVE)
-        self.encoded = {}
+        self.specs: dict[str, AttributeSpec] = specs
+        self.quasi: tuple[str, ...] = tuple(c for c in columns if specs[c].role is Role.QUASI)
+        self.sensitive: tuple[str, ...] = tuple(c for c in columns if specs[c].role is Role.SENSITIVE)
+        self.encoded: dict[str, EncodedColumn] = {}
         for name in self.quasi:
             self.encoded[name] = self._encode_quasi(name)
         for name in self.sensitive:
             self.encoded[name] = self._encode_plain(name)
+        self.encode_seconds: float = time.perf_counter() - started
+
+    def __repr__(self) -> str:
+        return (f"Dataset(source={self.source!r}, rows={self.n_rows}, quasi={self.quasi!r},"
+                f" sensitive={self.sensitive!r})")
 
     # ------------------------------------------------------------------ accessors
     @classmethod
@@ -176,14 +213,47 @@ class Dataset:
         return cls(None, attributes, source=source, profile=profile)
 
     @property
+    def table(self) -> pd.DataFrame | None:
+        """The records as a DataFrame (None for a table in a database).
+
+        For an Arrow table this is the frame :func:`anonset.io.tables.read_table`
+        gives (text as Python ``str``), built the first time it is asked for.
+        """
+        if self._frame is None and self.arrow is not None:
+            self._frame = self.arrow.to_pandas()
+        return self._frame
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Column names, in table order."""
+        if self.arrow is not None:
+            return tuple(str(c) for c in self.arrow.column_names)
+        if self._frame is not None:
+            return tuple(str(c) for c in self._frame.columns)
+        return tuple(str(c) for c in cast(TableProfile, self.profile).columns)
+
+    def column(self, name: str) -> pd.Series:
+        """One column as :attr:`table` holds it, without building the whole frame of an Arrow table."""
+        if self._frame is None and self.arrow is not None:
+            return self.arrow.select([name]).to_pandas()[name]
+        frame = self.table
+        if frame is None:
+            raise DataError(f"column {name!r}: the rows of this dataset live in a database and are not in memory")
+        return frame[name]
+
+    @property
     def n_rows(self) -> int:
         """Number of records."""
-        return len(self.table) if self.table is not None else cast(TableProfile, self.profile).n_rows
+        if self.arrow is not None:
+            return int(self.arrow.num_rows)
+        if self._frame is not None:
+            return len(self._frame)
+        return cast(TableProfile, self.profile).n_rows
 
     @property
     def in_memory(self) -> bool:
-        """True when the rows are in memory (a DataFrame), False for a profiled database table."""
-        return self.table is not None
+        """True when the rows are in memory (a DataFrame or an Arrow table), False for a profiled database table."""
+        return self.profile is None
 
     def hierarchy(self, name: str) -> Hierarchy | None:
         """The (possibly extended or built) hierarchy of a quasi-identifier or sensitive attribute, or ``None``."""
@@ -223,61 +293,65 @@ class Dataset:
                 self._qi_matrix = np.zeros((self.n_rows, 0), dtype=np.int32)
         return self._qi_matrix
 
-    _hierarchies: dict[str, Hierarchy] = field(init=False, default_factory=dict)
-    _distinct_values: dict[str, NDArray[np.object_]] = field(init=False, default_factory=dict, repr=False)
-    _value_codes: dict[str, dict[str, int]] = field(init=False, default_factory=dict, repr=False)
-    #: Derived facts (metric cost tables and the like), keyed by their producer.
-    cache: dict[object, Any] = field(init=False, default_factory=dict, repr=False)
-    _qi_matrix: NDArray[np.int32] | None = field(init=False, default=None)
-
-    # ------------------------------------------------------------------ encoding
-    def _raw(self, name: str) -> NDArray[np.object_]:
-        """The column as strings; NaN / None / NA become the first declared missing marker."""
-        assert self.table is not None
-        col = self.table[name]
-        marker = self.specs[name].missing[0] if self.specs[name].missing else ""
-        missing = col.isna().to_numpy()
-        values: NDArray[np.object_] = col.to_numpy(dtype=object)
-        if missing.any() or col.dtype != object:
-            values = np.where(missing, marker, col.astype(str).to_numpy(dtype=object)).astype(object)
-        return values
-
-    def _distinct(self, name: str) -> tuple[NDArray[np.object_], NDArray[np.int64], NDArray[np.int64] | None]:
-        """Distinct values (str), their counts, and each row's index into them (None without rows)."""
-        if self.table is not None:
-            uniques, inverse = _factorize(self._raw(name))
-            self._distinct_values[name] = uniques
-            return uniques, np.bincount(inverse, minlength=len(uniques)).astype(np.int64), inverse
-        assert self.profile is not None
-        if name not in self.profile.values:
-            raise DataError(f"{self.source}: no value counts for column {name!r}; profile every quasi-identifier"
-                            " and sensitive column")
-        values, counts = self.profile.values[name]
-        uniques = np.asarray([str(v) for v in values], dtype=object)
-        self._distinct_values[name] = uniques
-        return uniques, np.asarray(counts, dtype=np.int64), None
-
-    def _column(self, name: str, mapping: NDArray[np.int64], inverse: NDArray[np.int64] | None,
-                unique_counts: NDArray[np.int64], categories: NDArray[np.object_],
-                numbers: NDArray[np.float64] | None) -> EncodedColumn:
-        """An EncodedColumn whose code for distinct value i is ``mapping[i]``."""
-        counts = np.bincount(mapping, weights=unique_counts, minlength=len(categories)).astype(np.int64)
-        codes = None if inverse is None else mapping[inverse].astype(np.int32)
-        labels = (str(v) for v in self._distinct_values[name])
-        self._value_codes[name] = dict(zip(labels, mapping.tolist(), strict=True))
-        return EncodedColumn(name, codes, categories, numbers, counts)
-
     def value_codes(self, name: str) -> dict[str, int]:
         """Code of every distinct raw value of an encoded column, as the value is written in the source.
 
         Missing values (NaN / NULL) are written as the first declared missing
         marker, which is how a SQL engine must present them too.
         """
+        if name not in self._value_codes:
+            labels = self._distinct[name].strings.tolist()
+            self._value_codes[name] = dict(zip(labels, self._mapping[name].tolist(), strict=True))
         return self._value_codes[name]
 
-    def _missing_check(self, name: str, uniques: NDArray[np.object_]) -> list[str]:
+    # ------------------------------------------------------------------ encoding
+    def _raw(self, name: str) -> NDArray[np.object_]:
+        """A DataFrame column as Python objects; NaN / None / NA become the first declared missing marker."""
+        assert self._frame is not None
+        col = self._frame[name]
+        marker = self._marker(name)
+        missing = col.isna().to_numpy()
+        values: NDArray[np.object_] = col.to_numpy(dtype=object)
+        if missing.any() or col.dtype != object:
+            values = np.where(missing, marker, col.astype(str).to_numpy(dtype=object)).astype(object)
+        return values
+
+    def _marker(self, name: str) -> str:
+        """What a missing value (NaN, None, null) reads as: the first declared missing marker, else ``""``."""
+        return self.specs[name].missing[0] if self.specs[name].missing else ""
+
+    def _distinct_of(self, name: str) -> Distinct:
+        """Distinct values (in order of first appearance), their counts and each row's index into them."""
+        if self.arrow is not None and is_arrow_text(self.arrow.schema.field(name).type):
+            found = distinct_of_arrow(self.arrow.column(name), self._marker(name))
+        elif self.arrow is not None:
+            found = distinct_of_objects(_objects(self.column(name), self._marker(name)))
+        elif self._frame is not None:
+            text = arrow_text(self._frame[name])
+            found = (distinct_of_objects(self._raw(name)) if text is None
+                     else distinct_of_arrow(text, self._marker(name)))
+        else:
+            assert self.profile is not None
+            if name not in self.profile.values:
+                raise DataError(f"{self.source}: no value counts for column {name!r}; profile every quasi-identifier"
+                                " and sensitive column")
+            values, counts = self.profile.values[name]
+            uniques = np.asarray([str(v) for v in values], dtype=object)
+            found = Distinct(uniques, np.asarray(counts, dtype=np.int64), None)
+        self._distinct[name] = found
+        return found
+
+    def _column(self, name: str, mapping: NDArray[np.int64], found: Distinct, categories: NDArray[np.object_],
+                numbers: NDArray[np.float64] | None) -> EncodedColumn:
+        """An EncodedColumn whose code for distinct value i is ``mapping[i]``."""
+        counts = np.bincount(mapping, weights=found.counts, minlength=len(categories)).astype(np.int64)
+        codes = None if found.inverse is None else mapping.astype(np.int32)[found.inverse]
+        self._mapping[name] = mapping
+        return EncodedColumn(name, codes, categories, numbers, counts)
+
+    def _missing_check(self, name: str, found: Distinct) -> list[str]:
         spec = self.specs[name]
-        present = [str(v) for v in uniques if str(v) in spec.missing]
+        present: list[str] = found.strings[found.among(spec.missing)].tolist()
         if present and spec.missing_policy == "error":
             raise DataError(
                 f"{self.source}, column {name!r}: missing value {present[0]!r} found and the config says"
@@ -285,7 +359,7 @@ class Dataset:
             )
         return present
 
-    def _given_hierarchy(self, name: str, uniques: NDArray[np.object_]) -> Hierarchy | None:
+    def _given_hierarchy(self, name: str, found: Distinct) -> Hierarchy | None:
         """The spec's hierarchy: as given, read from its file, or built from the distinct values.
 
         A builder sees the distinct values without the missing markers; the
@@ -296,7 +370,7 @@ class Dataset:
         if given is None or isinstance(given, Hierarchy):
             return given
         if isinstance(given, Mapping):
-            values = [str(v) for v in uniques if str(v) not in spec.missing]
+            values = found.strings[~found.among(spec.missing)].tolist()
             h = build_hierarchy(name, given, values, order=spec.order)
         else:
             h = read_hierarchy(os.fspath(given), name=name)
@@ -305,11 +379,11 @@ class Dataset:
 
     def _encode_quasi(self, name: str) -> EncodedColumn:
         spec = self.specs[name]
-        uniques, unique_counts, inverse = self._distinct(name)
-        missing_present = self._missing_check(name, uniques)
-        h = self._given_hierarchy(name, uniques)
+        found = self._distinct_of(name)
+        missing_present = self._missing_check(name, found)
+        h = self._given_hierarchy(name, found)
         if h is None and spec.type is AttributeType.NUMERIC:
-            numbers = _parse_numbers(self.source, name, uniques, spec.missing)
+            numbers = _parse_numbers(self.source, name, found, spec.missing)
             if np.isnan(numbers).any():
                 raise DataError(
                     f"{self.source}, column {name!r}: numeric quasi-identifier has missing values"
@@ -319,23 +393,22 @@ class Dataset:
             order = np.argsort(numbers, kind="stable")
             rank = np.empty_like(order)
             rank[order] = np.arange(len(order))
-            return self._column(name, rank, inverse, unique_counts, uniques[order], numbers[order])
+            return self._column(name, rank, found, found.values[order], numbers[order])
         if h is None:
             if spec.order:
-                listed = set(map(str, spec.order)) | set(spec.missing)
-                unlisted = [str(v) for v in uniques if str(v) not in listed]
-                if unlisted:
+                unlisted = found.strings[~found.among([*map(str, spec.order), *spec.missing])]
+                if len(unlisted):
                     raise ConfigError(f"{self.source}, column {name!r}: value {unlisted[0]!r} is not in the declared"
                                       " `order`; list every value")
-            values = list(spec.order) if spec.order else sorted(str(v) for v in uniques)
+            values = list(spec.order) if spec.order else sorted(found.strings.tolist())
             h = Hierarchy.flat(name, values)
         numeric = spec.type is AttributeType.NUMERIC
-        leaf_of_unique = _leaf_codes(h, uniques, numeric)
-        extra = [str(uniques[i]) for i in np.flatnonzero(leaf_of_unique < 0) if str(uniques[i]) in missing_present]
+        leaf_of_unique = _leaf_codes(h, found, numeric)
+        extra = [v for v in found.strings[leaf_of_unique < 0].tolist() if v in missing_present]
         if extra:
             h = h.with_extra_leaves(extra)
-            leaf_of_unique = _leaf_codes(h, uniques, numeric)
-        _require_covered(self.source, name, h, uniques, leaf_of_unique, "(one line each)")
+            leaf_of_unique = _leaf_codes(h, found, numeric)
+        _require_covered(self.source, name, h, found, leaf_of_unique, "(one line each)")
         self._hierarchies[name] = h
         leaf_numbers = None
         if spec.type is AttributeType.NUMERIC:
@@ -344,7 +417,7 @@ class Dataset:
             leaf_numbers = _date_numbers(h.labels[0], spec.missing)
         elif spec.type is AttributeType.ORDINAL:
             leaf_numbers = _leaf_ranks(self.source, name, h, spec.order, spec.missing, leaf_of_unique)
-        return self._column(name, leaf_of_unique, inverse, unique_counts, h.labels[0], leaf_numbers)
+        return self._column(name, leaf_of_unique, found, h.labels[0], leaf_numbers)
 
     def _encode_plain(self, name: str) -> EncodedColumn:
         """Encode a sensitive attribute.
@@ -355,48 +428,56 @@ class Dataset:
         (ordinal), or as sorted text.
         """
         spec = self.specs[name]
-        uniques, unique_counts, inverse = self._distinct(name)
-        self._missing_check(name, uniques)
+        found = self._distinct_of(name)
+        self._missing_check(name, found)
         numeric = spec.type is AttributeType.NUMERIC
-        h = self._given_hierarchy(name, uniques)
+        h = self._given_hierarchy(name, found)
         if h is not None:
-            leaf = _leaf_codes(h, uniques, numeric)
-            _require_covered(self.source, name, h, uniques, leaf, "")
+            leaf = _leaf_codes(h, found, numeric)
+            _require_covered(self.source, name, h, found, leaf, "")
             self._hierarchies[name] = h
             numbers = _leaf_numbers(h, spec.missing) if numeric else None
-            return self._column(name, leaf, inverse, unique_counts, h.labels[0], numbers)
+            return self._column(name, leaf, found, h.labels[0], numbers)
         numbers = None
         if numeric:
-            numbers = _parse_numbers(self.source, name, uniques, spec.missing)
+            numbers = _parse_numbers(self.source, name, found, spec.missing)
             order = np.argsort(numbers, kind="stable")
         elif spec.order:
-            pos = {v: i for i, v in enumerate(spec.order)}
-            unknown = [str(v) for v in uniques if str(v) not in pos]
-            if unknown:
+            position = key_positions(found.text, spec.order)
+            unknown = found.strings[position < 0]
+            if len(unknown):
                 raise ConfigError(
                     f"{self.source}, column {name!r}: value {unknown[0]!r} is not in the declared `order`;"
                     " list every value"
                 )
-            order = np.argsort([pos[str(v)] for v in uniques], kind="stable")
+            order = np.argsort(position, kind="stable")
         else:
-            order = np.argsort(uniques.astype(str), kind="stable")
+            order = np.argsort(found.values.astype(str), kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
-        return self._column(name, rank, inverse, unique_counts, uniques[order],
-                            None if numbers is None else numbers[order])
+        return self._column(name, rank, found, found.values[order], None if numbers is None else numbers[order])
 
 
-def _factorize(raw: NDArray[np.object_]) -> tuple[NDArray[np.object_], NDArray[np.int64]]:
-    codes, uniques = pd.factorize(raw, sort=False, use_na_sentinel=False)
-    return np.asarray(uniques, dtype=object), codes.astype(np.int64)
+def _objects(column: pd.Series, marker: str) -> NDArray[np.object_]:
+    """A column that is not text as Python objects, as :meth:`Dataset._raw` reads a DataFrame column."""
+    missing = column.isna().to_numpy()
+    if not missing.any() and column.dtype == object:
+        return cast("NDArray[np.object_]", column.to_numpy(dtype=object))
+    return np.where(missing, marker, column.astype(str).to_numpy(dtype=object)).astype(object)
 
 
-def _parse_numbers(source: str, name: str, uniques: NDArray[np.object_], missing: Sequence[str]) -> NDArray[np.float64]:
-    out = np.empty(len(uniques), dtype=np.float64)
-    for i, v in enumerate(uniques):
+def _parse_numbers(source: str, name: str, found: Distinct, missing: Sequence[str]) -> NDArray[np.float64]:
+    """The number of each distinct value of a numeric column; NaN for a missing marker.
+
+    Plain decimals are read in one vectorized pass; any other value is read
+    by Python (blanks stripped), and one that is not a number is an error.
+    """
+    out, plain = plain_floats(found.text)
+    out[plain & found.among(missing)] = np.nan
+    for i in np.flatnonzero(~plain):  # markers, blanks, inf, text: few
+        v = found.values[i]
         s = str(v).strip()
         if s in missing or v in missing:
-            out[i] = np.nan
             continue
         try:
             out[i] = float(s)
@@ -408,18 +489,18 @@ def _parse_numbers(source: str, name: str, uniques: NDArray[np.object_], missing
     return out
 
 
-def _leaf_codes(h: Hierarchy, uniques: NDArray[np.object_], numeric: bool) -> NDArray[np.int64]:
+def _leaf_codes(h: Hierarchy, found: Distinct, numeric: bool) -> NDArray[np.int64]:
     """Leaf code of each distinct value (−1 when the hierarchy lacks it); numeric values also match by value."""
-    codes = np.array([-1 if h.leaf_code(str(v)) is None else h.leaf_code(str(v)) for v in uniques], dtype=np.int64)
+    codes = key_positions(found.text, h.labels[0])
     if numeric and (codes < 0).any():
-        codes = _match_numeric_leaves(h, uniques, codes)
+        codes = _match_numeric_leaves(h, found, codes)
     return codes
 
 
-def _require_covered(source: str, name: str, h: Hierarchy, uniques: NDArray[np.object_], codes: NDArray[np.int64],
+def _require_covered(source: str, name: str, h: Hierarchy, found: Distinct, codes: NDArray[np.int64],
                      hint: str) -> None:
     """HierarchyError listing up to five values the hierarchy does not cover, and how many there are."""
-    unmatched = [str(uniques[i]) for i in np.flatnonzero(codes < 0)]
+    unmatched = found.strings[codes < 0].tolist()
     if unmatched:
         shown = ", ".join(repr(v) for v in unmatched[:5])
         raise HierarchyError(
@@ -428,27 +509,35 @@ def _require_covered(source: str, name: str, h: Hierarchy, uniques: NDArray[np.o
         )
 
 
-def _match_numeric_leaves(h: Hierarchy, uniques: NDArray[np.object_],
-                          leaf_of_unique: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Match data values to hierarchy leaves by numeric value where the strings differ (``39.0`` ~ ``39``)."""
-    by_number: dict[float, int] = {}
-    for code, label in enumerate(h.labels[0]):
-        try:
-            by_number.setdefault(float(str(label)), code)
-        except ValueError:
-            continue
+def _match_numeric_leaves(h: Hierarchy, found: Distinct, leaf_of_unique: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Match data values to hierarchy leaves by numeric value where the strings differ (``39.0`` ~ ``39``).
+
+    A number written by several leaves matches the first of them; NaN matches nothing.
+    """
+    leaf_numbers, leaf_ok = parse_floats(_text(h.labels[0]))
+    usable = np.flatnonzero(leaf_ok & ~np.isnan(leaf_numbers))
+    by_number = usable[np.argsort(leaf_numbers[usable], kind="stable")]
+    numbers = leaf_numbers[by_number]
     out = leaf_of_unique.copy()
-    for i in np.flatnonzero(out < 0):
-        try:
-            out[i] = by_number.get(float(str(uniques[i]).strip()), -1)
-        except ValueError:
-            continue
+    unmatched = np.flatnonzero(out < 0)
+    if not len(numbers) or not len(unmatched):
+        return out
+    values, ok = parse_floats(found.text.take(pa.array(unmatched)))
+    at = np.minimum(np.searchsorted(numbers, values), len(numbers) - 1)
+    hit = ok & ~np.isnan(values) & (numbers[at] == values)
+    out[unmatched[hit]] = by_number[at[hit]]
     return out
+
+
+def _text(labels: NDArray[np.object_] | Sequence[str]) -> pa.StringArray:
+    """Labels as an Arrow text array (``str`` of each)."""
+    return pa.array(list(map(str, labels)), type=pa.string())
 
 
 def _date_numbers(labels: NDArray[np.object_], missing: Sequence[str]) -> NDArray[np.float64]:
     """Days since 1970-01-01 of date labels (NaN for missing markers and unparseable labels)."""
-    text = pd.Series([None if str(v) in missing else str(v) for v in labels], dtype=object)
+    text = pd.Series(list(map(str, labels)), dtype=object)
+    text[text.isin(list(missing))] = None
     parsed = pd.to_datetime(text, errors="coerce", format="mixed")
     days = (parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
     out: NDArray[np.float64] = days.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -463,21 +552,26 @@ def _leaf_ranks(source: str, name: str, h: Hierarchy, order: Sequence[str] | Non
     it does not list) get NaN; a value of the data that the ``order`` does not
     list is an error.
     """
-    labels = [str(v) for v in h.labels[0]]
+    labels = _text(h.labels[0])
+    listed = key_positions(labels, order or ())
+    kept = ~_among(labels, missing)
     out = np.full(h.n_leaves, np.nan)
     if order:
-        pos = {str(v): i for i, v in enumerate(order)}
-        for code in np.unique(present):
-            if labels[code] not in pos and labels[code] not in missing:
-                raise ConfigError(f"{source}, column {name!r}: value {labels[code]!r} is not in the declared"
-                                  " `order`; list every value")
-        for code, label in enumerate(labels):
-            if label in pos and label not in missing:
-                out[code] = pos[label]
+        seen = np.unique(present)
+        unlisted = seen[(listed[seen] < 0) & kept[seen]]
+        if len(unlisted):
+            raise ConfigError(f"{source}, column {name!r}: value {labels[int(unlisted[0])].as_py()!r} is not in the"
+                              " declared `order`; list every value")
+        ranked = (listed >= 0) & kept
+        out[ranked] = listed[ranked]
         return out
-    kept = [code for code, label in enumerate(labels) if label not in missing]
-    out[kept] = np.arange(len(kept))
+    out[kept] = np.arange(int(kept.sum()))
     return out
+
+
+def _among(text: pa.StringArray, keys: Sequence[str]) -> NDArray[np.bool_]:
+    """Whether each value is one of ``keys``."""
+    return key_positions(text, keys) >= 0
 
 
 #: Types whose quasi-identifiers the partitioning methods compare by value and release as a range.
@@ -511,12 +605,8 @@ def row_values(dataset: Dataset, name: str) -> NDArray[np.float64] | None:
 
 
 def _leaf_numbers(h: Hierarchy, missing: Sequence[str]) -> NDArray[np.float64]:
-    out = np.full(h.n_leaves, np.nan)
-    for code, label in enumerate(h.labels[0]):
-        if str(label) in missing:
-            continue
-        try:
-            out[code] = float(str(label))
-        except ValueError:
-            continue
+    """The number of each leaf label; NaN for a missing marker and for a label that is not a number."""
+    labels = _text(h.labels[0])
+    out, _ = parse_floats(labels)
+    out[_among(labels, missing)] = np.nan
     return out

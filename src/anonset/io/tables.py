@@ -3,6 +3,13 @@
 CSV values are read as strings exactly as written (``007`` stays ``007``,
 padding and non-ASCII characters are kept); typing happens later in
 :class:`anonset.core.dataset.Dataset`, guided by the attribute specs.
+
+:func:`read_arrow_table` reads a file into an Arrow table, which a
+:class:`~anonset.core.dataset.Dataset` encodes without turning each value
+into a Python object; :func:`read_table` gives the same records as a pandas
+DataFrame of Python strings.  :func:`table_writer` writes CSV through Arrow
+when every column is text that needs no quoting (the bytes pandas would
+write), and through pandas otherwise.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -21,7 +29,7 @@ from anonset.errors import DataError
 from anonset.io.delimiters import check_delimiter, sniff_delimiter
 from anonset.io.outputs import atomic_write
 
-__all__ = ["read_table", "table_writer", "write_table"]
+__all__ = ["read_arrow_table", "read_table", "table_writer", "write_table"]
 
 
 def read_table(path: str | Path, delimiter: str | None = None, fmt: str | None = None) -> pd.DataFrame:
@@ -42,6 +50,19 @@ def read_table(path: str | Path, delimiter: str | None = None, fmt: str | None =
         Missing or empty file, header only, ragged rows, duplicate column
         names, or text that is not UTF-8.
     """
+    table = read_arrow_table(path, delimiter, fmt)
+    frame = table.to_pandas()
+    if _kind(Path(path), fmt) == "csv" and len(frame.columns):
+        frame = frame.astype(object)
+    return frame
+
+
+def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | None = None) -> pa.Table:
+    """Read a CSV or Parquet file into an Arrow table: CSV columns as text exactly as written.
+
+    The parameters, the checks and the errors are those of :func:`read_table`;
+    no value becomes a Python object.
+    """
     p = Path(path)
     if not p.exists():
         raise DataError(f"{p}: file not found; check the path (in a config, relative paths are relative to the"
@@ -50,24 +71,28 @@ def read_table(path: str | Path, delimiter: str | None = None, fmt: str | None =
         raise DataError(f"{p}: is a directory, not a data file; name the CSV or Parquet file")
     if p.stat().st_size == 0:
         raise DataError(f"{p}: the file is empty; it needs a header row and at least one record")
-    kind = fmt or ("parquet" if p.suffix.lower() in (".parquet", ".pq") else "csv")
+    kind = _kind(p, fmt)
     if kind == "parquet":
         try:
             table = pq.read_table(p)
         except (pa.ArrowInvalid, OSError) as exc:
             raise DataError(f"{p}: not a readable Parquet file ({exc}); check the file or set `format: csv`") from exc
         _check_unique_columns(p, table.column_names)
-        frame = table.to_pandas()
     elif kind == "csv":
-        frame = _read_csv(p, delimiter)
+        table = _read_csv(p, delimiter)
     else:
         raise DataError(f"{p}: unknown format {kind!r}; use csv or parquet")
-    if len(frame) == 0:
+    if table.num_rows == 0:
         raise DataError(f"{p}: the file has a header but no records; give at least one record")
-    return frame
+    return table
 
 
-def _read_csv(p: Path, delimiter: str | None) -> pd.DataFrame:
+def _kind(p: Path, fmt: str | None) -> str:
+    """The format of a file: as given, else Parquet for ``.parquet``/``.pq`` and CSV for any other name."""
+    return fmt or ("parquet" if p.suffix.lower() in (".parquet", ".pq") else "csv")
+
+
+def _read_csv(p: Path, delimiter: str | None) -> pa.Table:
     sep = delimiter or sniff_delimiter(p)
     if len(sep) != 1:
         raise DataError(f"{p}: delimiter {sep!r} must be a single character such as ';' or ','")
@@ -85,11 +110,9 @@ def _read_csv(p: Path, delimiter: str | None) -> pd.DataFrame:
         null_values=[],
     )
     try:
-        table = pacsv.read_csv(p, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts)
+        return pacsv.read_csv(p, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts)
     except pa.ArrowInvalid as exc:
         raise DataError(f"{p}: {_explain_csv_error(str(exc), sep)}") from exc
-    frame = table.to_pandas()
-    return frame.astype(object) if len(frame.columns) else frame
 
 
 def _explain_csv_error(message: str, sep: str) -> str:
@@ -129,7 +152,7 @@ def table_writer(frame: pd.DataFrame, path: str | Path, delimiter: str = ",",
         An unknown format, or a CSV delimiter that is not one character.
     """
     target = Path(path)
-    kind = fmt or ("parquet" if target.suffix.lower() in (".parquet", ".pq") else "csv")
+    kind = _kind(target, fmt)
     if kind not in ("csv", "parquet"):
         raise DataError(f"{target}: unknown format {kind!r}; use csv or parquet")
     if kind == "csv":
@@ -137,8 +160,81 @@ def table_writer(frame: pd.DataFrame, path: str | Path, delimiter: str = ",",
 
     def _write(tmp: Path) -> None:
         if kind == "parquet":
-            frame.to_parquet(tmp, index=False)
+            _write_parquet(frame, tmp)
         else:
-            frame.to_csv(tmp, sep=delimiter, index=False, lineterminator="\n")
+            _write_csv(frame, tmp, delimiter)
 
     return _write
+
+
+def _write_csv(frame: pd.DataFrame, tmp: Path, delimiter: str) -> None:
+    """CSV as pandas writes it (header, minimal quoting, ``\\n``); through Arrow when no field needs quotes."""
+    text = _text_columns(frame)
+    if text is not None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            csv.writer(fh, delimiter=delimiter, lineterminator="\n").writerow([str(c) for c in frame.columns])
+        try:
+            with open(tmp, "ab") as fh:
+                options = pacsv.WriteOptions(include_header=False, delimiter=delimiter, quoting_style="none")
+                pacsv.write_csv(text, fh, options)
+            return
+        except pa.ArrowInvalid:  # a field holds the delimiter, a quote or a line break: it needs quotes
+            pass
+    frame.to_csv(tmp, sep=delimiter, index=False, lineterminator="\n")
+
+
+def _text_columns(frame: pd.DataFrame) -> pa.Table | None:
+    """The frame as an Arrow table when every column is text without nulls, else None.
+
+    A single column with an empty field is None too: CSV writes that field
+    as ``""`` so that the line is not blank.
+    """
+    if not len(frame.columns):
+        return None
+    columns = [_text_array(frame[name]) for name in frame.columns]
+    if any(c is None or c.null_count for c in columns):
+        return None
+    if len(columns) == 1 and len(frame) and pc.min(pc.utf8_length(_values(columns[0]))).as_py() == 0:
+        return None
+    return pa.table(columns, names=[str(c) for c in frame.columns])
+
+
+def _text_array(series: pd.Series) -> pa.Array | pa.ChunkedArray | None:
+    """A column's values as Arrow text (plain or dictionary-encoded), or None when they are not all text."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        values = pa.array(series.array)
+        kind = values.type.value_type
+    elif series.dtype == object or isinstance(series.dtype, (pd.StringDtype, pd.ArrowDtype)):
+        try:
+            values = pa.array(series.to_numpy() if series.dtype == object else series.array)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
+        kind = values.type
+    else:
+        return None
+    return values if pa.types.is_string(kind) or pa.types.is_large_string(kind) else None
+
+
+def _values(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """The distinct texts a column can hold: a dictionary's values, else the column itself."""
+    return column.dictionary if isinstance(column, pa.DictionaryArray) else column
+
+
+def _write_parquet(frame: pd.DataFrame, tmp: Path) -> None:
+    """Parquet as ``DataFrame.to_parquet`` writes it; text held by Arrow is written as the same plain strings.
+
+    Categorical and Arrow-backed text columns are written as plain
+    ``string`` columns with the pandas description of Python strings, so the
+    file reads back as a frame of ``str`` whatever held the values.
+    """
+    arrow_held = [c for c in frame.columns if isinstance(frame[c].dtype, (pd.CategoricalDtype, pd.StringDtype,
+                                                                          pd.ArrowDtype))]
+    if not arrow_held:
+        frame.to_parquet(tmp, index=False)
+        return
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    for name in arrow_held:
+        i = table.schema.get_field_index(str(name))
+        table = table.set_column(i, str(name), table.column(i).cast(pa.string()))
+    described = pa.Schema.from_pandas(frame.head(1).astype({c: object for c in arrow_held}), preserve_index=False)
+    pq.write_table(table.replace_schema_metadata(described.metadata), tmp)

@@ -28,9 +28,10 @@ import pandas as pd
 from anonset.core.dataset import Dataset
 from anonset.engine.base import Engine
 from anonset.privacy.base import Requirements
+from anonset.release.columns import text_codes
+from anonset.release.verify import classes_of_table
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
 
     from anonset.engine.sql.base import SqlBackend
 
@@ -112,19 +113,18 @@ def passthrough_columns(table: pd.DataFrame, dataset: Dataset, k: int) -> list[s
     unnamed = [c for c in table.columns if c not in named and c not in dataset.quasi]
     if not unnamed or len(table) == 0:
         return []
-    quasi_codes = _row_codes(table, list(dataset.quasi))
+    quasi_codes = classes_of_table(table, dataset.quasi)
     floor = max(k, 2)
     out = []
     for name in unnamed:
-        values = table[name].astype(str)
-        distinct = values.nunique()
+        codes, texts = text_codes(table[name], "nan")
+        distinct = len(texts)
         if distinct > NEARLY_UNIQUE * len(table):
             out.append(_nearly_unique(name, distinct, len(table)))
             continue
-        codes, _ = pd.factorize(values)
         group = quasi_codes * (int(codes.max()) + 1) + codes
-        _, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
-        small = int((counts[inverse.reshape(-1)] < floor).sum())
+        ids, _ = pd.factorize(group)
+        small = int((np.bincount(ids)[ids] < floor).sum())
         if small > SPLIT_SHARE * len(table):
             out.append(_splits_classes(name, small, floor))
     return out
@@ -168,12 +168,3 @@ def _splits_classes(name: str, small: int, floor: int) -> str:
             f" quasi-identifiers it puts {small:,} released records in groups smaller than {floor} (an attacker"
             " who knows it can single them out); declare it (role: quasi to generalize it, identifier to drop it,"
             " insensitive to keep it as is)")
-
-
-def _row_codes(table: pd.DataFrame, columns: list[str]) -> NDArray[np.int64]:
-    """One int64 code per row for the combination of ``columns``' values."""
-    if not columns:
-        return np.zeros(len(table), dtype=np.int64)
-    _, inverse = np.unique(np.column_stack([pd.factorize(table[c].astype(str))[0] for c in columns]), axis=0,
-                           return_inverse=True)
-    return np.asarray(inverse, dtype=np.int64).reshape(-1)

@@ -29,9 +29,11 @@ import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import AttributeType, Dataset, Role
+from anonset.core.distinct import is_arrow_text
 from anonset.core.partition import GeneralizedValues, Intervals, Partition
 from anonset.errors import DataError
 from anonset.release.facts import MethodFacts, Provenance
+from anonset.release.stages import StageTimes
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -82,7 +84,7 @@ class Release:
     search : SearchFacts, GroupingFacts, FrontFacts or TransformFacts
         How the method found the release (see :mod:`anonset.release.facts`).
     seconds : float
-        Wall time of the method and the re-check.
+        Wall time of ``fit`` (or ``transform``): encoding, the method, rendering, metrics and the re-check.
     location : str or None
         Where the records are when they are not only in ``table``: the
         database and output table, or the file they were written to
@@ -111,6 +113,10 @@ class Release:
         Re-identification risk of the ``input`` and of the ``release`` (the
         classes the re-check found, suppressed records left out; see
         :func:`anonset.risk.report.risk_report` for the keys); None before a re-check.
+    stages : StageTimes
+        Wall time per stage (:class:`~anonset.release.stages.StageTimes`):
+        what ``fit`` ran (encode, search, release, metrics, verify), and a
+        command adds reading and writing.
 
     Mappings and lists given to the constructor are kept as read-only
     mappings and tuples.
@@ -135,6 +141,7 @@ class Release:
     classes: int | None = None
     smallest_class: int | None = None
     risk: Mapping[str, Any] | None = None
+    stages: StageTimes = field(default_factory=StageTimes)
 
     def __post_init__(self) -> None:
         if self.levels is not None:
@@ -171,6 +178,10 @@ class Release:
         """
         return replace(self, location=location, provenance=replace(self.provenance, output_table=None))
 
+    def timed(self, **seconds: float) -> Release:
+        """This release with the given stage times set (a command adds ``load``, ``encode`` and ``write``)."""
+        return replace(self, stages=self.stages.with_times(**seconds))
+
     def summary(self, *, seconds: float | None = None, config: str | None = None) -> dict[str, Any]:
         """A JSON-ready summary: what ``anonset anonymize --summary`` writes.
 
@@ -180,6 +191,8 @@ class Release:
         left out.  A research-value search's ``success_list`` (with
         ``frequency_sets``) and a trade-off search's ``front`` (with
         ``nodes_evaluated``) come last, at the top level, not in ``search``.
+        ``stage_seconds`` gives the seconds of each stage (they sum to at most
+        ``seconds``).
 
         Parameters
         ----------
@@ -200,6 +213,7 @@ class Release:
             "verified": self.verified,
             "requirements": self.requirements,
             "seconds": round(self.seconds if seconds is None else seconds, 4),
+            "stage_seconds": self.stages.to_json(),
             "search": self.search.to_json(),
             "provenance": self.provenance.to_json(config),
             "engine": self.engine,
@@ -236,11 +250,10 @@ def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_row
         Drop suppressed records instead of writing ``*`` in their quasi-identifiers.
     """
 
-    def labels(name: str) -> NDArray[np.object_]:
+    def labels(name: str) -> tuple[NDArray[np.integer[Any]], NDArray[np.object_]]:
         level = levels[dataset.quasi.index(name)]
         h = dataset.require_hierarchy(name)
-        return cast("NDArray[np.object_]",
-                    h.labels[level].astype(object)[h.maps[level][dataset.encoded[name].row_codes()]])
+        return h.maps[level][dataset.encoded[name].row_codes()], h.labels[level].astype(object)
 
     return _assemble(dataset, labels, suppressed_rows, drop_suppressed)
 
@@ -323,33 +336,65 @@ def render_partition(dataset: Dataset, partition: Partition, drop_suppressed: bo
     row_class = partition.row_class
     suppressed = row_class < 0
 
-    def labels(name: str) -> NDArray[np.object_]:
-        return cast("NDArray[np.object_]",
-                    class_labels(dataset, name, partition.values[name])[np.maximum(row_class, 0)])
+    def labels(name: str) -> tuple[NDArray[np.integer[Any]], NDArray[np.object_]]:
+        return np.maximum(row_class, 0), class_labels(dataset, name, partition.values[name])
 
     return _assemble(dataset, labels, suppressed, drop_suppressed)
 
 
-def _assemble(dataset: Dataset, quasi_labels: Callable[[str], NDArray[np.object_]], suppressed: NDArray[np.bool_],
+#: The released labels of a quasi-identifier: each record's index into an array of labels, and the labels.
+QuasiLabels = Callable[[str], tuple["NDArray[np.integer[Any]]", "NDArray[np.object_]"]]
+
+
+def _assemble(dataset: Dataset, quasi_labels: QuasiLabels, suppressed: NDArray[np.bool_],
               drop_suppressed: bool) -> pd.DataFrame:
-    """Identifiers removed, quasi-identifiers labelled (``*`` when suppressed), other columns untouched."""
-    if dataset.table is None:
+    """Identifiers removed, quasi-identifiers labelled (``*`` when suppressed), other columns untouched.
+
+    The release of a DataFrame holds Python strings.  The release of an
+    Arrow table keeps what Arrow holds: each quasi-identifier is a
+    categorical column (one code per record into its labels) and every other
+    text column stays Arrow text, so no record becomes a Python string.
+    """
+    if not dataset.in_memory:
         raise ValueError("rendering a release needs the rows in memory; a database table is rendered in SQL")
     columns: dict[str, Any] = {}
-    for name in dataset.table.columns:
+    for name in dataset.columns:
         spec = dataset.specs[name]
         if spec.role is Role.IDENTIFIER:
             continue
         if spec.role is Role.QUASI:
-            out = np.asarray(quasi_labels(name), dtype=object).copy()
-            out[suppressed] = SUPPRESSED
-            columns[name] = out
+            index, labels = quasi_labels(name)
+            columns[name] = (_categorical(index, labels, suppressed) if dataset.arrow is not None
+                             else _objects(index, labels, suppressed))
+        elif dataset.arrow is not None and is_arrow_text(dataset.arrow.schema.field(name).type):
+            columns[name] = _ARROW_TEXT.__from_arrow__(dataset.arrow.column(name))
         else:
-            columns[name] = dataset.table[name].to_numpy()
-    table = pd.DataFrame(columns, index=dataset.table.index)
+            columns[name] = dataset.column(name).to_numpy()
+    table = pd.DataFrame(columns, index=pd.RangeIndex(dataset.n_rows))
     if drop_suppressed:
         table = table.loc[~suppressed]
     return table.reset_index(drop=True)
+
+
+#: How the release of an Arrow table holds a text column that passes through: Arrow text with NaN for missing.
+_ARROW_TEXT = pd.StringDtype("pyarrow", na_value=np.nan)
+
+
+def _objects(index: NDArray[np.integer[Any]], labels: NDArray[np.object_],
+             suppressed: NDArray[np.bool_]) -> NDArray[np.object_]:
+    """Each record's label as a Python string, ``*`` where suppressed."""
+    out = cast("NDArray[np.object_]", labels[index])
+    out[suppressed] = SUPPRESSED
+    return out
+
+
+def _categorical(index: NDArray[np.integer[Any]], labels: NDArray[np.object_],
+                 suppressed: NDArray[np.bool_]) -> pd.Categorical:
+    """Each record's label as a code into the distinct labels (with ``*``), ``*`` where suppressed."""
+    code_of_label, distinct = pd.factorize(np.append(labels, np.asarray([SUPPRESSED], dtype=object)), sort=False)
+    codes = code_of_label[index]
+    codes[suppressed] = code_of_label[-1]
+    return pd.Categorical.from_codes(codes, categories=pd.Index(distinct, dtype=object))
 
 
 def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) -> NDArray[np.object_]:

@@ -20,6 +20,7 @@ import pandas as pd
 from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.stats import ClassStats
 from anonset.privacy.base import Requirements
+from anonset.release.columns import text_codes
 from anonset.release.release import SUPPRESSED
 
 if TYPE_CHECKING:
@@ -52,14 +53,18 @@ def require_verified(report: VerificationReport) -> None:
 
 
 def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> NDArray[np.int64]:
-    """Class index of every row, grouping on the released quasi-identifier strings."""
+    """Class index of every row, grouping on the released quasi-identifier strings.
+
+    Classes are numbered in the order of their values, compared column by
+    column as text.
+    """
     if not quasi:
         return np.zeros(len(table), dtype=np.int64)
     codes = []
     radix = []
     for q in quasi:
-        c, uniques = pd.factorize(table[q].astype(str), sort=True)
-        codes.append(c.astype(np.int64))
+        c, uniques = text_codes(table[q], "nan", sort=True)
+        codes.append(c)
         radix.append(max(len(uniques), 1))
     space = 1.0
     for r in radix:
@@ -68,10 +73,18 @@ def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> NDArray[np.
         combined = codes[0]
         for c, r in zip(codes[1:], radix[1:], strict=True):
             combined = combined * r + c
-        _, inverse = np.unique(combined, return_inverse=True)
-    else:
-        _, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+        return _ranked(combined)
+    _, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
     return cast("NDArray[np.int64]", inverse.reshape(-1).astype(np.int64))
+
+
+def _ranked(keys: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Each key's rank among the distinct keys (``np.unique``'s inverse), by hashing rather than sorting every key."""
+    first, distinct = pd.factorize(keys, sort=False)
+    order = np.argsort(distinct, kind="stable")
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[order] = np.arange(len(distinct))
+    return cast("NDArray[np.int64]", rank[first])
 
 
 def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirements,
@@ -94,7 +107,8 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
     all_star = np.ones(len(table), dtype=np.bool_)
     for q in quasi:
-        all_star &= table[q].astype(str).to_numpy() == SUPPRESSED
+        codes, texts = text_codes(table[q], "nan")
+        all_star &= (texts == SUPPRESSED)[codes]
     row_class = classes_of_table(table, quasi)
     n_classes = int(row_class.max()) + 1 if len(row_class) else 0
     stats = _stats(table, dataset, requirements, row_class, n_classes)
@@ -203,13 +217,12 @@ def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, ro
         index = {str(v): i for i, v in enumerate(col.categories)}
         index.update(dataset.value_codes(a))
         marker = dataset.specs[a].missing[0] if dataset.specs[a].missing else ""
-        released = table[a].astype(object).where(table[a].notna(), marker).astype(str)
-        values, inverse = np.unique(released.to_numpy(), return_inverse=True)
+        inverse, values = text_codes(table[a], marker, sort=True)
         code_of = np.array([index.get(str(v), -1) for v in values], dtype=np.int64)
         if (code_of < 0).any():
             unknown = values[code_of < 0][0]
             raise ValueError(f"released value {unknown!r} of {a!r} is not a value of the input")
-        codes = code_of[inverse.reshape(-1)]
+        codes = code_of[inverse]
         m = col.n_categories
         hists[a] = np.bincount(row_class * m + codes, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
     sums: dict[str, NDArray[np.float64]] = {}

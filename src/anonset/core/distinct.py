@@ -1,0 +1,179 @@
+"""The distinct values of a column, and what each of them stands for, found without a Python loop per record.
+
+A column is encoded once: every record gets the index of its value among the
+column's distinct values (in the order in which they first appear), and what
+depends on the value — its hierarchy leaf, its number, its rank — is decided
+once per distinct value with Arrow compute kernels and numpy.
+
+An Arrow column (a table read by :func:`anonset.io.tables.read_arrow_table`,
+or a pandas column backed by Arrow strings) is dictionary-encoded by Arrow, so
+no record becomes a Python string.  A column of Python objects is factorized
+by pandas, as before.  Either way a missing value (null, NaN, None) reads as
+the first declared missing marker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["Distinct", "arrow_text", "distinct_of_arrow", "distinct_of_objects", "is_arrow_text", "key_positions",
+           "parse_floats", "plain_floats"]
+
+#: A number that Python's ``float`` and Arrow's cast read alike (both round correctly): no blanks, ASCII digits.
+_PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+@dataclass(frozen=True, eq=False)
+class Distinct:
+    """Distinct values of a column in order of first appearance, their counts, and each record's index.
+
+    ``values`` holds the values as read (``str`` for an Arrow column);
+    ``inverse`` is None for a table profiled in a database, whose records
+    are not in memory.
+    """
+
+    values: NDArray[np.object_]
+    counts: NDArray[np.int64]
+    inverse: NDArray[np.int32] | NDArray[np.int64] | None
+
+    @cached_property
+    def text(self) -> pa.StringArray:
+        """``str(value)`` of every distinct value, as an Arrow array (the operand of the vectorized lookups)."""
+        return pa.array(list(map(str, self.values)), type=pa.string())
+
+    @cached_property
+    def strings(self) -> NDArray[np.object_]:
+        """``str(value)`` of every distinct value, as an object array."""
+        return np.asarray(list(map(str, self.values)), dtype=object)
+
+    def among(self, keys: Sequence[str]) -> NDArray[np.bool_]:
+        """Whether each distinct value, as text, is one of ``keys``."""
+        if not keys:
+            return np.zeros(len(self.values), dtype=np.bool_)
+        found: NDArray[np.bool_] = pc.is_in(self.text, value_set=pa.array(list(keys), type=pa.string())).to_numpy(
+            zero_copy_only=False)
+        return found
+
+
+def is_arrow_text(kind: pa.DataType) -> bool:
+    """Whether an Arrow type is text (``string`` or ``large_string``)."""
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+
+def arrow_text(column: pd.Series) -> pa.ChunkedArray | None:
+    """The Arrow text behind a pandas column of Arrow-backed strings, or None for any other column."""
+    dtype = column.dtype
+    arrow_backed = ((isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow")
+                    or (isinstance(dtype, pd.ArrowDtype) and is_arrow_text(dtype.pyarrow_dtype)))
+    if not arrow_backed:
+        return None
+    data = pa.array(column.array)
+    return data if isinstance(data, pa.ChunkedArray) else pa.chunked_array([data])
+
+
+def distinct_of_arrow(column: pa.ChunkedArray, marker: str) -> Distinct:
+    """Dictionary-encode an Arrow text column; a null reads as ``marker``.
+
+    The order of the distinct values is that of their first appearance, with
+    the marker where the first null stands, as :func:`distinct_of_objects`
+    gives it for the same values held as Python objects.
+    """
+    encoded = pc.dictionary_encode(column)
+    chunks = encoded.chunks
+    if not chunks:
+        return Distinct(np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32))
+    dictionary = chunks[0].dictionary
+    if any(len(c.dictionary) != len(dictionary) or not c.dictionary.equals(dictionary) for c in chunks[1:]):
+        encoded = encoded.unify_dictionaries()
+        chunks = encoded.chunks
+        dictionary = chunks[0].dictionary
+    values = np.asarray(dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    nulls = column.null_count > 0
+    parts = [(pc.fill_null(c.indices, -1) if nulls else c.indices).to_numpy(zero_copy_only=False) for c in chunks]
+    inverse = np.concatenate(parts).astype(np.int32, copy=False) if len(parts) > 1 else parts[0].astype(np.int32)
+    if nulls:
+        values, inverse = _with_marker(values, inverse, marker)
+    return Distinct(values, np.bincount(inverse, minlength=len(values)).astype(np.int64), inverse)
+
+
+def _with_marker(values: NDArray[np.object_], inverse: NDArray[np.int32],
+                 marker: str) -> tuple[NDArray[np.object_], NDArray[np.int32]]:
+    """Put the marker among the distinct values where the first null appears (nulls have index -1)."""
+    first_null = int(np.argmax(inverse < 0))
+    # codes are handed out in order of first appearance: the values seen before the first null are 0..p-1
+    p = int(inverse[:first_null].max()) + 1 if first_null else 0
+    inverse = np.where(inverse < 0, p, inverse + (inverse >= p)).astype(np.int32)
+    values = np.concatenate([values[:p], np.asarray([marker], dtype=object), values[p:]])
+    merged, uniques = pd.factorize(values, sort=False)
+    if len(uniques) < len(values):  # the marker is also written as a value: one distinct value
+        inverse = merged.astype(np.int32)[inverse]
+        values = np.asarray(uniques, dtype=object)
+    return values, inverse
+
+
+def distinct_of_objects(raw: NDArray[np.object_]) -> Distinct:
+    """Factorize a column of Python objects (missing values already replaced by the marker)."""
+    codes, uniques = pd.factorize(raw, sort=False, use_na_sentinel=False)
+    values = np.asarray(uniques, dtype=object)
+    return Distinct(values, np.bincount(codes, minlength=len(values)).astype(np.int64), codes.astype(np.int64))
+
+
+def key_positions(text: pa.StringArray, keys: NDArray[np.object_] | Sequence[str]) -> NDArray[np.int64]:
+    """Position of each value in ``keys`` (compared as text), -1 when absent.
+
+    A key listed twice gives its last position, as ``{key: i for i, key in
+    enumerate(keys)}`` would.
+    """
+    n = len(keys)
+    if n == 0:
+        return np.full(len(text), -1, dtype=np.int64)
+    reversed_keys = pa.array(list(map(str, keys))[::-1], type=pa.string())
+    found = pc.index_in(text, value_set=reversed_keys)
+    index = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return np.where(index < 0, -1, n - 1 - index)
+
+
+def plain_floats(text: pa.StringArray) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """The number of every value written as a plain decimal (NaN elsewhere), and which values are.
+
+    A plain decimal (``-12``, ``0.5``, ``1e5``; no blanks, ASCII digits) is
+    read by Arrow, which rounds exactly as Python's ``float`` does.
+    """
+    out = np.full(len(text), np.nan)
+    if not len(text):
+        return out, np.zeros(0, dtype=np.bool_)
+    plain: NDArray[np.bool_] = pc.fill_null(pc.match_substring_regex(text, _PLAIN_NUMBER), False).to_numpy(
+        zero_copy_only=False)
+    fast = np.flatnonzero(plain)
+    if len(fast):
+        out[fast] = pc.cast(text.take(pa.array(fast)), pa.float64()).to_numpy(zero_copy_only=False)
+    return out, plain
+
+
+def parse_floats(text: pa.StringArray) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """``float(value)`` of every value, and whether it parsed (NaN where it did not).
+
+    Plain decimals are parsed by Arrow (:func:`plain_floats`); the few other
+    values (blanks around the digits, ``inf``, ``1_000``, non-ASCII digits,
+    text) by Python's ``float``, so the result is exactly Python's.
+    """
+    out, ok = plain_floats(text)
+    ok = ok.copy()
+    for i in np.flatnonzero(~ok):
+        try:
+            out[i] = float(text[i].as_py())
+            ok[i] = True
+        except (ValueError, TypeError):
+            continue
+    return out, ok
