@@ -176,11 +176,16 @@ class NumpyEngine:
             return aggregate(inverse, 1, source, np.zeros((1, 0), dtype=np.int32), levels), inverse
         offsets = self._map_offset[self._dims, src_levels, levels]
         radix = self._radix[self._dims, levels]
-        keys, inverse, sizes = rollup_group(source.keys, self._maps_flat, offsets, radix, source.sizes)
+        names = list(source.histograms)
+        first = source.histograms[names[0]] if names else np.zeros((source.n_classes, 0), dtype=np.int64)
+        keys, inverse, sizes, summed = rollup_group(source.keys, self._maps_flat, offsets, radix, source.sizes, first)
+        histograms = {a: sum_rows_into(inverse, len(sizes), source.histograms[a]) for a in names[1:]}
+        if names:
+            histograms[names[0]] = summed
         stats = ClassStats(
             sizes=sizes,
             keys=keys,
-            histograms={a: sum_rows_into(inverse, len(sizes), h) for a, h in source.histograms.items()},
+            histograms={a: histograms[a] for a in names},
             # a weighted bincount is float64 (numpy's stubs type every bincount as intp)
             sums={a: cast("NDArray[np.float64]", np.bincount(inverse, weights=s, minlength=len(sizes)))
                   for a, s in source.sums.items()},

@@ -1,8 +1,9 @@
 """Compiled (numba) kernels for the engine's hot loops.
 
 ``rollup_group`` maps every row of a class table to a coarser node, groups the
-mapped keys with an open-addressing hash table and sums class sizes in one
-pass; ``sum_rows_into`` sums a statistics matrix into the groups.  Both are
+mapped keys with an open-addressing hash table and sums class sizes and one
+histogram matrix in one pass; ``sum_rows_into`` sums any further statistics
+matrix into the groups.  Both are
 compiled once and cached on disk (``cache=True``), so a process pays the
 compilation only the first time on a machine.
 """
@@ -56,9 +57,9 @@ def _hash_groups(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np
 @numba.njit(cache=True, nogil=True)
 def rollup_group(
     keys: NDArray[np.int32], maps: NDArray[np.int32], offsets: NDArray[np.int64], radix: NDArray[np.int64],
-    sizes: NDArray[np.int64],
-) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
-    """Map, combine and group a class table.
+    sizes: NDArray[np.int64], histogram: NDArray[np.int64],
+) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover
+    """Map, combine and group a class table, summing sizes and one histogram matrix in the same pass.
 
     Parameters
     ----------
@@ -67,10 +68,11 @@ def rollup_group(
     offsets : (d,) start of each column's map in ``maps``.
     radix : (d,) int64 size of each column's target level.
     sizes : (c,) int64 class sizes.
+    histogram : (c, m) int64 per-class counts to sum into the groups (m may be 0).
 
     Returns
     -------
-    new_keys : (g, d) int32, inverse : (c,) int64, new_sizes : (g,) int64
+    new_keys : (g, d) int32, inverse : (c,) int64, new_sizes : (g,) int64, new_histogram : (g, m) int64
     """
     c, d = keys.shape
     combined = np.empty(c, dtype=np.int64)
@@ -86,10 +88,15 @@ def rollup_group(
         i = first[t]
         for j in range(d):
             new_keys[t, j] = maps[offsets[j] + keys[i, j]]
+    m = histogram.shape[1]
     new_sizes = np.zeros(g, dtype=np.int64)
+    new_histogram = np.zeros((g, m), dtype=np.int64)
     for i in range(c):
-        new_sizes[inverse[i]] += sizes[i]
-    return new_keys, inverse, new_sizes
+        t = inverse[i]
+        new_sizes[t] += sizes[i]
+        for j in range(m):
+            new_histogram[t, j] += histogram[i, j]
+    return new_keys, inverse, new_sizes, new_histogram
 
 
 @numba.njit(cache=True, nogil=True)

@@ -241,13 +241,12 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     sorted_bounds = bounds[order]
     steps = _cheapest_steps(lattice, bounds) if k_monotone else np.empty(0, dtype=np.int64)
     pos = 0
-    while pos < len(order):
-        pending = ~(infeasible[order[pos:]] | evaluated[order[pos:]])
-        if not pending.any():
-            break
-        pos += int(np.argmax(pending))
-        idx = int(order[pos])
+    visit = order.tolist()
+    while pos < len(visit):
+        idx = visit[pos]
         pos += 1
+        if infeasible[idx] or evaluated[idx]:
+            continue
         if ev.best is not None:
             tol = _REL_TOL * max(1.0, abs(ev.best[0]), abs(sorted_bounds[pos - 1]))
             if sorted_bounds[pos - 1] > ev.best[0] + tol:
