@@ -125,6 +125,8 @@ class NumpyEngine:
             self._cache.move_to_end(levels)
             return hit
         source = self._best_source(levels)
+        if source is self._bottom:
+            source = self._hub(levels)
         stats, _ = self._rollup(source, levels)
         self._nodes_computed += 1
         self._store(levels, stats)
@@ -166,6 +168,23 @@ class NumpyEngine:
             if sizes[i] < self._bottom.n_classes:
                 return self._cache[tuple(int(v) for v in self._slot_levels[i])]
         return self._bottom
+
+    def _hub(self, levels: tuple[int, ...]) -> ClassStats:
+        """The node one level up from the bottom wherever ``levels`` is above it, computed once and cached.
+
+        Rolling up from the bottom node reads its every class; many nodes
+        share the same hub, whose class table is several times smaller, so
+        each roll-up after the first reads the hub instead.
+        """
+        hub = tuple(min(level, 1) for level in levels)
+        if hub == levels or not any(hub):
+            return self._bottom
+        cached = self._cache.get(hub)
+        if cached is None:
+            cached, _ = self._rollup(self._bottom, hub)
+            self._nodes_computed += 1
+            self._store(hub, cached)
+        return cached
 
     def _rollup(self, source: ClassStats, levels: tuple[int, ...]) -> tuple[ClassStats, NDArray[np.int64]]:
         src_levels = source.levels
