@@ -32,6 +32,7 @@ from anonset.methods.threads import THREADS_VARIABLE
 if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
     from anonset.config import RunConfig
+    from anonset.core.dataset import Dataset
     from anonset.engine.sql.base import TableName
     from anonset.release.release import Release
     from anonset.release.sinks import FileSink
@@ -119,11 +120,14 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
             from anonset.io.tables import table_writer
             from anonset.release.sinks import FileOutput
 
-            release = model.fit_transform(cfg.load_dataset())
+            dataset, read_seconds = _load_in_memory(cfg)
+            release = model.fit_transform(dataset).timed(load=read_seconds, encode=dataset.encode_seconds)
             if target is not None:
                 assert release.table is not None
+                writing = time.perf_counter()
                 files.stage(FileOutput(target, table_writer(release.table, target,
                                                             delimiter=cfg.release_delimiter())))
+                release = release.timed(write=time.perf_counter() - writing)
             release = release.written_to(files.location)
             summary = _place(files, release, cfg, started)
         else:
@@ -139,6 +143,25 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
             _print_success_list(summary["success_list"], pick or 0, out)
         if "front" in summary:
             _print_front(summary, summary["search"]["picked"], out)
+
+
+def _load_in_memory(cfg: RunConfig) -> tuple[Dataset, float]:
+    """The run's dataset, its input file read into Arrow; and the seconds reading took (the rest is encoding).
+
+    The records are encoded from the Arrow table without becoming Python
+    strings (:meth:`RunConfig.load_dataset` gives the same dataset from a
+    DataFrame of strings).  Reading covers the hierarchy files too.
+    """
+    from anonset.config import _attribute_spec
+    from anonset.core.dataset import Dataset
+    from anonset.io.tables import read_arrow_table
+
+    assert cfg.input_path is not None
+    reading = time.perf_counter()
+    table = read_arrow_table(cfg.input_path, cfg.delimiter, cfg.input_format)
+    specs = {name: _attribute_spec(cfg, name, entry) for name, entry in cfg.attributes.items()}
+    read_seconds = time.perf_counter() - reading
+    return Dataset(table, specs, source=str(cfg.input_path)), read_seconds
 
 
 def _console(*outputs: Path | None) -> Console:
@@ -236,16 +259,21 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
         if cfg.sql is not None:
             assert cfg.output_table is not None
             DatabaseSink(backend, cfg.output_table, replace=cfg.output_replace, source=cfg.source_table).check()
+        profiling = time.perf_counter()
         dataset = cfg.load_dataset(backend)
+        profile_seconds = time.perf_counter() - profiling - dataset.encode_seconds
         cfg.requirements.validate(dataset)  # before the engine scans the table
         with SqlEngine(dataset, cfg.requirements.request, backend, cfg.source_table) as engine:
             release = model.fit_transform(dataset, engine=engine)
+        release = release.timed(load=profile_seconds, encode=dataset.encode_seconds)
         target = files.outputs.get("release")
         if cfg.sql is None:
             release = release.written_to(files.location)
             if target is not None:
+                writing = time.perf_counter()
                 files.stage(FileOutput(target, table_copier(backend, DUCKDB_RELEASE_TABLE, target,
                                                             delimiter=cfg.release_delimiter())))
+                release = release.timed(write=release.stages.write + time.perf_counter() - writing)
         try:
             summary = _place(files, release, cfg, started)
         except DataError:
@@ -790,6 +818,9 @@ def _print_summary(summary: dict[str, Any], out: Console) -> None:
         table.add_row("rows fetched", f"{summary['rows_fetched']:,} (value counts and class tables; records stay"
                                       " in the database)")
     table.add_row("seconds", f"{summary['seconds']:.3f}")
+    stages = summary.get("stage_seconds") or {}
+    if stages:
+        table.add_row("seconds per stage", ", ".join(f"{name} {value:.3f}" for name, value in stages.items()))
     table.add_row("written to", str(summary["output"]) if summary.get("output") else "nothing (no output path)")
     out.print(table)
 

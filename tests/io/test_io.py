@@ -1,16 +1,19 @@
-"""Reading and writing tables: CSV sniffing and quoting, Parquet, atomic writes."""
+"""Reading and writing tables: sniffing, quoting, Parquet, the Arrow reader, CSV as pandas writes it, atomic writes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from anonset.errors import DataError
 from anonset.io.delimiters import sniff_delimiter
 from anonset.io.outputs import atomic_write
-from anonset.io.tables import read_table, write_table
+from anonset.io.tables import read_arrow_table, read_table, write_table
 
 
 def test_csv_values_are_kept_exactly_as_written(tmp_path: Path) -> None:
@@ -57,3 +60,88 @@ def test_ragged_rows_are_reported(tmp_path: Path) -> None:
     path.write_text("a,b\n1,2\n3\n")
     with pytest.raises(DataError, match="ragged"):
         read_table(path, ",")
+
+
+def _bad_files(tmp_path: Path) -> list[tuple[Path, str | None]]:
+    """Files each reader must refuse, with the delimiter to read them with."""
+    (tmp_path / "empty.csv").write_text("", encoding="utf-8")
+    (tmp_path / "dupes.csv").write_text("a;a\n1;2\n", encoding="utf-8")
+    (tmp_path / "header.csv").write_text("a;b\n", encoding="utf-8")
+    (tmp_path / "ragged.csv").write_text("a,b\n1,2\n3\n", encoding="utf-8")
+    (tmp_path / "latin1.csv").write_bytes("a;b\nZ\xfcrich;1\n".encode("latin-1"))
+    (tmp_path / "broken.parquet").write_bytes(b"not parquet at all")
+    (tmp_path / "folder.csv").mkdir()
+    return [(tmp_path / name, sep) for name, sep in (
+        ("missing.csv", None), ("empty.csv", None), ("dupes.csv", ";"), ("header.csv", ";"), ("ragged.csv", ","),
+        ("latin1.csv", ";"), ("broken.parquet", None), ("folder.csv", None))]
+
+
+def test_the_arrow_reader_refuses_what_read_table_refuses_with_the_same_message(tmp_path: Path) -> None:
+    for path, sep in _bad_files(tmp_path):
+        messages = []
+        for read in (read_arrow_table, read_table):
+            with pytest.raises(DataError) as caught:
+                read(path, sep)
+            messages.append(str(caught.value))
+        assert messages[0] == messages[1], path.name
+        assert str(path) in messages[0]
+
+
+def test_the_arrow_reader_keeps_values_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text('zip;name;note\n007;" padded ";"a;b"\n0700;Zürich;""\n', encoding="utf-8")
+    table = read_arrow_table(path)
+    assert table.column_names == ["zip", "name", "note"]
+    assert table.column("zip").to_pylist() == ["007", "0700"]
+    assert table.column("name").to_pylist() == [" padded ", "Zürich"]
+    assert table.column("note").to_pylist() == ["a;b", ""]
+    assert all(pa.types.is_string(t) for t in table.schema.types)
+
+
+FRAMES = {
+    "plain": pd.DataFrame({"a": ["007", "Zürich", " x ", ""], "b": ["1", "2", "3", "4"]}),
+    "delimiter inside": pd.DataFrame({"a": ["x;y", "z"], "b": ["1", "2"]}),
+    "quote inside": pd.DataFrame({"a": ['say "hi"', "z"], "b": ["1", "2"]}),
+    "line break inside": pd.DataFrame({"a": ["x\ny", "z"], "b": ["1", "2"]}),
+    "carriage return inside": pd.DataFrame({"a": ["x\ry", "z"], "b": ["1", "2"]}),
+    "one column, an empty field": pd.DataFrame({"a": ["x", "", "y"]}),
+    "one column": pd.DataFrame({"a": ["x", "y"]}),
+    "missing values": pd.DataFrame({"a": ["x", None], "b": [np.nan, "2"]}, dtype=object),
+    "numbers": pd.DataFrame({"a": [1, 2], "b": [0.1, 1e-5], "c": ["x", "y"]}),
+    "header needs quotes": pd.DataFrame({"a;b": ["1"], 'say "c"': ["2"]}),
+    "categorical": pd.DataFrame({"a": pd.Categorical(["x", "y", "x"]), "b": ["1", "2", "3"]}),
+    "categorical, missing": pd.DataFrame({"a": pd.Categorical(["x", None, "x"]), "b": ["1", "2", "3"]}),
+    "arrow strings": pd.DataFrame({"a": ["x", "yé"], "b": ["1", "2"]}, dtype=pd.StringDtype("pyarrow", np.nan)),
+    "arrow strings, missing": pd.DataFrame({"a": ["x", None]}, dtype=pd.StringDtype("pyarrow", np.nan)),
+    "no rows": pd.DataFrame({"a": pd.Series([], dtype=object)}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FRAMES))
+@pytest.mark.parametrize("sep", [";", ",", "\t"])
+def test_csv_is_written_as_pandas_writes_it(tmp_path: Path, name: str, sep: str) -> None:
+    frame = FRAMES[name]
+    path = tmp_path / "t.csv"
+    write_table(frame, path, delimiter=sep)
+    expected = frame.to_csv(sep=sep, index=False, lineterminator="\n").encode("utf-8")
+    assert path.read_bytes() == expected
+
+
+@pytest.mark.parametrize("name", ["plain", "categorical", "arrow strings"])
+def test_parquet_of_arrow_held_text_reads_back_as_python_strings(tmp_path: Path, name: str) -> None:
+    frame = FRAMES[name]
+    path = tmp_path / "t.parquet"
+    write_table(frame, path)
+    back = read_table(path)
+    pd.testing.assert_frame_equal(back, frame.astype(object))
+    assert pq.read_schema(path).types == [pa.string()] * len(frame.columns)
+
+
+@pytest.mark.parametrize("name", ["plain", "one column", "categorical", "arrow strings", "header needs quotes"])
+def test_text_that_needs_no_quotes_is_written_by_arrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       name: str) -> None:
+    def pandas_writer(*args: object, **kwargs: object) -> None:
+        raise AssertionError("written by pandas")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", pandas_writer)
+    write_table(FRAMES[name], tmp_path / "t.csv", delimiter=";")

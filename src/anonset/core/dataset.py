@@ -347,6 +347,7 @@ class Dataset:
         counts = np.bincount(mapping, weights=found.counts, minlength=len(categories)).astype(np.int64)
         codes = None if found.inverse is None else mapping.astype(np.int32)[found.inverse]
         self._mapping[name] = mapping
+        self._distinct[name] = Distinct(found.values, found.counts, None)  # the records' indices are no longer needed
         return EncodedColumn(name, codes, categories, numbers, counts)
 
     def _missing_check(self, name: str, found: Distinct) -> list[str]:

@@ -84,6 +84,7 @@ def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | 
         raise DataError(f"{p}: unknown format {kind!r}; use csv or parquet")
     if table.num_rows == 0:
         raise DataError(f"{p}: the file has a header but no records; give at least one record")
+    pa.default_memory_pool().release_unused()  # what reading needed on top of the table
     return table
 
 

@@ -39,7 +39,9 @@ def text_codes(column: pd.Series, missing: str, sort: bool = False) -> tuple[NDA
         texts = np.append(np.asarray(list(map(str, column.cat.categories)), dtype=object), missing)
         code_of_text, distinct = pd.factorize(texts, sort=False)
         category = column.cat.codes.to_numpy()
-        codes = code_of_text[np.where(category < 0, len(texts) - 1, category)].astype(np.int64)
+        if len(category) and category.min() < 0:
+            category = np.where(category < 0, len(texts) - 1, category)
+        codes = code_of_text.astype(np.int64)[category]
         used = np.bincount(codes, minlength=len(distinct)) > 0
         if not used.all():  # texts no record holds (unused categories, the missing text) are not values
             renumber = np.cumsum(used) - 1

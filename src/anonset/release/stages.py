@@ -37,7 +37,7 @@ class StageTimes:
     @property
     def total(self) -> float:
         """The sum over the stages."""
-        return sum(getattr(self, f.name) for f in fields(self))
+        return float(sum(getattr(self, f.name) for f in fields(self)))
 
     def with_times(self, **seconds: float) -> StageTimes:
         """These times with the given stages set (``load=1.2, write=0.4``)."""

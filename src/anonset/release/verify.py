@@ -58,24 +58,28 @@ def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> NDArray[np.
     Classes are numbered in the order of their values, compared column by
     column as text.
     """
-    if not quasi:
-        return np.zeros(len(table), dtype=np.int64)
-    codes = []
-    radix = []
+    return _grouped(table, quasi)[0]
+
+
+def _grouped(table: pd.DataFrame, quasi: tuple[str, ...]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """Class index of every row (see :func:`classes_of_table`), and whether its quasi-identifiers are all ``*``.
+
+    The columns are folded into one key per row, one column at a time; when
+    the keys could outgrow 64 bits they are first replaced by their ranks.
+    """
+    keys = np.zeros(len(table), dtype=np.int64)
+    all_star = np.ones(len(table), dtype=np.bool_)
+    space = 1
     for q in quasi:
-        c, uniques = text_codes(table[q], "nan", sort=True)
-        codes.append(c)
-        radix.append(max(len(uniques), 1))
-    space = 1.0
-    for r in radix:
-        space *= r
-    if space < 2.0**62:
-        combined = codes[0]
-        for c, r in zip(codes[1:], radix[1:], strict=True):
-            combined = combined * r + c
-        return _ranked(combined)
-    _, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
-    return cast("NDArray[np.int64]", inverse.reshape(-1).astype(np.int64))
+        codes, texts = text_codes(table[q], "nan", sort=True)
+        all_star &= (texts == SUPPRESSED)[codes]
+        radix = max(len(texts), 1)
+        if space * radix >= 2**62:
+            keys = _ranked(keys)
+            space = int(keys.max()) + 1 if len(keys) else 1
+        keys = keys * radix + codes
+        space *= radix
+    return (_ranked(keys) if quasi else keys), all_star
 
 
 def _ranked(keys: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -105,11 +109,7 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
     """
     quasi = dataset.quasi
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
-    all_star = np.ones(len(table), dtype=np.bool_)
-    for q in quasi:
-        codes, texts = text_codes(table[q], "nan")
-        all_star &= (texts == SUPPRESSED)[codes]
-    row_class = classes_of_table(table, quasi)
+    row_class, all_star = _grouped(table, quasi)
     n_classes = int(row_class.max()) + 1 if len(row_class) else 0
     stats = _stats(table, dataset, requirements, row_class, n_classes)
     star = np.zeros(n_classes, dtype=np.bool_)
