@@ -150,9 +150,12 @@ class Requirements:
     def judge(self, stats: ClassStats, n_rows: int | None = None) -> Verdict:
         """Judge a candidate's classes: which violate, how many rows that suppresses, feasible or not."""
         ok = np.ones(stats.n_classes, dtype=np.bool_)
-        per_class = [m for m in self.models if not m.release_level]
         release_level = [m for m in self.models if m.release_level]
-        _narrow(ok, per_class, stats)
+        # a per-class verdict does not depend on the other classes: judging every class and combining costs less
+        # than copying the statistics of the classes an earlier model kept
+        for m in self.models:
+            if not m.release_level:
+                ok &= m.satisfied(stats)
         # the release-level models on the classes the per-class ones kept, until none removes more (each
         # removal can break another's figure; every pass only removes classes, so this ends)
         while release_level and _narrow(ok, release_level, stats):
