@@ -153,15 +153,13 @@ def _load_in_memory(cfg: RunConfig) -> tuple[Dataset, float]:
     DataFrame of strings).  Reading covers the hierarchy files too.
     """
     from anonset.config import _attribute_spec
-    from anonset.core.dataset import Dataset
-    from anonset.io.tables import read_arrow_table
+    from anonset.io.tables import read_dataset
 
     assert cfg.input_path is not None
-    reading = time.perf_counter()
-    table = read_arrow_table(cfg.input_path, cfg.delimiter, cfg.input_format)
+    started = time.perf_counter()
     specs = {name: _attribute_spec(cfg, name, entry) for name, entry in cfg.attributes.items()}
-    read_seconds = time.perf_counter() - reading
-    return Dataset(table, specs, source=str(cfg.input_path)), read_seconds
+    dataset = read_dataset(cfg.input_path, specs, cfg.delimiter, cfg.input_format)
+    return dataset, time.perf_counter() - started - dataset.encode_seconds
 
 
 def _console(*outputs: Path | None) -> Console:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -110,6 +111,39 @@ def test_nulls_of_a_parquet_file_read_as_the_missing_marker(tmp_path: Path) -> N
     for missing in (["?"], ["", "?"], ["-"]):
         arrow, frame = _both(path, {"v": {"role": "quasi", "missing": missing}, "s": {"role": "sensitive"}})
         _same_encoding(arrow, frame)
+
+
+def test_a_sensitive_column_with_nulls_is_released_alike(tmp_path: Path) -> None:
+    path = tmp_path / "t.parquet"
+    rng = np.random.default_rng(2)
+    diag = rng.choice(["flu", "cold", "injury"], ROWS).astype(object)
+    diag[rng.random(ROWS) < 0.1] = None
+    pq.write_table(pa.table({"zip": pa.array(rng.choice(["02139", "02138", "10001"], ROWS)),
+                             "diag": pa.array(diag, type=pa.string())}), path)
+    specs = {"zip": {"role": "quasi"}, "diag": {"role": "sensitive", "missing": ["n/a"]}}
+    requirements = Requirements([KAnonymity(3), DistinctLDiversity("diag", 2)], max_suppression=0.05)
+    releases = [Anonymizer(specs, requirements).fit_transform(read(path)) for read in (read_arrow_table, read_table)]
+    tables = [r.table for r in releases]
+    assert tables[0] is not None and tables[1] is not None
+    released = tables[0].astype(object)
+    pd.testing.assert_frame_equal(released.where(released.notna(), None), tables[1])  # a null: NaN there, None here
+    out = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    for table, target in zip(tables, out, strict=True):
+        write_table(table, target)
+    assert out[0].read_bytes() == out[1].read_bytes()
+
+
+def test_dictionary_encoded_text_of_an_arrow_table_encodes_like_text() -> None:
+    """A table whose text is already dictionary-encoded (several dictionaries) is kept as given."""
+    table = _table()
+    plain = pa.Table.from_pandas(table, preserve_index=False)
+    chunks = [pa.Table.from_pandas(part, preserve_index=False) for part in (table.iloc[:150], table.iloc[150:])]
+    encoded = pa.concat_tables([c.set_column(c.schema.get_field_index("zip"), "zip",
+                                             pc.dictionary_encode(c.column("zip"))) for c in chunks])
+    specs = SPECS["hierarchies"]
+    given = Dataset(encoded, specs)
+    _same_encoding(given, Dataset(plain, specs))
+    pd.testing.assert_frame_equal(given.table, encoded.to_pandas())
 
 
 def test_arrow_backed_dataframe_columns_encode_like_python_strings() -> None:

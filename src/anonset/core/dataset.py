@@ -46,9 +46,12 @@ import pyarrow as pa
 from anonset.core.distinct import (
     Distinct,
     arrow_text,
+    dictionary_encode,
     distinct_of_arrow,
+    distinct_of_dictionary,
     distinct_of_objects,
     is_arrow_text,
+    is_arrow_text_dictionary,
     key_positions,
     parse_floats,
     plain_floats,
@@ -151,7 +154,9 @@ class Dataset:
     Attributes
     ----------
     arrow : pyarrow.Table or None
-        The Arrow table given as ``table`` (None for a DataFrame or a profile).
+        The records of an Arrow table given as ``table`` (None for a
+        DataFrame or a profile).  The text columns the dataset encoded are
+        held dictionary-encoded: the same values in less memory.
     encode_seconds : float
         Wall time this dataset took to build: resolving and building the
         hierarchies and encoding the columns.
@@ -164,6 +169,7 @@ class Dataset:
         if (table is None) == (profile is None):
             raise ValueError("give exactly one of table and profile")
         self.arrow: pa.Table | None = table if isinstance(table, pa.Table) else None
+        self._schema: pa.Schema | None = None if self.arrow is None else self.arrow.schema
         self._frame: pd.DataFrame | None = table if isinstance(table, pd.DataFrame) else None
         self.attributes = attributes
         self.source = source
@@ -220,8 +226,14 @@ class Dataset:
         gives (text as Python ``str``), built the first time it is asked for.
         """
         if self._frame is None and self.arrow is not None:
-            self._frame = self.arrow.to_pandas()
+            self._frame = self._as_given(self.arrow).to_pandas()
         return self._frame
+
+    def _as_given(self, table: pa.Table) -> pa.Table:
+        """Columns of :attr:`arrow` with the types of the table given (text the dataset encoded, decoded)."""
+        assert self._schema is not None
+        given = pa.schema([self._schema.field(name) for name in table.column_names], metadata=self._schema.metadata)
+        return table.cast(given)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -235,7 +247,7 @@ class Dataset:
     def column(self, name: str) -> pd.Series:
         """One column as :attr:`table` holds it, without building the whole frame of an Arrow table."""
         if self._frame is None and self.arrow is not None:
-            return self.arrow.select([name]).to_pandas()[name]
+            return self._as_given(self.arrow.select([name])).to_pandas()[name]
         frame = self.table
         if frame is None:
             raise DataError(f"column {name!r}: the rows of this dataset live in a database and are not in memory")
@@ -322,8 +334,16 @@ class Dataset:
 
     def _distinct_of(self, name: str) -> Distinct:
         """Distinct values (in order of first appearance), their counts and each row's index into them."""
-        if self.arrow is not None and is_arrow_text(self.arrow.schema.field(name).type):
-            found = distinct_of_arrow(self.arrow.column(name), self._marker(name))
+        kind = pa.null() if self.arrow is None else self.arrow.schema.field(name).type
+        if self.arrow is not None and (is_arrow_text(kind) or is_arrow_text_dictionary(kind)):
+            column = self.arrow.column(name)
+            encoded = dictionary_encode(column if is_arrow_text(kind) else column.cast(kind.value_type))
+            found = distinct_of_dictionary(encoded, self._marker(name))
+            if is_arrow_text(kind):  # held encoded from now on: the same values, less memory
+                field = self.arrow.schema.field(name)
+                self.arrow = self.arrow.set_column(self.arrow.schema.get_field_index(name),
+                                                   pa.field(name, encoded.type, field.nullable, field.metadata),
+                                                   encoded)
         elif self.arrow is not None:
             found = distinct_of_objects(_objects(self.column(name), self._marker(name)))
         elif self._frame is not None:

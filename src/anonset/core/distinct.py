@@ -27,7 +27,8 @@ import pyarrow.compute as pc
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["Distinct", "arrow_text", "distinct_of_arrow", "distinct_of_objects", "is_arrow_text", "key_positions",
+__all__ = ["Distinct", "arrow_text", "dictionary_encode", "distinct_of_arrow", "distinct_of_dictionary",
+           "distinct_of_objects", "is_arrow_text", "is_arrow_text_dictionary", "key_positions", "one_dictionary",
            "parse_floats", "plain_floats"]
 
 #: A number that Python's ``float`` and Arrow's cast read alike (both round correctly): no blanks, ASCII digits.
@@ -71,6 +72,11 @@ def is_arrow_text(kind: pa.DataType) -> bool:
     return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
 
 
+def is_arrow_text_dictionary(kind: pa.DataType) -> bool:
+    """Whether an Arrow type is dictionary-encoded text."""
+    return bool(pa.types.is_dictionary(kind) and is_arrow_text(kind.value_type))
+
+
 def arrow_text(column: pd.Series) -> pa.ChunkedArray | None:
     """The Arrow text behind a pandas column of Arrow-backed strings, or None for any other column."""
     dtype = column.dtype
@@ -89,19 +95,56 @@ def distinct_of_arrow(column: pa.ChunkedArray, marker: str) -> Distinct:
     the marker where the first null stands, as :func:`distinct_of_objects`
     gives it for the same values held as Python objects.
     """
-    encoded = pc.dictionary_encode(column)
+    return distinct_of_dictionary(dictionary_encode(column), marker)
+
+
+def dictionary_encode(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A text column dictionary-encoded: the same values (nulls kept), one dictionary, the narrowest indices.
+
+    The dictionary lists the values in order of first appearance; the
+    indices are 8, 16 or 32 bits wide, as few as the dictionary allows.
+    """
+    encoded = one_dictionary(pc.dictionary_encode(column))
+    chunks = encoded.chunks
+    if not chunks:
+        return encoded
+    dictionary = chunks[0].dictionary
+    width = pa.int8() if len(dictionary) <= 2**7 else pa.int16() if len(dictionary) <= 2**15 else pa.int32()
+    if width == encoded.type.index_type:
+        return encoded
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(c.indices.cast(width), dictionary) for c in chunks],
+                            type=pa.dictionary(width, dictionary.type))
+
+
+def one_dictionary(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A dictionary-encoded column whose chunks all hold the same dictionary (unified when they do not)."""
+    chunks = column.chunks
+    if not chunks:
+        return column
+    first = chunks[0].dictionary
+    if all(_same_array(c.dictionary, first) for c in chunks[1:]):
+        return column
+    return column.unify_dictionaries()
+
+
+def _same_array(a: pa.Array, b: pa.Array) -> bool:
+    """Whether two arrays hold the same values: the same buffers (found at once), else compared."""
+    if len(a) == len(b) and a.offset == b.offset and all(
+            (x is None and y is None) or (x is not None and y is not None and x.address == y.address)
+            for x, y in zip(a.buffers(), b.buffers(), strict=True)):
+        return True
+    return bool(a.equals(b))
+
+
+def distinct_of_dictionary(encoded: pa.ChunkedArray, marker: str) -> Distinct:
+    """The distinct values of a column :func:`dictionary_encode` encoded; a null reads as ``marker``."""
     chunks = encoded.chunks
     if not chunks:
         return Distinct(np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32))
-    dictionary = chunks[0].dictionary
-    if any(len(c.dictionary) != len(dictionary) or not c.dictionary.equals(dictionary) for c in chunks[1:]):
-        encoded = encoded.unify_dictionaries()
-        chunks = encoded.chunks
-        dictionary = chunks[0].dictionary
-    values = np.asarray(dictionary.to_numpy(zero_copy_only=False), dtype=object)
-    nulls = column.null_count > 0
+    values = np.asarray(chunks[0].dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    nulls = encoded.null_count > 0
     parts = [(pc.fill_null(c.indices, -1) if nulls else c.indices).to_numpy(zero_copy_only=False) for c in chunks]
-    inverse = np.concatenate(parts).astype(np.int32, copy=False) if len(parts) > 1 else parts[0].astype(np.int32)
+    inverse = np.concatenate(parts).astype(np.int32) if len(parts) > 1 else parts[0].astype(np.int32)
     if nulls:
         values, inverse = _with_marker(values, inverse, marker)
     return Distinct(values, np.bincount(inverse, minlength=len(values)).astype(np.int64), inverse)

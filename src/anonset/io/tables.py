@@ -6,8 +6,8 @@ padding and non-ASCII characters are kept); typing happens later in
 
 :func:`read_arrow_table` reads a file into an Arrow table, which a
 :class:`~anonset.core.dataset.Dataset` encodes without turning each value
-into a Python object; :func:`read_table` gives the same records as a pandas
-DataFrame of Python strings.  :func:`table_writer` writes CSV through Arrow
+into a Python object (:func:`read_dataset` does both); :func:`read_table`
+gives the same records as a pandas DataFrame of Python strings.  :func:`table_writer` writes CSV through Arrow
 when every column is text that needs no quoting (the bytes pandas would
 write), and through pandas otherwise.
 """
@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -25,11 +26,12 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from anonset.core.dataset import AttributeSpec, Dataset
 from anonset.errors import DataError
 from anonset.io.delimiters import check_delimiter, sniff_delimiter
 from anonset.io.outputs import atomic_write
 
-__all__ = ["read_arrow_table", "read_table", "table_writer", "write_table"]
+__all__ = ["read_arrow_table", "read_dataset", "read_table", "table_writer", "write_table"]
 
 
 def read_table(path: str | Path, delimiter: str | None = None, fmt: str | None = None) -> pd.DataFrame:
@@ -55,6 +57,22 @@ def read_table(path: str | Path, delimiter: str | None = None, fmt: str | None =
     if _kind(Path(path), fmt) == "csv" and len(frame.columns):
         frame = frame.astype(object)
     return frame
+
+
+def read_dataset(path: str | Path, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]],
+                 delimiter: str | None = None, fmt: str | None = None) -> Dataset:
+    """Read a CSV or Parquet file into a :class:`~anonset.core.dataset.Dataset` without a DataFrame of strings.
+
+    The file is read by :func:`read_arrow_table` and handed to the dataset,
+    which holds the text columns it encodes dictionary-encoded; the memory
+    their text took is given back once the dataset is built.  The
+    parameters, checks and errors are those of :func:`read_table` and of the
+    dataset; the dataset's :attr:`~anonset.core.dataset.Dataset.table`
+    equals what :func:`read_table` gives.
+    """
+    dataset = Dataset(read_arrow_table(path, delimiter, fmt), attributes, source=str(path))
+    pa.default_memory_pool().release_unused()
+    return dataset
 
 
 def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | None = None) -> pa.Table:

@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from anonset.core.dataset import AttributeType, Dataset, Role
-from anonset.core.distinct import is_arrow_text
+from anonset.core.distinct import is_arrow_text, is_arrow_text_dictionary, one_dictionary
 from anonset.core.partition import GeneralizedValues, Intervals, Partition
 from anonset.errors import DataError
 from anonset.release.facts import MethodFacts, Provenance
@@ -368,6 +370,8 @@ def _assemble(dataset: Dataset, quasi_labels: QuasiLabels, suppressed: NDArray[n
                              else _objects(index, labels, suppressed))
         elif dataset.arrow is not None and is_arrow_text(dataset.arrow.schema.field(name).type):
             columns[name] = _ARROW_TEXT.__from_arrow__(dataset.arrow.column(name))
+        elif dataset.arrow is not None and is_arrow_text_dictionary(dataset.arrow.schema.field(name).type):
+            columns[name] = _categorical_of(dataset.arrow.column(name))
         else:
             columns[name] = dataset.column(name).to_numpy()
     table = pd.DataFrame(columns, index=pd.RangeIndex(dataset.n_rows))
@@ -386,6 +390,17 @@ def _objects(index: NDArray[np.integer[Any]], labels: NDArray[np.object_],
     out = cast("NDArray[np.object_]", labels[index])
     out[suppressed] = SUPPRESSED
     return out
+
+
+def _categorical_of(column: pa.ChunkedArray) -> pd.Categorical:
+    """A column of dictionary-encoded text as a categorical column (a null as a missing value)."""
+    column = one_dictionary(column)
+    chunks = [c for c in column.chunks if len(c)] or column.chunks
+    codes = np.concatenate([pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False) for c in chunks])
+    code_of_entry, categories = pd.factorize(chunks[0].dictionary.to_numpy(zero_copy_only=False), sort=False)
+    if len(categories) < len(code_of_entry):  # a dictionary that lists a value twice
+        codes = np.where(codes < 0, -1, code_of_entry[codes])
+    return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=object))
 
 
 def _categorical(index: NDArray[np.integer[Any]], labels: NDArray[np.object_],

@@ -1,0 +1,229 @@
+"""Ten million rows on one machine: whole ``anonset anonymize`` processes, stage by stage.
+
+The table is built once under ``--workdir`` (default ``/tmp/anonset-scale``, never in the project):
+
+- ``patients`` (default): the built-in synthetic patient register
+  (:func:`anonset.datasets.patient_register`, seed 0) written to Parquet; six quasi-identifiers (age,
+  sex, zip, race, marital status, education), diagnosis sensitive, patient_id an identifier,
+  length of stay passed through;
+- ``adult-mix``: the Adult table scaled by ``make_mix.py`` from the shared Adult directory (factor
+  330 gives 9,953,460 records; ``;``-separated CSV), its hierarchy files read where they are.
+
+Then, for each method, one ``anonset anonymize CONFIG --summary`` process per table size, each
+fresh, with a run configuration written beside the table:
+
+- ``optimal``: full-domain optimal search, k = 5, at most 1% suppressed records;
+- ``mondrian``: median Mondrian (strict), k = 10;
+- ``xu-top-down``: Xu et al.'s top-down local recoding, k = 10.
+
+Each run prints the seconds of every stage as the run summary reports them (``stage_seconds``: load,
+encode, search — engine included —, release, metrics, verify, write), the whole process's wall time
+(interpreter start and imports included) and its peak resident set size (``ru_maxrss`` of the child,
+from ``os.wait4``), with the 1-minute load average before and after the run: other processes
+share the machine.  A run that exceeds ``--timeout`` seconds is stopped and reported as such.
+Nothing is asserted.  Usage::
+
+    .venv/bin/python benchmarks/scale.py                                   # 10M patients, three methods
+    .venv/bin/python benchmarks/scale.py --rows 1000000,3000000 --methods xu-top-down
+    .venv/bin/python benchmarks/scale.py --data adult-mix --methods optimal
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import header, load
+
+ROOT = Path(__file__).resolve().parents[1]
+ADULT_DIR = ROOT.parent / "shared" / "data" / "adult"
+ADULT_COLUMNS = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass",
+                 "occupation", "salary-class")
+ADULT_ROWS = 30_162
+METHODS = ("optimal", "mondrian", "xu-top-down")
+STAGES = ("load", "encode", "search", "release", "metrics", "verify", "write")
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one process printed and used."""
+
+    wall: float
+    peak_rss: int
+    finished: bool
+    summary: dict[str, Any] | None
+    error: str = ""
+
+
+def patients_table(workdir: Path, rows: int) -> Path:
+    """The synthetic patient register of ``rows`` records as Parquet (built unless already there)."""
+    target = workdir / f"patients_{rows}.parquet"
+    if target.exists():
+        return target
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from anonset.datasets import patient_register
+
+    started = time.perf_counter()
+    table = patient_register(rows, seed=0)
+    partial = workdir / f".{target.name}.part"
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), partial)
+    os.replace(partial, target)
+    print(f"built {target} ({rows:,} records) in {time.perf_counter() - started:.1f} s; {load()}", flush=True)
+    return target
+
+
+def patients_hierarchies(workdir: Path) -> dict[str, Path]:
+    """Hierarchy files of the register's categorical columns (their whole domains), written into ``workdir``."""
+    from anonset.datasets import patient_register
+    from anonset.datasets.synthetic import patient_register_attributes
+    from anonset.hierarchy import Hierarchy, write_hierarchy
+
+    attributes = patient_register_attributes(patient_register(1_000, seed=0))
+    files = {}
+    for name in ("sex", "race", "marital_status", "education", "diagnosis"):
+        h = attributes[name].hierarchy
+        assert isinstance(h, Hierarchy)
+        files[name] = workdir / f"patients_{name}.csv"
+        write_hierarchy(h, files[name])
+    return files
+
+
+def patients_config(workdir: Path, table: Path, method: str) -> Path:
+    """The run configuration of ``method`` on a patient register table."""
+    from anonset.datasets.synthetic import EDUCATION_LEVELS
+
+    files = patients_hierarchies(workdir)
+    age = "{role: quasi, type: numeric, hierarchy: {builder: intervals, widths: [5, 10, 20, 40], start: 0, top: 100}}"
+    lines = [f"input: {{path: {json.dumps(str(table))}}}", "attributes:",
+             "  patient_id: {role: identifier}",
+             f"  age: {age}",
+             f"  sex: {{role: quasi, hierarchy: {json.dumps(str(files['sex']))}}}",
+             "  zip: {role: quasi, hierarchy: {builder: masking, levels: 3}}",
+             f"  race: {{role: quasi, hierarchy: {json.dumps(str(files['race']))}}}",
+             f"  marital_status: {{role: quasi, hierarchy: {json.dumps(str(files['marital_status']))}}}",
+             f"  education: {{role: quasi, type: ordinal, order: {json.dumps(list(EDUCATION_LEVELS))},"
+             f" hierarchy: {json.dumps(str(files['education']))}}}",
+             f"  diagnosis: {{role: sensitive, hierarchy: {json.dumps(str(files['diagnosis']))}}}",
+             "  length_of_stay: {role: insensitive}"]
+    return _write_config(workdir, f"patients_{table.stem}", method, lines)
+
+
+def adult_table(workdir: Path, factor: int) -> Path:
+    """The Adult table scaled by ``make_mix.py`` (built unless already there)."""
+    target = workdir / f"adult_mix{factor}.csv"
+    if not target.exists():
+        started = time.perf_counter()
+        partial = workdir / f".{target.name}.part"
+        subprocess.run([sys.executable, str(ADULT_DIR / "make_mix.py"), str(factor), str(partial),
+                        str(ADULT_DIR / "adult.csv")], check=True)
+        os.replace(partial, target)
+        print(f"built {target} (factor {factor}) in {time.perf_counter() - started:.1f} s; {load()}", flush=True)
+    return target
+
+
+def adult_config(workdir: Path, table: Path, method: str) -> Path:
+    """The run configuration of ``method`` on a scaled Adult table: every column a quasi-identifier."""
+    lines = [f"input: {{path: {json.dumps(str(table))}, delimiter: ';'}}", "attributes:"]
+    for column in ADULT_COLUMNS:
+        hierarchy = json.dumps(str(ADULT_DIR / "hierarchies" / f"{column}.csv"))
+        numeric = ", type: numeric" if column == "age" else ""
+        lines.append(f"  {column}: {{role: quasi{numeric}, hierarchy: {hierarchy}}}")
+    return _write_config(workdir, table.stem, method, lines)
+
+
+def _write_config(workdir: Path, stem: str, method: str, lines: list[str]) -> Path:
+    privacy = "{k: 5, max_suppression: 0.01}" if method == "optimal" else "{k: 10}"
+    lines += [f"privacy: {privacy}", f"method: {{name: {method}}}",
+              f"output: {{path: {json.dumps(str(workdir / f'{stem}_{method}_released.csv'))}}}"]
+    path = workdir / f"{stem}_{method}.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run(config: Path, timeout: float) -> Run:
+    """One ``anonset anonymize`` process: wall time, peak RSS (``os.wait4``), and its summary."""
+    exe = Path(sys.executable).parent / "anonset"
+    summary_path = config.with_suffix(".summary.json")
+    summary_path.unlink(missing_ok=True)
+    started = time.perf_counter()
+    proc = subprocess.Popen([str(exe), "anonymize", str(config), "--summary", str(summary_path), "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    finished = True
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() - started > timeout:
+            proc.kill()
+            pid, status, usage = os.wait4(proc.pid, 0)
+            finished = False
+            break
+        time.sleep(0.05)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    error = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr is not None else ""
+    summary = json.loads(summary_path.read_text()) if finished and proc.returncode == 0 else None
+    if finished and proc.returncode != 0:
+        error = f"exit {proc.returncode}: {error.splitlines()[-1] if error else ''}"
+    return Run(wall=wall, peak_rss=usage.ru_maxrss * 1024, finished=finished, summary=summary, error=error)
+
+
+def report(method: str, rows: int, result: Run, before: str, timeout: float) -> None:
+    """One line per run: stages, whole process, peak memory, load average before and after."""
+    after = load()
+    head = f"{method:<12} {rows:>11,} rows:"
+    if not result.finished:
+        print(f"{head} stopped after {timeout:.0f} s (--timeout), peak RSS {result.peak_rss / 1e9:.2f} GB;"
+              f" {before} -> {after}", flush=True)
+        return
+    if result.summary is None:
+        print(f"{head} failed ({result.error}); {before} -> {after}", flush=True)
+        return
+    s = result.summary
+    stages = s["stage_seconds"]
+    text = ", ".join(f"{name} {stages[name]:.2f}" for name in STAGES)
+    print(f"{head} process {result.wall:.1f} s, peak RSS {result.peak_rss / 1e9:.2f} GB; run {s['seconds']:.1f} s"
+          f" = {text}; load+encode {stages['load'] + stages['encode']:.2f} s; {s['classes']:,} classes,"
+          f" {s['suppressed_rows']:,} suppressed; {before} -> {after}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", choices=("patients", "adult-mix"), default="patients")
+    parser.add_argument("--rows", default="10000000",
+                        help="comma-separated table sizes (patients; adult-mix uses --factor)")
+    parser.add_argument("--factor", type=int, default=330, help="make_mix.py factor of adult-mix (330: 9,953,460)")
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is stopped")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/anonset-scale"))
+    args = parser.parse_args()
+    header("benchmarks/scale.py")
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    methods = [m for m in args.methods.split(",") if m]
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown:
+        parser.error(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(METHODS)}")
+    if args.data == "patients":
+        tables = [(rows, patients_table(args.workdir, rows)) for rows in map(int, args.rows.split(","))]
+    else:
+        tables = [(ADULT_ROWS * args.factor, adult_table(args.workdir, args.factor))]
+    for rows, table in tables:
+        for method in methods:
+            config = (patients_config(args.workdir, table, method) if args.data == "patients"
+                      else adult_config(args.workdir, table, method))
+            before = load()
+            report(method, rows, run(config, args.timeout), before, args.timeout)
+
+
+if __name__ == "__main__":
+    main()
