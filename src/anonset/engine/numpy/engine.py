@@ -6,8 +6,11 @@ of a cached, less general node: map each key column to the coarser level,
 group the (much smaller) class table and sum the statistics.  The cache keeps
 the class tables of recently computed nodes up to a budget of cells; the
 source of a roll-up is the cached node below the target with the fewest
-classes.  :meth:`NumpyEngine.close` drops the class tables (the engine holds
-nothing else); it is also a context manager.
+classes.  When that is the bottom node, the roll-up goes through the node's
+*hub* (one level up wherever the node is above the bottom), computed once and
+cached, since many nodes share a hub whose table is several times smaller.
+:meth:`NumpyEngine.close` drops the class tables (the engine holds nothing
+else); it is also a context manager.
 """
 
 from __future__ import annotations
