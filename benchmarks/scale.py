@@ -21,11 +21,21 @@ encode, search — engine included —, release, metrics, verify, write), the wh
 (interpreter start and imports included) and its peak resident set size (``ru_maxrss`` of the child,
 from ``os.wait4``), with the 1-minute load average before and after the run: other processes
 share the machine.  A run that exceeds ``--timeout`` seconds is stopped and reported as such.
+``--src DIR`` runs the anonset of another source tree (an earlier commit exported with
+``git archive``) for before/after figures; a version without stage times prints the total only.
+
+The ``load`` section compares the two ways a run's input is loaded, each in a fresh process: a
+DataFrame of Python strings then a Dataset (``RunConfig.load_dataset``, what ``anonset anonymize``
+did before it read Arrow), and the Arrow table handed to the Dataset (``read_dataset``, what it does
+now), on Adult (30,162 records, nine quasi-identifiers with the shared hierarchy files), the
+Adult mix at factor 33 (995,346 records) and the patient register; reading, encoding and peak RSS.
+For the register it also encodes the generator's DataFrame (``generated``: the Dataset of
+``patient_register_dataset``; only the encoding is timed, the peak includes generating it).
 Nothing is asserted.  Usage::
 
-    .venv/bin/python benchmarks/scale.py                                   # 10M patients, three methods
-    .venv/bin/python benchmarks/scale.py --rows 1000000,3000000 --methods xu-top-down
-    .venv/bin/python benchmarks/scale.py --data adult-mix --methods optimal
+    .venv/bin/python benchmarks/scale.py                                   # load, then 10M patients x 3 methods
+    .venv/bin/python benchmarks/scale.py --sections runs --rows 1000000,3000000 --methods xu-top-down
+    .venv/bin/python benchmarks/scale.py --sections runs --data adult-mix --methods optimal
 """
 
 from __future__ import annotations
@@ -150,13 +160,13 @@ def _write_config(workdir: Path, stem: str, method: str, lines: list[str]) -> Pa
     return path
 
 
-def run(config: Path, timeout: float) -> Run:
+def run(config: Path, timeout: float, src: Path | None) -> Run:
     """One ``anonset anonymize`` process: wall time, peak RSS (``os.wait4``), and its summary."""
-    exe = Path(sys.executable).parent / "anonset"
     summary_path = config.with_suffix(".summary.json")
     summary_path.unlink(missing_ok=True)
     started = time.perf_counter()
-    proc = subprocess.Popen([str(exe), "anonymize", str(config), "--summary", str(summary_path), "--quiet"],
+    proc = subprocess.Popen([sys.executable, "-m", "anonset.cli", "anonymize", str(config), "--summary",
+                             str(summary_path), "--quiet"], env=_environment(src),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     finished = True
     while True:
@@ -190,11 +200,75 @@ def report(method: str, rows: int, result: Run, before: str, timeout: float) -> 
         print(f"{head} failed ({result.error}); {before} -> {after}", flush=True)
         return
     s = result.summary
-    stages = s["stage_seconds"]
-    text = ", ".join(f"{name} {stages[name]:.2f}" for name in STAGES)
+    stages = s.get("stage_seconds")
+    text = "" if stages is None else (" = " + ", ".join(f"{name} {stages[name]:.2f}" for name in STAGES)
+                                      + f"; load+encode {stages['load'] + stages['encode']:.2f} s")
     print(f"{head} process {result.wall:.1f} s, peak RSS {result.peak_rss / 1e9:.2f} GB; run {s['seconds']:.1f} s"
-          f" = {text}; load+encode {stages['load'] + stages['encode']:.2f} s; {s['classes']:,} classes,"
-          f" {s['suppressed_rows']:,} suppressed; {before} -> {after}", flush=True)
+          f"{text}; {s['classes']:,} classes, {s['suppressed_rows']:,} suppressed; {before} -> {after}", flush=True)
+
+
+def _environment(src: Path | None) -> dict[str, str]:
+    """The child's environment: this one, with ``src`` first on the module path when given."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+# --------------------------------------------------------------------------- loading
+def load_child(config: Path, way: str) -> None:
+    """Load a run's input one way in this (fresh) process; print JSON: read and encode seconds, peak RSS."""
+    import resource
+
+    from anonset.config import load_config
+
+    cfg = load_config(config)
+    if way == "generated":  # the register's DataFrame of Python strings, as patient_register_dataset builds it
+        from anonset.core.dataset import Dataset
+        from anonset.datasets.synthetic import patient_register, patient_register_attributes
+
+        assert cfg.input_path is not None
+        frame = patient_register(int(cfg.input_path.stem.split("_")[-1]), seed=0)
+        attributes = patient_register_attributes(frame)
+    started = time.perf_counter()
+    if way == "generated":
+        dataset = Dataset(frame, attributes, source="patient_register")
+    elif way == "dataframe":
+        dataset = cfg.load_dataset()
+    else:
+        from anonset.cli import _load_in_memory
+
+        dataset, _ = _load_in_memory(cfg)
+    total = time.perf_counter() - started
+    encode = getattr(dataset, "encode_seconds", None)  # None: a version that does not time encoding
+    print(json.dumps({"rows": dataset.n_rows, "total": total, "encode": encode,
+                      "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+
+
+def load_section(workdir: Path, rows: list[int], src: Path | None) -> None:
+    """Both ways of loading, each in a fresh process, on Adult, the Adult mix (factor 33) and the register.
+
+    With ``src`` (an earlier source tree) only its way, the DataFrame, is measured.
+    """
+    print("\nloading: DataFrame of strings then Dataset (before) vs Arrow table handed to the Dataset (now)"
+          + ("" if src is None else f"; the anonset in {src}"))
+    configs = [("adult", adult_config(workdir, ADULT_DIR / "adult.csv", "optimal")),
+               ("adult mix33", adult_config(workdir, adult_table(workdir, 33), "optimal"))]
+    configs += [("patients", patients_config(workdir, patients_table(workdir, n), "optimal")) for n in rows]
+    for name, config in configs:
+        ways = ["dataframe"] if src is not None else ["dataframe", "arrow"]
+        for way in ways + (["generated"] if name == "patients" else []):
+            before = load()
+            proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--load-child", str(config), way],
+                                  capture_output=True, text=True, check=False, env=_environment(src))
+            if proc.returncode != 0:
+                print(f"{name} ({way}): failed: {proc.stderr.strip().splitlines()[-1:]}", flush=True)
+                continue
+            r = json.loads(proc.stdout.strip().splitlines()[-1])
+            split = ("" if r["encode"] is None or way == "generated"
+                     else f"read {r['total'] - r['encode']:.2f} s, encode {r['encode']:.2f} s, ")
+            print(f"{name:<12} {r['rows']:>11,} rows, {way:<9}: {split}together {r['total']:.2f} s,"
+                  f" peak RSS {r['peak'] * 1024 / 1e9:.2f} GB; {before} -> {load()}", flush=True)
 
 
 def main() -> None:
@@ -206,15 +280,28 @@ def main() -> None:
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is stopped")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/anonset-scale"))
+    parser.add_argument("--sections", default="load,runs", help="load, runs (default both)")
+    parser.add_argument("--src", type=Path, help="run the anonset of this source tree (an earlier commit)")
+    parser.add_argument("--load-child", nargs=2, metavar=("CONFIG", "WAY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.load_child:
+        load_child(Path(args.load_child[0]), args.load_child[1])
+        return
     header("benchmarks/scale.py")
     args.workdir.mkdir(parents=True, exist_ok=True)
     methods = [m for m in args.methods.split(",") if m]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         parser.error(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(METHODS)}")
+    sizes = [int(n) for n in args.rows.split(",")]
+    sections = set(args.sections.split(","))
+    if "load" in sections:
+        load_section(args.workdir, sizes, args.src)
+    if "runs" not in sections:
+        return
+    print(f"\nruns{'' if args.src is None else f' of the anonset in {args.src}'}:")
     if args.data == "patients":
-        tables = [(rows, patients_table(args.workdir, rows)) for rows in map(int, args.rows.split(","))]
+        tables = [(rows, patients_table(args.workdir, rows)) for rows in sizes]
     else:
         tables = [(ADULT_ROWS * args.factor, adult_table(args.workdir, args.factor))]
     for rows, table in tables:
@@ -222,7 +309,7 @@ def main() -> None:
             config = (patients_config(args.workdir, table, method) if args.data == "patients"
                       else adult_config(args.workdir, table, method))
             before = load()
-            report(method, rows, run(config, args.timeout), before, args.timeout)
+            report(method, rows, run(config, args.timeout, args.src), before, args.timeout)
 
 
 if __name__ == "__main__":
