@@ -683,12 +683,14 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
     out.print(f"[bold]anonset demo[/bold]: {rows:,} synthetic patients (seed {seed}), "
                   f"quasi-identifiers {', '.join(dataset.quasi)}; sensitive: diagnosis")
     out.print(f"requirements: {requirements.describe()}; method: optimal full-domain search, metric: loss")
-    release = Anonymizer({}, requirements, seed=seed).fit_transform(dataset)
+    release = Anonymizer({}, requirements, seed=seed).fit_transform(dataset).timed(encode=dataset.encode_seconds)
     table = release.table
     assert table is not None
     with files:
         if output is not None:
+            writing = time.perf_counter()
             files.stage(FileOutput(output, table_writer(table, output)))
+            release = release.timed(write=time.perf_counter() - writing)
         files.verify()
         files.place()
     release = release.written_to(files.location)
