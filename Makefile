@@ -10,7 +10,7 @@ $(STAMP): requirements.lock pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
-	$(BIN)/anonset compile --quiet
+	$(BIN)/anonset compile --quiet --jobs 2
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -34,7 +34,7 @@ from anonset.privacy import (
     TCloseness,
 )
 
-__all__ = ["WARM_UPS", "WarmUp", "precompile"]
+__all__ = ["WARM_UPS", "WarmUp", "precompile", "shares"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,21 @@ WARM_UPS: tuple[WarmUp, ...] = (
     WarmUp("mondrian, lsd", "mondrian", _k, options={"criterion": "lsd"},
            roles={"length_of_stay": Role.TARGET}),
 )
+
+
+#: Which kernels a method's runs compile: runs of different kinds share no kernel, so they compile in parallel.
+_KIND = {"mondrian": "mondrian", "k-member": "clustering", "xu-top-down": "clustering", "xu-bottom-up": "clustering"}
+
+
+def shares(jobs: int, runs: Sequence[WarmUp] = WARM_UPS) -> list[list[int]]:
+    """Indices of ``runs`` split into at most ``jobs`` lists, runs of one kind (shared kernels) kept together."""
+    kinds: dict[str, list[int]] = {}
+    for i, run in enumerate(runs):
+        kinds.setdefault(_KIND.get(run.method, "lattice"), []).append(i)
+    out: list[list[int]] = [[] for _ in range(max(1, min(jobs, len(kinds))))]
+    for indices in sorted(kinds.values(), key=len, reverse=True):
+        min(out, key=len).extend(indices)
+    return [sorted(share) for share in out]
 
 
 def precompile(rows: int = 400, runs: Sequence[WarmUp] = WARM_UPS,
