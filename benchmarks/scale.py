@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -74,45 +75,51 @@ class Run:
 
 
 def patients_table(workdir: Path, rows: int) -> Path:
-    """The synthetic patient register of ``rows`` records as Parquet (built unless already there)."""
+    """The synthetic patient register of ``rows`` records as Parquet (built, in a child process, unless there).
+
+    The table and the hierarchy files are built by a child process: this process stays small, as
+    the processes it starts inherit its memory at the fork.
+    """
     target = workdir / f"patients_{rows}.parquet"
-    if target.exists():
-        return target
+    if not target.exists() or not patients_hierarchies(workdir)["sex"].exists():
+        started = time.perf_counter()
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--build-child", str(workdir), str(rows)],
+                       check=True)
+        print(f"built {target} ({rows:,} records) in {time.perf_counter() - started:.1f} s; {load()}", flush=True)
+    return target
+
+
+def build_child(workdir: Path, rows: int) -> None:
+    """Write the register of ``rows`` records as Parquet and the hierarchy files of its categorical columns."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from anonset.datasets import patient_register
-
-    started = time.perf_counter()
-    table = patient_register(rows, seed=0)
-    partial = workdir / f".{target.name}.part"
-    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), partial)
-    os.replace(partial, target)
-    print(f"built {target} ({rows:,} records) in {time.perf_counter() - started:.1f} s; {load()}", flush=True)
-    return target
-
-
-def patients_hierarchies(workdir: Path) -> dict[str, Path]:
-    """Hierarchy files of the register's categorical columns (their whole domains), written into ``workdir``."""
-    from anonset.datasets import patient_register
     from anonset.datasets.synthetic import patient_register_attributes
     from anonset.hierarchy import Hierarchy, write_hierarchy
 
-    attributes = patient_register_attributes(patient_register(1_000, seed=0))
-    files = {}
-    for name in ("sex", "race", "marital_status", "education", "diagnosis"):
+    target = workdir / f"patients_{rows}.parquet"
+    if not target.exists():
+        partial = workdir / f".{target.name}.part"
+        pq.write_table(pa.Table.from_pandas(patient_register(rows, seed=0), preserve_index=False), partial)
+        os.replace(partial, target)
+    attributes = patient_register_attributes(patient_register(1_000, seed=0))  # the whole domains
+    for name, path in patients_hierarchies(workdir).items():
         h = attributes[name].hierarchy
         assert isinstance(h, Hierarchy)
-        files[name] = workdir / f"patients_{name}.csv"
-        write_hierarchy(h, files[name])
-    return files
+        write_hierarchy(h, path)
+
+
+def patients_hierarchies(workdir: Path) -> dict[str, Path]:
+    """Where the hierarchy files of the register's categorical columns are (see :func:`build_child`)."""
+    return {name: workdir / f"patients_{name}.csv" for name in ("sex", "race", "marital_status", "education",
+                                                                 "diagnosis")}
 
 
 def patients_config(workdir: Path, table: Path, method: str) -> Path:
     """The run configuration of ``method`` on a patient register table."""
-    from anonset.datasets.synthetic import EDUCATION_LEVELS
-
     files = patients_hierarchies(workdir)
+    education = [line.split(";")[0] for line in files["education"].read_text(encoding="utf-8").splitlines()]
     age = "{role: quasi, type: numeric, hierarchy: {builder: intervals, widths: [5, 10, 20, 40], start: 0, top: 100}}"
     lines = [f"input: {{path: {json.dumps(str(table))}}}", "attributes:",
              "  patient_id: {role: identifier}",
@@ -121,11 +128,11 @@ def patients_config(workdir: Path, table: Path, method: str) -> Path:
              "  zip: {role: quasi, hierarchy: {builder: masking, levels: 3}}",
              f"  race: {{role: quasi, hierarchy: {json.dumps(str(files['race']))}}}",
              f"  marital_status: {{role: quasi, hierarchy: {json.dumps(str(files['marital_status']))}}}",
-             f"  education: {{role: quasi, type: ordinal, order: {json.dumps(list(EDUCATION_LEVELS))},"
+             f"  education: {{role: quasi, type: ordinal, order: {json.dumps(education)},"
              f" hierarchy: {json.dumps(str(files['education']))}}}",
              f"  diagnosis: {{role: sensitive, hierarchy: {json.dumps(str(files['diagnosis']))}}}",
              "  length_of_stay: {role: insensitive}"]
-    return _write_config(workdir, f"patients_{table.stem}", method, lines)
+    return _write_config(workdir, table.stem, method, lines)
 
 
 def adult_table(workdir: Path, factor: int) -> Path:
@@ -161,31 +168,57 @@ def _write_config(workdir: Path, stem: str, method: str, lines: list[str]) -> Pa
 
 
 def run(config: Path, timeout: float, src: Path | None) -> Run:
-    """One ``anonset anonymize`` process: wall time, peak RSS (``os.wait4``), and its summary."""
+    """One ``anonset anonymize`` process: wall time, its own peak RSS, and its summary.
+
+    The peak is the high-water mark of the process's memory (``VmHWM``), written by the process
+    as it exits: a child's ``ru_maxrss`` would also count the memory of this process at the fork.
+    """
     summary_path = config.with_suffix(".summary.json")
-    summary_path.unlink(missing_ok=True)
+    peak_path = config.with_suffix(".peak")
+    for stale in (summary_path, peak_path):
+        stale.unlink(missing_ok=True)
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "anonset.cli", "anonymize", str(config), "--summary",
-                             str(summary_path), "--quiet"], env=_environment(src),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    finished = True
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() - started > timeout:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            finished = False
-            break
-        time.sleep(0.05)
+    proc = subprocess.Popen([sys.executable, "-c", _PEAK_WRAPPER, str(peak_path), "anonymize", str(config),
+                             "--summary", str(summary_path), "--quiet"], env=_environment(src),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+        finished = True
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+        finished = False
     wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    error = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr is not None else ""
+    error = err.decode("utf-8", "replace").strip()
     summary = json.loads(summary_path.read_text()) if finished and proc.returncode == 0 else None
     if finished and proc.returncode != 0:
         error = f"exit {proc.returncode}: {error.splitlines()[-1] if error else ''}"
-    return Run(wall=wall, peak_rss=usage.ru_maxrss * 1024, finished=finished, summary=summary, error=error)
+    peak = int(peak_path.read_text()) if peak_path.exists() else 0
+    return Run(wall=wall, peak_rss=peak, finished=finished, summary=summary, error=error)
+
+
+#: Runs ``anonset`` with the arguments after the first, then writes the process's peak RSS (bytes) to the first.
+_PEAK_WRAPPER = """
+import atexit, sys
+from pathlib import Path
+
+def peak(path=Path(sys.argv[1])):
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            path.write_text(str(int(line.split()[1]) * 1024))
+
+atexit.register(peak)
+from anonset.cli import main
+main(sys.argv[2:], prog_name="anonset")
+"""
+
+
+def _peak_rss() -> int:
+    """This process's own peak RSS in bytes (``VmHWM``; unlike ``ru_maxrss`` it does not count its parent's)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 def report(method: str, rows: int, result: Run, before: str, timeout: float) -> None:
@@ -218,8 +251,6 @@ def _environment(src: Path | None) -> dict[str, str]:
 # --------------------------------------------------------------------------- loading
 def load_child(config: Path, way: str) -> None:
     """Load a run's input one way in this (fresh) process; print JSON: read and encode seconds, peak RSS."""
-    import resource
-
     from anonset.config import load_config
 
     cfg = load_config(config)
@@ -241,8 +272,7 @@ def load_child(config: Path, way: str) -> None:
         dataset, _ = _load_in_memory(cfg)
     total = time.perf_counter() - started
     encode = getattr(dataset, "encode_seconds", None)  # None: a version that does not time encoding
-    print(json.dumps({"rows": dataset.n_rows, "total": total, "encode": encode,
-                      "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+    print(json.dumps({"rows": dataset.n_rows, "total": total, "encode": encode, "peak": _peak_rss()}))
 
 
 def load_section(workdir: Path, rows: list[int], src: Path | None) -> None:
@@ -268,7 +298,7 @@ def load_section(workdir: Path, rows: list[int], src: Path | None) -> None:
             split = ("" if r["encode"] is None or way == "generated"
                      else f"read {r['total'] - r['encode']:.2f} s, encode {r['encode']:.2f} s, ")
             print(f"{name:<12} {r['rows']:>11,} rows, {way:<9}: {split}together {r['total']:.2f} s,"
-                  f" peak RSS {r['peak'] * 1024 / 1e9:.2f} GB; {before} -> {load()}", flush=True)
+                  f" peak RSS {r['peak'] / 1e9:.2f} GB; {before} -> {load()}", flush=True)
 
 
 def main() -> None:
@@ -283,9 +313,13 @@ def main() -> None:
     parser.add_argument("--sections", default="load,runs", help="load, runs (default both)")
     parser.add_argument("--src", type=Path, help="run the anonset of this source tree (an earlier commit)")
     parser.add_argument("--load-child", nargs=2, metavar=("CONFIG", "WAY"), help=argparse.SUPPRESS)
+    parser.add_argument("--build-child", nargs=2, metavar=("WORKDIR", "ROWS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.load_child:
         load_child(Path(args.load_child[0]), args.load_child[1])
+        return
+    if args.build_child:
+        build_child(Path(args.build_child[0]), int(args.build_child[1]))
         return
     header("benchmarks/scale.py")
     args.workdir.mkdir(parents=True, exist_ok=True)
