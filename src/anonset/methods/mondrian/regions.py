@@ -56,7 +56,9 @@ from anonset.core.dataset import Dataset
 from anonset.core.selections import Predicate
 from anonset.core.stats import ClassStats, RowColumns
 from anonset.errors import ConfigError, InfeasibleError
-from anonset.methods.mondrian.kernel import KernelSpace, grow_k_anonymous
+from anonset.methods.mondrian.compiled import compiled_grow, kernel_space
+from anonset.methods.mondrian.judge import is_k_anonymity
+from anonset.methods.mondrian.kernel import GrownKernel, grow_k_anonymous
 from anonset.methods.mondrian.split import MedianCriterion, SplitCriterion, describe_region
 from anonset.methods.mondrian.tree import MondrianTree, RegionBoxes, TreeNodes
 from anonset.methods.mondrian.workload import (
@@ -158,10 +160,11 @@ def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
         if not model.satisfied(whole)[0]:
             raise InfeasibleError(f"the whole table ({n} records) does not satisfy {model.describe()}, so no"
                                   " Mondrian partition can; relax the requirements or use more data")
-    if type(split) is MedianCriterion and all(isinstance(m, KAnonymity) for m in requirements.models):
-        grown = _grow_compiled(space, requirements.k, strict)
+    if type(split) is MedianCriterion and all(is_k_anonymity(m) for m in requirements.models):
+        grown = _from_kernel(grow_k_anonymous(kernel_space(space), space.n_rows, requirements.k, strict))
     else:
-        grown = _grow(space, judge, requirements.k, split, strict)
+        kernel = compiled_grow(dataset, space, requirements, split, strict)
+        grown = _grow(space, judge, requirements.k, split, strict) if kernel is None else _from_kernel(kernel)
     return _assemble(dataset, space, grown, strict, split.name)
 
 
@@ -215,12 +218,8 @@ class _Grown:
     node_code: NDArray[np.int64]
 
 
-def _grow_compiled(space: AttributeSpace, k: int, strict: bool) -> _Grown:
-    """The median tree under k-anonymity alone, by the compiled kernel."""
-    space_arrays = KernelSpace(values=space.values, span=space.span, codes=space.codes, maps=space.maps,
-                               share=space.share, top=space.top, numeric=space.numeric, column=space.column,
-                               weight=space.weight)
-    tree = grow_k_anonymous(space_arrays, space.n_rows, k, strict)
+def _from_kernel(tree: GrownKernel) -> _Grown:
+    """A tree grown by a compiled kernel, its node arrays cut to the nodes grown."""
     used = slice(0, tree.n_nodes)
     return _Grown(rows=tree.rows, parent=tree.parent[used], key=tree.key[used], split_attr=tree.split_attr[used],
                   threshold=tree.threshold[used], split_level=tree.split_level[used], start=tree.start[used],
