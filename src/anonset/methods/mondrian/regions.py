@@ -29,10 +29,16 @@ region with no allowable split becomes an equivalence class.
 
 Candidate children are judged by the models themselves (their class
 statistics, :class:`~anonset.core.stats.ClassStats`), so every model works.
-With k-anonymity alone and the median criterion the whole recursion runs in
-one compiled kernel (:mod:`anonset.methods.mondrian.kernel`); otherwise a
-Python loop over regions does it with numpy per region.  Both keep the rows
-in one index array, each region a contiguous segment partitioned in place.
+The recursion runs compiled whenever it can
+(:mod:`anonset.methods.mondrian.compiled` says when): the median criterion
+under k-anonymity alone in the median kernel
+(:mod:`anonset.methods.mondrian.kernel`), every built-in criterion under the
+per-class models anonset defines in the general kernel
+(:mod:`anonset.methods.mondrian.grow`).  Any other criterion object or model
+runs :func:`_grow`, a Python loop over regions with numpy per region: the
+reference implementation, which the compiled paths reproduce exactly.  All
+keep the rows in one index array, each region a contiguous segment
+partitioned in place.
 
 The result, :class:`MondrianTree`, is a :class:`~anonset.core.grouping.Grouping`:
 the class of every fitted record, numbered ``0 .. c - 1`` by first row, and
@@ -228,7 +234,7 @@ def _from_kernel(tree: GrownKernel) -> _Grown:
 
 
 def _grow(space: AttributeSpace, judge: _ChildJudge, k: int, criterion: SplitCriterion, strict: bool) -> _Grown:
-    """The tree for any models and criterion: a Python loop over regions, numpy within each."""
+    """The tree for any models and criterion: a Python loop over regions, numpy within each (the reference)."""
     n = space.n_rows
     p, q = len(space.values), len(space.codes)
     rows = np.arange(n)
