@@ -15,9 +15,10 @@ included) and the same floating-point operations in the same order
 - entropy l-diversity: ``−Σ p log p >= log l − 1e-9`` (a class at exactly
   ``log l`` is diverse);
 - recursive (c, l)-diversity: ``r_1 < c (r_l + … + r_m)``;
-- t-closeness, equal and ordered distances: the EMD of the class's
-  distribution to the table's ``<= t + 1e-9``; hierarchical distance: the
-  same, the extra mass of a node's children summed in leaf order (numpy's
+- t-closeness: the EMD of the class's distribution to the table's
+  ``<= t + 1e-9``; the equal and ordered distances by the model's own
+  kernels (:mod:`anonset.privacy.distance_kernels`), the hierarchical one
+  here, the extra mass of a node's children summed in leaf order (numpy's
   matrix product may add in another order, so this distance can differ from
   the model's in the last bits: a verdict differs only for a distance within
   about 1e-15 of ``t + 1e-9``);
@@ -39,6 +40,7 @@ import numpy as np
 from anonset.core.stats import RowColumns
 from anonset.methods.mondrian.floats import numpy_sum
 from anonset.privacy import ldiversity, tcloseness
+from anonset.privacy.distance_kernels import equal_emd, ordered_emd
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonset.privacy.squared_error import SquaredErrorDiversity
@@ -67,9 +69,10 @@ class ModelArrays(NamedTuple):
     bound : (M,) float64 the threshold its figure is compared with (tolerance included).
     factor : (M,) float64 c of recursive (c, l)-diversity.
     whole : (M,) int64 l of recursive (c, l)-diversity.
-    reference : (M, W) float64 t-closeness: the table's distribution, in code order.
-    values : (M, W) int64 ordered distance: the codes in the attribute's order (``n_values`` of them).
-    n_values : (M,) int64 number of codes the ordered distance runs over.
+    reference : (M, W) float64 t-closeness: the table's distribution over ``values`` (hierarchical: every code).
+    values : (M, W) int64 equal and ordered distances: the codes they run over (``n_values`` of them; for the
+        ordered distance in the attribute's order).
+    n_values : (M,) int64 number of those codes.
     steps : (M, H, W) int64 hierarchical distance: parent code at level ``h + 1`` of each code at level ``h``.
     step_width : (M, H) int64 codes at level ``h`` (the length of ``steps[i, h]``).
     height : (M,) int64 hierarchical distance: levels above the leaves.
@@ -157,15 +160,13 @@ def _t_closeness(m: TCloseness, i: int, width: int, kind: NDArray[np.int64], bou
     if m._reference is None or len(m._reference) != width:
         return False
     bound[i] = m.t + tcloseness._EPS
+    if m.distance in ("equal", "ordered"):
+        columns = np.arange(width) if m._columns is None else m._columns
+        kind[i], n_values[i] = (T_EQUAL if m.distance == "equal" else T_ORDERED), len(columns)
+        values[i, : len(columns)] = columns
+        reference[i, : len(columns)] = m._reference[columns]
+        return True
     reference[i, :width] = m._reference
-    if m.distance == "equal":
-        kind[i] = T_EQUAL
-        return True
-    if m.distance == "ordered":
-        assert m._columns is not None
-        kind[i], n_values[i] = T_ORDERED, len(m._columns)
-        values[i, : len(m._columns)] = m._columns
-        return True
     assert m._levels is not None
     if not m._levels or len(m._levels[0]) != width:
         return False
@@ -263,20 +264,14 @@ def _emd(models: ModelArrays, i: int, counts: NDArray[np.int64], n: float,
     """Earth mover's distance of one class (counts over ``n`` records) to the table, as the model computes it."""
     kind = models.kind[i]
     w = len(counts)
-    if kind == T_EQUAL:
-        for x in range(w):
-            scratch[x] = abs(counts[x] / n - models.reference[i, x])
-        return float(0.5 * numpy_sum(scratch, 0, w))
-    if kind == T_ORDERED:
+    if kind in (T_EQUAL, T_ORDERED):  # the model's own kernels, on the values they run over
         m = models.n_values[i]
-        if m <= 1:
-            return 0.0
-        running = 0.0
-        for x in range(m - 1):
-            code = models.values[i, x]
-            running += counts[code] / n - models.reference[i, code]
-            scratch[x] = abs(running)
-        return float(numpy_sum(scratch, 0, m - 1) / (m - 1))
+        block = np.empty((1, m), dtype=np.int64)
+        for x in range(m):
+            block[0, x] = counts[models.values[i, x]]
+        if kind == T_EQUAL:
+            return float(equal_emd(block, models.reference[i])[0])
+        return float(ordered_emd(block, models.reference[i])[0])
     # hierarchical: extra mass bottom-up; scratch = [extra | positive | negative | smaller of the two]
     wide = scratch.shape[0] // 4
     for x in range(w):
