@@ -135,7 +135,7 @@ def _child_entropy(crit: InfoGainArrays, seg: Segments, s: int, e: int, n_kids: 
     return numpy_round(total / (e - s), DECIMALS)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _may_win(crit: InfoGainArrays, offers: Offers, counts: NDArray[np.int64], position: int,
              m: int) -> bool:  # pragma: no cover - compiled
     """Can this boundary cut be preferred to the best candidate kept so far (``BEST`` mode)?
@@ -162,8 +162,7 @@ def _may_win(crit: InfoGainArrays, offers: Offers, counts: NDArray[np.int64], po
 def _offer_cut(crit: InfoGainArrays, offers: Offers, j: int, counts: NDArray[np.int64], position: int, m: int,
                tier: int) -> None:  # pragma: no cover - compiled
     """Offer the cut after ``position`` records (``counts`` of each class left of it) in ``tier``."""
-    if tier == 1 or _may_win(crit, offers, counts, position, m):
-        offer(offers, tier, _cut_entropy(crit, counts, position, m), j, position)
+    offer(offers, tier, _cut_entropy(crit, counts, position, m), j, position)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -208,7 +207,7 @@ def infogain_fill(crit: InfoGainArrays, space: KernelSpace, seg: Segments, offer
                 x = keys[s + i]
                 if i > 0:
                     tier = _tier(x != keys[s + i - 1], i, medians, m, k)
-                    if tier >= 0:
+                    if tier == 1 or tier == 0 and _may_win(crit, offers, crit.counts, i, m):
                         _offer_cut(crit, offers, j, crit.counts, i, m, tier)
                 _count(crit, crit.counts, x)
             continue
@@ -225,7 +224,7 @@ def infogain_fill(crit: InfoGainArrays, space: KernelSpace, seg: Segments, offer
             if i > 0 and seg.sorted[c, s + i] != seg.sorted[c, s + i - 1]:
                 if start > 0:
                     tier = _tier(not (before_pure and pure and before_class == joint), start, medians, m, k)
-                    if tier >= 0:
+                    if tier == 1 or tier == 0 and _may_win(crit, offers, crit.pending, start, m):
                         _offer_cut(crit, offers, j, crit.pending, start, m, tier)
                 before_pure, before_class = pure, joint
                 start, pure, joint = i, True, key
@@ -236,7 +235,7 @@ def infogain_fill(crit: InfoGainArrays, space: KernelSpace, seg: Segments, offer
             _count(crit, crit.counts, key)
         if start > 0:
             tier = _tier(not (before_pure and pure and before_class == joint), start, medians, m, k)
-            if tier >= 0:
+            if tier == 1 or tier == 0 and _may_win(crit, offers, crit.pending, start, m):
                 _offer_cut(crit, offers, j, crit.pending, start, m, tier)
 
 
