@@ -11,9 +11,11 @@ those rows compare with the peers' figures.  Then ``adult.csv`` as the
 anonypy comparison was set up (ARX hierarchies, salary-class sensitive, NCP by lowest
 common ancestor over the ARX hierarchies).  Then the synthetic patient
 register with 1,000,000 records and eight quasi-identifiers (its six plus ``length_of_stay``,
-numeric, and ``diagnosis`` with its hierarchy), k = 10, strict and relaxed; and, for the generic
-path (any privacy model; a Python loop over regions), 100,000 records of the register with its six
-quasi-identifiers, k = 10 and entropy 3-diversity on ``diagnosis``.
+numeric, and ``diagnosis`` with its hierarchy), k = 10, strict and relaxed; and, with a model beyond
+k-anonymity (Mondrian's general kernel, which judges every per-class model), 100,000 records of the
+register with its six quasi-identifiers, k = 10 and entropy 3-diversity on ``diagnosis`` — then the
+same through the Python loop over regions, the reference implementation the kernel reproduces (the
+compiled paths switched off, as the tests do; ``(python)`` in the first column).
 
 Per run: seconds of :func:`anonset.methods.mondrian.regions` alone, its peak memory above the resident
 size before the call (the process's high-water mark, reset through ``/proc/self/clear_refs``; on
@@ -32,7 +34,8 @@ import ctypes
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pandas as pd
@@ -43,6 +46,7 @@ from anonset.core.partition import partition_of_assignment
 from anonset.datasets import adult_morton, patient_register_dataset
 from anonset.datasets.synthetic import patient_register, patient_register_attributes
 from anonset.hierarchy import read_hierarchy
+from anonset.methods.mondrian import regions
 from anonset.methods.mondrian.regions import MondrianTree, mondrian
 from anonset.metrics import GCP
 from anonset.privacy.base import PrivacyModel
@@ -96,16 +100,31 @@ def measure(run: Callable[[], MondrianTree]) -> tuple[MondrianTree, float, float
     return tree, seconds, peak / 2**20, "traced"
 
 
-def report(label: str, ds: Dataset, models: list[PrivacyModel], strict: bool, check: bool = True) -> None:
-    """One line of figures for Mondrian on ``ds``."""
+@contextmanager
+def python_loop() -> Iterator[None]:
+    """Mondrian through its Python loop over regions, the reference implementation (compiled paths switched off)."""
+    saved = regions.compiled_grow, regions.is_k_anonymity
+    regions.compiled_grow = lambda *_: None
+    regions.is_k_anonymity = lambda _: False
+    try:
+        yield
+    finally:
+        regions.compiled_grow, regions.is_k_anonymity = saved
+
+
+def report(label: str, ds: Dataset, models: list[PrivacyModel], strict: bool, check: bool = True,
+           reference: bool = False) -> None:
+    """One line of figures for Mondrian on ``ds`` (``reference``: by the Python loop over regions)."""
     requirements = Requirements(models)
-    tree, seconds, peak, how = measure(lambda: mondrian(ds, requirements, strict=strict))
+    with python_loop() if reference else nullcontext():
+        tree, seconds, peak, how = measure(lambda: mondrian(ds, requirements, strict=strict))
     partition = partition_of_assignment(ds, tree.row_class)
     gcp = GCP().score(partition, ds)
     verified = "-"
     if check:
         verified = str(verify_release(render_partition(ds, partition), ds, requirements, ds.n_rows).ok)
-    print(f"{label:12} {requirements.k:>4} {'strict' if strict else 'relaxed':8} {seconds:8.2f} {peak:8.1f} {how:6}"
+    label = f"{label} (python)" if reference else label
+    print(f"{label:25} {requirements.k:>4} {'strict' if strict else 'relaxed':8} {seconds:8.2f} {peak:8.1f} {how:6}"
           f" {tree.n_classes:>8} {int(partition.sizes.min()):>5} {100 * gcp:7.2f} {verified:8}  {load()}", flush=True)
 
 
@@ -167,7 +186,7 @@ def main() -> None:
     parser.add_argument("--skip-adult", action="store_true")
     args = parser.parse_args()
     header("benchmarks/mondrian.py")
-    print(f"{'data':12} {'k':>4} {'variant':8} {'seconds':>8} {'peak MB':>8} {'(peak)':6} {'classes':>8}"
+    print(f"{'data':25} {'k':>4} {'variant':8} {'seconds':>8} {'peak MB':>8} {'(peak)':6} {'classes':>8}"
           f" {'min':>5} {'GCP %':>7} verified")
     mondrian(synthetic(1000), Requirements([KAnonymity(10)]))  # load the compiled kernel outside the timings
     if not args.skip_adult:
@@ -188,8 +207,11 @@ def main() -> None:
     print(f"  {ds.n_rows:,} records, quasi-identifiers {', '.join(ds.quasi)}; dataset built in {built:.1f} s"
           f" ({codes_mb:.0f} MB of quasi-identifier codes)")
     generic = patient_register_dataset(100_000, seed=0)
-    for strict in (True, False):
-        report("synth generic", generic, [KAnonymity(10), EntropyLDiversity("diagnosis", 3)], strict)
+    models: list[PrivacyModel] = [KAnonymity(10), EntropyLDiversity("diagnosis", 3)]
+    mondrian(patient_register_dataset(1000, seed=0), Requirements(models))  # load the general kernel
+    for reference in (False, True):
+        for strict in (True, False):
+            report("synth 100k l-div", generic, models, strict, reference=reference)
     print("peers on Adult at k = 10, categories cut as codes (NCP %; measured once on the 2-core python-svc VM):")
     for name, figure in PEERS.items():
         print(f"  {name}: {figure}")

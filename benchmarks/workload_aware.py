@@ -31,11 +31,16 @@ Sections (``--sections``, default all):
 - ``regression``: ``adult.data`` (30,162 complete records, the eight quasi-identifiers of
   ``benchmarks/mondrian.py``), target hours-per-week, 10-fold, LSD vs Median: mean absolute error
   of linear regression and a regression tree (Figure 9i), beside constant predictors (training mean, median).
-- ``speed``: Median Mondrian, k = 10, strict and relaxed, on 1,000,000 synthetic records with eight
-  quasi-identifiers — the patient register of ``benchmarks/mondrian.py`` and Agrawal's generator
-  without ``hvalue`` — and InfoGain (and LSD) Mondrian on Adult, k = 10: seconds of
-  :func:`anonset.methods.mondrian.regions` and peak memory above the resident size before the call
-  (``benchmarks/mondrian.py``'s ``measure``).
+- ``speed``: every criterion on Adult, k = 10, strict and relaxed — median, InfoGain and selection
+  (``age`` 40-60 and ``sex`` Male, then InfoGain) on ``adult.csv`` (target salary-class), LSD on
+  ``adult.data`` (target hours-per-week) — each by the compiled path and by the Python loop over
+  regions (the reference implementation, the compiled paths switched off as the tests do); then Median
+  and InfoGain Mondrian, k = 10, strict and relaxed, on 1,000,000 synthetic records with eight
+  quasi-identifiers: the patient register of ``benchmarks/mondrian.py`` (median only: it has no
+  target) and Agrawal's generator without ``hvalue`` (function 2's label the target).  Seconds of
+  :func:`anonset.methods.mondrian.regions.mondrian` alone (the kernels loaded from numba's cache
+  before the timings) and peak memory above the resident size before the call
+  (``benchmarks/mondrian.py``'s ``measure``), with the 1-minute load average.
 
     .venv/bin/python benchmarks/workload_aware.py            # full: 100 trials per elevel declaration, about 17 minutes
     .venv/bin/python benchmarks/workload_aware.py --quick    # 5 trials, 3 folds, 100,000 rows
@@ -66,7 +71,7 @@ from anonset.methods.mondrian.regions import mondrian
 from anonset.metrics.imprecision import imprecision
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import mondrian as mondrian_bench  # benchmarks/mondrian.py: measure, synthetic
+import mondrian as mondrian_bench  # benchmarks/mondrian.py: measure, python_loop, synthetic
 from _report import header, load
 
 ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
@@ -258,39 +263,52 @@ def agrawal_eight(n_rows: int) -> Dataset:
     return Dataset(table, specs, source=f"agrawal({n_rows}) without hvalue")
 
 
+#: The selection criterion's predicate in the speed runs on ``adult.csv`` (as in the configuration example).
+ADULT_SELECTIONS = [{"age": [40, 60], "sex": ["Male"]}]
+
+
 def speed(n_rows: int) -> None:
     print("\n## Speed: seconds of anonset.methods.mondrian.regions alone; peak MB above the resident size before"
-          " the call")
-    print(f"{'data':26} {'criterion':9} {'k':>3} {'variant':8} {'seconds':>8} {'peak MB':>8} {'classes':>8}"
+          " the call; k = 10")
+    print(f"{'data':26} {'criterion':9} {'path':8} {'variant':8} {'seconds':>8} {'peak MB':>8} {'classes':>8}"
           f" {'min':>5}")
-    mondrian(agrawal_eight(2000), Requirements([KAnonymity(10)]))  # compile the kernel outside the timings
 
-    def line(label: str, ds: Dataset, criterion: str, strict: bool) -> None:
+    def line(label: str, ds: Dataset, criterion: str, strict: bool, path: str = "compiled") -> None:
         requirements = Requirements([KAnonymity(10)])
-        tree, seconds, peak, how = mondrian_bench.measure(
-            lambda: mondrian(ds, requirements, criterion=criterion, strict=strict))
+        options: dict[str, Any] = {"criterion": criterion, "strict": strict}
+        if criterion == "selection":
+            options["selections"] = ADULT_SELECTIONS
+        if path == "python":
+            with mondrian_bench.python_loop():
+                tree, seconds, peak, how = mondrian_bench.measure(lambda: mondrian(ds, requirements, **options))
+        else:
+            tree, seconds, peak, how = mondrian_bench.measure(lambda: mondrian(ds, requirements, **options))
         sizes = np.bincount(tree.row_class)
-        print(f"{label:26} {criterion:9} {10:>3} {'strict' if strict else 'relaxed':8} {seconds:8.2f}"
+        print(f"{label:26} {criterion:9} {path:8} {'strict' if strict else 'relaxed':8} {seconds:8.2f}"
               f" {peak:8.1f}{'' if how == 'rss' else '*'} {tree.n_classes:>8} {int(sizes.min()):>5}  {load()}",
               flush=True)
 
-    for label, build in ((f"patient register {n_rows // 1000}k", mondrian_bench.synthetic),
-                         (f"agrawal {n_rows // 1000}k (8 QIs)", agrawal_eight)):
+    adult_ds, hours = adult_csv(), adult_hours()
+    runs = [("adult.csv", adult_ds, "median"), ("adult.csv", adult_ds, "infogain"),
+            ("adult.csv", adult_ds, "selection"), ("adult.data (hours)", hours, "lsd")]
+    for _, ds, criterion in runs:  # load every kernel from the cache (or compile it) outside the timings
+        extra: dict[str, Any] = {"selections": ADULT_SELECTIONS} if criterion == "selection" else {}
+        mondrian(ds, Requirements([KAnonymity(10)]), criterion=criterion, **extra)
+    for label, ds, criterion in runs:
+        for path in ("compiled", "python"):
+            for strict in (True, False):
+                line(label, ds, criterion, strict, path)
+    del adult_ds, hours
+    for label, build, criteria in ((f"patient register {n_rows // 1000}k", mondrian_bench.synthetic, ("median",)),
+                                   (f"agrawal {n_rows // 1000}k (8 QIs)", agrawal_eight, ("median", "infogain"))):
         started = time.perf_counter()
         ds = build(n_rows)
         built = time.perf_counter() - started
-        for strict in (True, False):
-            line(label, ds, "median", strict)
+        for criterion in criteria:
+            for strict in (True, False):
+                line(label, ds, criterion, strict)
         print(f"   {label}: quasi-identifiers {', '.join(ds.quasi)}; dataset built in {built:.1f} s")
         del ds
-    adult_ds = adult_csv()
-    for criterion in ("median", "infogain"):
-        for strict in (True, False):
-            line("adult.csv", adult_ds, criterion, strict)
-    hours = adult_hours()
-    for criterion in ("median", "lsd"):
-        for strict in (True, False):
-            line("adult.data (hours)", hours, criterion, strict)
 
 
 def main() -> None:
