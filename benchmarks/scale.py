@@ -250,12 +250,18 @@ def _environment(src: Path | None) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- loading
 def load_child(config: Path, way: str) -> None:
-    """Load a run's input one way in this (fresh) process; print JSON: read and encode seconds, peak RSS."""
-    from anonset.config import load_config
+    """Load a run's input one way in this (fresh) process; print JSON: read and encode seconds, peak RSS.
 
+    The modules either way uses are imported before the clock starts.
+    """
+    import anonset.io.tables  # noqa: F401  (imported for the clock's sake)
+    from anonset.config import load_config
+    from anonset.core.dataset import Dataset
+
+    if way == "arrow":  # an earlier version has no such loader
+        from anonset.cli import _load_in_memory
     cfg = load_config(config)
     if way == "generated":  # the register's DataFrame of Python strings, as patient_register_dataset builds it
-        from anonset.core.dataset import Dataset
         from anonset.datasets.synthetic import patient_register, patient_register_attributes
 
         assert cfg.input_path is not None
@@ -267,8 +273,6 @@ def load_child(config: Path, way: str) -> None:
     elif way == "dataframe":
         dataset = cfg.load_dataset()
     else:
-        from anonset.cli import _load_in_memory
-
         dataset, _ = _load_in_memory(cfg)
     total = time.perf_counter() - started
     encode = getattr(dataset, "encode_seconds", None)  # None: a version that does not time encoding
