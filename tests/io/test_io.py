@@ -145,3 +145,21 @@ def test_text_that_needs_no_quotes_is_written_by_arrow(tmp_path: Path, monkeypat
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", pandas_writer)
     write_table(FRAMES[name], tmp_path / "t.csv", delimiter=";")
+
+
+def test_read_dataset_encodes_the_file_as_a_dataset_of_read_table_would(tmp_path: Path) -> None:
+    from anonset.core.dataset import Dataset
+    from anonset.io.tables import read_dataset
+
+    path = tmp_path / "t.csv"
+    path.write_text("zip;age;d\n02139;39;x\n02138;40;y\n02139;39;y\n", encoding="utf-8")
+    specs = {"zip": {"role": "quasi"}, "age": {"role": "quasi", "type": "numeric"}, "d": {"role": "sensitive"}}
+    dataset = read_dataset(path, specs, ";")
+    reference = Dataset(read_table(path, ";"), specs, source=str(path))
+    assert dataset.source == str(path) and dataset.arrow is not None
+    for name in ("zip", "age", "d"):
+        assert dataset.encoded[name].row_codes().tolist() == reference.encoded[name].row_codes().tolist()
+        assert dataset.encoded[name].categories.tolist() == reference.encoded[name].categories.tolist()
+    pd.testing.assert_frame_equal(dataset.table, reference.table)
+    with pytest.raises(DataError, match="configured column 'x' is not in the data"):
+        read_dataset(path, {"x": {"role": "quasi"}}, ";")
