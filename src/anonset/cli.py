@@ -146,19 +146,11 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
 
 
 def _load_in_memory(cfg: RunConfig) -> tuple[Dataset, float]:
-    """The run's dataset, its input file read into Arrow; and the seconds reading took (the rest is encoding).
-
-    The records are encoded from the Arrow table without becoming Python
-    strings (:meth:`RunConfig.load_dataset` gives the same dataset from a
-    DataFrame of strings).  Reading covers the hierarchy files too.
+    """The run's dataset (its input file read into Arrow, see :meth:`RunConfig.load_dataset`), and the seconds
+    reading took: the hierarchy files and the table; the rest is encoding.
     """
-    from anonset.config import _attribute_spec
-    from anonset.io.tables import read_dataset
-
-    assert cfg.input_path is not None
     started = time.perf_counter()
-    specs = {name: _attribute_spec(cfg, name, entry) for name, entry in cfg.attributes.items()}
-    dataset = read_dataset(cfg.input_path, specs, cfg.delimiter, cfg.input_format)
+    dataset = cfg.load_dataset()
     return dataset, time.perf_counter() - started - dataset.encode_seconds
 
 

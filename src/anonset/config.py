@@ -167,7 +167,8 @@ class RunConfig:
     def load_dataset(self, backend: SqlBackend | None = None) -> Dataset:
         """Build the Dataset (hierarchies from files or builders).
 
-        Without ``backend`` the input file is read into memory.  With the
+        Without ``backend`` the input file is read into Arrow and encoded without becoming a DataFrame of
+        strings (:func:`~anonset.io.tables.read_dataset`).  With the
         backend of :meth:`connect`, the source table is profiled inside the
         database (value counts of the quasi-identifiers and the sensitive
         attributes) and the dataset is built from that profile: no record is
@@ -180,12 +181,10 @@ class RunConfig:
         if self.input_path is None:
             raise ConfigError(f"{self.path}: input.sql is a table in PostgreSQL; it is profiled in the database"
                               " (load_dataset(config.connect())), never read into memory")
-        from anonset.core.dataset import Dataset
-        from anonset.io.tables import read_table
+        from anonset.io.tables import read_dataset
 
-        table = read_table(self.input_path, self.delimiter, self.input_format)
         specs = {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
-        return Dataset(table, specs, source=str(self.input_path))
+        return read_dataset(self.input_path, specs, self.delimiter, self.input_format)
 
     def _profiled_dataset(self, backend: SqlBackend) -> Dataset:
         """The dataset of the source table, built from value counts computed in the database."""

@@ -37,9 +37,9 @@ def target_and_task(dataset: Dataset, target: str | None, task: str | None) -> t
             raise ConfigError(f"{dataset.source}: name the label column (evaluation.target); columns with role"
                               f" target: {', '.join(targets) or 'none'}")
         target = targets[0]
-    if dataset.table is None:
+    if not dataset.in_memory:
         raise ConfigError(f"{dataset.source}: models need the records in memory (engine: numpy)")
-    if target not in dataset.table.columns:
+    if target not in dataset.columns:
         raise ConfigError(f"{dataset.source}: label column {target!r} is not in the data")
     if target in dataset.quasi:
         raise ConfigError(f"{dataset.source}: label column {target!r} is a quasi-identifier; give it role target")

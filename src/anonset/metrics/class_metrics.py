@@ -71,25 +71,26 @@ class NonUniformEntropy(Metric):
         for q in dataset.quasi:
             col = dataset.encoded[q]
             leaf_counts = col.counts().astype(np.float64)
-            row_leaf = col.row_codes()
-            own = leaf_counts[row_leaf]
-            gen = np.full(n, float(n))
             values = partition.values[q]
+            # records in each class's generalized value, counted over the distinct values (not the records)
             if isinstance(values, HierarchyNodes):
                 h = dataset.require_hierarchy(q)
                 offset = node_facts(dataset, q)[0]
-                node_counts = np.concatenate([np.bincount(h.maps[j][row_leaf], minlength=h.size(j))
-                                              for j in range(h.n_levels)]).astype(np.float64)
-                cls = rc[kept]
-                gen[kept] = node_counts[offset[values.levels[cls].astype(np.int64)] + values.codes[cls]]
+                node_counts = np.concatenate([np.bincount(h.maps[j], weights=leaf_counts, minlength=h.size(j))
+                                              for j in range(h.n_levels)])
+                per_class = node_counts[offset[values.levels.astype(np.int64)] + values.codes]
             elif isinstance(values, Intervals):
                 assert col.numbers is not None
-                sorted_values = np.sort(col.numbers[row_leaf])
-                cls = rc[kept]
-                lo = np.searchsorted(sorted_values, values.lo[cls], side="left")
-                hi = np.searchsorted(sorted_values, values.hi[cls], side="right")
-                gen[kept] = (hi - lo).astype(np.float64)
-            total += float(np.log2(gen / own).sum())
+                order = np.argsort(col.numbers, kind="stable")  # missing (NaN) last, as no interval holds it
+                ordered = col.numbers[order]
+                below = np.concatenate([[0.0], np.cumsum(leaf_counts[order])])
+                per_class = (below[np.searchsorted(ordered, values.hi, side="right")]
+                             - below[np.searchsorted(ordered, values.lo, side="left")])
+            else:
+                per_class = np.full(partition.n_classes, float(n))
+            gen = np.full(n, float(n))
+            gen[kept] = per_class[rc[kept]]
+            total += float(np.log2(gen / leaf_counts[col.row_codes()]).sum())
         return total
 
 
@@ -119,8 +120,7 @@ class ClassificationMetric(Metric):
         if partition.row_class is None:
             raise ValueError("cm needs record-level detail (Partition.row_class)")
         target = the_target(dataset, self.target, "metric cm")
-        assert dataset.table is not None
-        labels, codes = np.unique(dataset.table[target].astype(str).to_numpy(), return_inverse=True)
+        labels, codes = np.unique(dataset.column(target).astype(str).to_numpy(), return_inverse=True)
         rc = partition.row_class
         kept = rc >= 0
         m = len(labels)

@@ -299,7 +299,7 @@ def _engine_of(dataset: Dataset) -> Engine:
     """A numpy engine of a dataset in memory; a table in a database needs its engine passed (``prepare``)."""
     from anonset.engine.numpy.engine import NumpyEngine
 
-    if dataset.table is None:
+    if not dataset.in_memory:
         raise ConfigError(
             f"{dataset.source}: research_value weights: auto needs contingency tables of the table in the"
             " database; prepare the metric with the dataset's engine first (ResearchValue.prepare(dataset, engine),"

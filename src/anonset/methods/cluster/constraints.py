@@ -157,9 +157,9 @@ def constraints_for(dataset: Dataset, requirements: Requirements, method: str,
     n_labels = 1
     if target is not None:
         target = the_target(dataset, target, f"{method} class_penalty")
-        if dataset.table is None:
+        if not dataset.in_memory:
             raise ConfigError(f"{dataset.source}: class_penalty needs the records in memory")
-        _, inverse = np.unique(dataset.table[target].astype(str).to_numpy(), return_inverse=True)
+        _, inverse = np.unique(dataset.column(target).astype(str).to_numpy(), return_inverse=True)
         labels = np.asarray(inverse, dtype=np.int64).reshape(-1)
         n_labels = max(int(labels.max()) + 1 if n else 1, 1)
     sens = np.column_stack(columns) if columns else np.zeros((n, 0), dtype=np.int64)

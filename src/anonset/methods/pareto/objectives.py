@@ -462,12 +462,12 @@ class _TargetTable:
     """
 
     def __init__(self, dataset: Dataset, target: str):
-        if dataset.table is None:
+        if not dataset.in_memory:
             raise ConfigError(f"objective 'cm' needs the records of {target!r} in memory; {dataset.source} is a"
                               " database table")
         self.dataset = dataset
         self.hierarchies = dataset.hierarchies
-        labels, _ = pd.factorize(dataset.table[target].astype(str), sort=True)
+        labels, _ = pd.factorize(dataset.column(target).astype(str), sort=True)
         codes = dataset.qi_codes()
         if codes.shape[1]:
             keys, inverse = np.unique(codes, axis=0, return_inverse=True)
