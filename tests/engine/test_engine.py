@@ -80,4 +80,4 @@ def test_cache_stays_within_budget() -> None:
     engine = NumpyEngine(ds, cache_cells=1_000)
     for node in lattice_of(ds).nodes:
         engine.class_stats(tuple(int(v) for v in node))
-        assert engine._cells <= max(1_000, max(s.n_classes for s in engine._cache.values()) * 5)
+        assert engine._cells <= max(1_000, max((s.n_classes for s in engine._cache.values()), default=0) * 5)

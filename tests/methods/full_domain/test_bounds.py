@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from anonset.core.dataset import Dataset
+from anonset.engine.numpy.engine import NumpyEngine
 from anonset.methods.full_domain.bounds import (
     single_attribute_suppression,
     subset_suppression,
@@ -39,9 +40,18 @@ def test_bounds_never_exceed_and_match_on_their_own_attributes(seed: int) -> Non
     k = int(rng.integers(2, 8))
     lattice = lattice_of(ds)
     single = single_attribute_suppression(ds, k)
-    subsets = subset_suppression(ds, k, 2)
-    subsets.update(subset_suppression(ds, k, 3))
-    assert all(len(s) == 2 for s in subset_suppression(ds, k, 2))
+    rows = ds.qi_codes()
+    ones = np.ones(len(rows), dtype=np.int64)
+    subsets = subset_suppression(ds.hierarchies, rows, ones, k, 2)
+    subsets.update(subset_suppression(ds.hierarchies, rows, ones, k, 3))
+    assert all(len(s) == 2 for s in subset_suppression(ds.hierarchies, rows, ones, k, 2))
+    # the distinct leaf tuples with their counts (the engine's bottom node) give the same tables as the records
+    bottom = NumpyEngine(ds).bottom
+    for width in (2, 3):
+        from_rows = subset_suppression(ds.hierarchies, rows, ones, k, width)
+        from_classes = subset_suppression(ds.hierarchies, bottom.keys, bottom.sizes, k, width)
+        assert from_rows.keys() == from_classes.keys()
+        assert all(np.array_equal(from_rows[s], from_classes[s]) for s in from_rows)
     lower = suppression_lower_bound(lattice.nodes, single, subsets)
     d = len(ds.quasi)
     tops = lattice.max_levels
@@ -56,7 +66,7 @@ def test_bounds_never_exceed_and_match_on_their_own_attributes(seed: int) -> Non
     # every single, pair and triple table entry is the small-group count of its attributes alone
     for width in (2, 3):
         for subset in combinations(range(d), width):
-            table_of = subset_suppression(ds, k, width)[subset]
+            table_of = subset_suppression(ds.hierarchies, rows, ones, k, width)[subset]
             for idx in np.ndindex(table_of.shape):
                 if any(idx[i] == tops[j] for i, j in enumerate(subset)):
                     assert table_of[idx] == 0  # covered by the smaller sets
@@ -67,9 +77,12 @@ def test_bounds_never_exceed_and_match_on_their_own_attributes(seed: int) -> Non
                 assert table_of[idx] == _small_rows(ds, tuple(node), k, list(subset))
 
 
-def test_no_bounds_without_rows_or_without_k() -> None:
+def test_no_bounds_without_k_or_enough_attributes() -> None:
     rng = np.random.default_rng(3)
     table, hierarchies = random_table(rng, 50, 3)
     ds = Dataset(table, {q: {"role": "quasi", "hierarchy": h} for q, h in hierarchies.items()})
-    assert subset_suppression(ds, 1, 2) == {}
-    assert subset_suppression(ds, 5, 4) == {}
+    rows = ds.qi_codes()
+    ones = np.ones(len(rows), dtype=np.int64)
+    assert subset_suppression(ds.hierarchies, rows, ones, 1, 2) == {}
+    assert subset_suppression(ds.hierarchies, rows, ones, 5, 4) == {}
+    assert subset_suppression(ds.hierarchies, rows[:0], ones[:0], 5, 2) == {}

@@ -123,6 +123,8 @@ class NumpyEngine:
         """Class statistics of node ``levels`` (rolled up from the best cached node)."""
         self._check_open()
         levels = tuple(int(v) for v in levels)
+        if levels == self._bottom.levels:
+            return self._bottom
         hit = self._cache.get(levels)
         if hit is not None:
             self._cache.move_to_end(levels)

@@ -11,7 +11,9 @@ is infeasible without computing its classes.  The pair bound is the stronger
 one (on Adult with k = 5 it rules out 936 of the 3,254 infeasible nodes of
 the 8-attribute lattice, the single bound none).
 
-Both bounds are read from per-level tables: ``single[j][l]`` and
+The set tables are counted from the bottom node's classes (distinct leaf
+tuples with their sizes), which the in-memory engine holds already: far fewer
+than the records on a large table.  Both bounds are read from per-level tables: ``single[j][l]`` and
 ``pairs[(a, b)][la, lb]`` count the records in small groups, and a node's
 bound is the maximum of its entries (the union of the groups is at least as
 large as the largest).
@@ -51,29 +53,31 @@ def single_attribute_suppression(dataset: Dataset, k: int) -> list[NDArray[np.in
     return out
 
 
-def subset_suppression(dataset: Dataset, k: int, width: int) -> dict[tuple[int, ...], NDArray[np.int64]]:
+def subset_suppression(hierarchies: tuple[Hierarchy, ...], cells: NDArray[np.int32], counts: NDArray[np.int64],
+                       k: int, width: int) -> dict[tuple[int, ...], NDArray[np.int64]]:
     """Per set of ``width`` quasi-identifiers: records in groups smaller than k, per tuple of their levels.
 
-    Keys are increasing index tuples; each value is an array with one axis
-    per attribute (its levels).  Needs the rows in memory (an empty dict for
-    a table profiled in a database).  One pass over the rows per set groups
-    them by their leaf tuple; every level tuple then regroups those cells.
+    ``cells`` holds distinct leaf-code tuples of all quasi-identifiers (the
+    most specific classes, or the records themselves) and ``counts`` how many
+    records hold each.  Keys are increasing index tuples; each value is an
+    array with one axis per attribute (its levels).  One pass over the cells
+    per set groups them by the set's leaf tuple; every level tuple then
+    regroups those.
     """
-    if dataset.profile is not None or k <= 1 or width > len(dataset.quasi):
+    if k <= 1 or width > len(hierarchies) or len(cells) == 0:
         return {}
-    codes = dataset.qi_codes()
-    hierarchies = dataset.hierarchies
     height = max(h.n_levels for h in hierarchies)
     maps, offsets, sizes = _flat_level_maps(hierarchies, height)
+    columns_of = cells.T.astype(np.int64)  # contiguous columns: every set reads two or three of them
     out: dict[tuple[int, ...], NDArray[np.int64]] = {}
     for subset in combinations(range(len(hierarchies)), width):
         columns = list(subset)
-        cells, counts = _leaf_tuples(codes, columns, [hierarchies[j].n_leaves for j in columns])
         # an attribute at its top level is fully generalized: the smaller sets' bounds cover those entries
         below_top = np.array([hierarchies[j].max_level for j in columns], dtype=np.int64)
         if (below_top == 0).any():
             continue
-        table = small_group_rows(cells, counts, maps, np.ascontiguousarray(offsets[columns]),
+        tuples, held = _leaf_tuples(cells, columns_of, columns, [hierarchies[j].n_leaves for j in columns], counts)
+        table = small_group_rows(tuples, held, maps, np.ascontiguousarray(offsets[columns]),
                                  np.ascontiguousarray(sizes[columns]), below_top, k)
         full = np.zeros(tuple(int(v) + 1 for v in below_top), dtype=np.int64)
         full[tuple(slice(0, int(v)) for v in below_top)] = table.reshape(tuple(int(v) for v in below_top))
@@ -92,27 +96,30 @@ def suppression_lower_bound(nodes: NDArray[np.int64], single: list[NDArray[np.in
     return lower
 
 
-def _leaf_tuples(codes: NDArray[np.int32], columns: list[int],
-                 n_leaves: list[int]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
-    """The distinct leaf tuples of ``columns`` over the rows, and how many rows hold each."""
+def _leaf_tuples(cells: NDArray[np.int32], columns_of: NDArray[np.int64], columns: list[int], n_leaves: list[int],
+                 counts: NDArray[np.int64]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+    """The distinct leaf tuples of ``columns`` (at least two) over the cells, and how many records hold each.
+
+    ``columns_of`` is the transpose of ``cells`` as int64.
+    """
     grid = 1
     for n in n_leaves:
         grid *= n
     if grid > _DENSE_TUPLES:
-        cells, inverse = group_keys(np.ascontiguousarray(codes[:, columns]), np.array(n_leaves, dtype=np.int64))
-        return cells, np.bincount(inverse, minlength=len(cells)).astype(np.int64)
-    combined = np.zeros(len(codes), dtype=np.int64)
-    for j, n in zip(columns, n_leaves, strict=True):
+        tuples, inverse = group_keys(np.ascontiguousarray(cells[:, columns]), np.array(n_leaves, dtype=np.int64))
+        return tuples, np.bincount(inverse, weights=counts, minlength=len(tuples)).astype(np.int64)
+    combined = columns_of[columns[0]] * n_leaves[1] + columns_of[columns[1]]
+    for j, n in zip(columns[2:], n_leaves[2:], strict=True):
         combined *= n
-        combined += codes[:, j]
-    counts = np.bincount(combined, minlength=grid)
-    present = np.flatnonzero(counts)
-    cells = np.empty((len(present), len(columns)), dtype=np.int32)
+        combined += columns_of[j]
+    held = np.bincount(combined, weights=counts, minlength=grid).astype(np.int64)
+    present = np.flatnonzero(held)
+    tuples = np.empty((len(present), len(columns)), dtype=np.int32)
     rest = present.copy()
     for i in range(len(columns) - 1, -1, -1):
-        cells[:, i] = rest % n_leaves[i]
+        tuples[:, i] = rest % n_leaves[i]
         rest //= n_leaves[i]
-    return cells, counts[present].astype(np.int64)
+    return tuples, held[present]
 
 
 def _flat_level_maps(hierarchies: tuple[Hierarchy, ...],

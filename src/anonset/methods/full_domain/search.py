@@ -213,9 +213,10 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     monotone = requirements.monotonic or assume_practical_monotonicity
     if k > 1:
         # triples cost more to count than they save when every check is a cheap k-anonymity roll-up
-        subsets = subset_suppression(dataset, k, 2)
+        cells, counts = _most_specific_classes(dataset, engine)
+        subsets = subset_suppression(dataset.hierarchies, cells, counts, k, 2)
         if not monotone:
-            subsets.update(subset_suppression(dataset, k, 3))
+            subsets.update(subset_suppression(dataset.hierarchies, cells, counts, k, 3))
         lower = suppression_lower_bound(nodes, single_attribute_suppression(dataset, k), subsets)
         infeasible |= lower > budget
     prefiltered = int(infeasible.sum())
@@ -275,6 +276,18 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     if assume_practical_monotonicity and not requirements.monotonic:
         result.details["assumed_practical_monotonicity"] = True
     return result
+
+
+def _most_specific_classes(dataset: Dataset, engine: Engine) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+    """Leaf codes and sizes of the bottom node's classes for the set bounds; none for a table in a database.
+
+    Fetching the bottom node from a database could mean every record; in
+    memory the engine holds it already.
+    """
+    if not dataset.in_memory:
+        return np.zeros((0, len(dataset.quasi)), dtype=np.int32), np.zeros(0, dtype=np.int64)
+    bottom = engine.class_stats(tuple(0 for _ in dataset.quasi))
+    return bottom.keys, bottom.sizes
 
 
 def _cheapest_steps(lattice: Lattice, bounds: NDArray[np.float64]) -> NDArray[np.int64]:
