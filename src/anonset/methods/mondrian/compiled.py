@@ -98,5 +98,5 @@ def compiled_grow(dataset: Dataset, space: AttributeSpace, requirements: Require
              else np.zeros((0, n), dtype=np.int64))
     target = arrays.then if isinstance(arrays, SelectionArrays) else arrays
     keys = target.joint[order] if isinstance(target, InfoGainArrays) else np.zeros((0, n), dtype=np.int64)
-    return grow(kernel_space(space), np.ascontiguousarray(order), np.ascontiguousarray(keys), arrays, models, n,
-                requirements.k, strict)
+    return grow(kernel_space(space), np.ascontiguousarray(order), np.ascontiguousarray(keys), arrays,
+                models if len(models.kind) else None, n, requirements.k, strict)

@@ -9,9 +9,11 @@ tried best first, and the first whose children all satisfy the models
 only the best candidate; only when that one is not allowable does it offer
 them all again and try them in order (:mod:`anonset.methods.mondrian.offers`).
 Under k-anonymity alone the best candidate is always allowable (candidates
-leaving a child below k are never offered), so nothing is judged.
+leaving a child below k are never offered), so nothing is judged, and the
+kernel compiled for that case holds no judge.
 
-Numba compiles :func:`grow` once per criterion type; everything that does
+Numba compiles :func:`grow` once per criterion type (and with or without
+models beyond k-anonymity); everything that does
 not depend on the criterion (the tree, the judge's buffers, recording a
 split) lives in helpers compiled once.  The tree comes back as the median
 kernel's :class:`~anonset.methods.mondrian.kernel.GrownKernel`: same nodes,
@@ -118,8 +120,6 @@ def _allowable(judge: _Judge, space: KernelSpace, seg: Segments, s: int, e: int,
                position: int) -> int:  # pragma: no cover - compiled
     """Label the children of candidate (j, position); their number when all satisfy every model, else 0."""
     n_children = _children(space, seg, s, e, j, position)
-    if len(judge.models.kind) == 0:
-        return n_children
     children_stats(judge.models, seg.rows, s, e, seg.label, n_children, judge.sizes, judge.hist, judge.sums,
                    judge.sumsq)
     if all_satisfied(judge.models, n_children, judge.sizes, judge.hist, judge.sums, judge.sumsq, judge.scratch):
@@ -178,16 +178,18 @@ def _split(tree: _Tree, space: KernelSpace, seg: Segments, node: int, j: int, po
 
 
 @numba.njit(cache=True, nogil=True)
-def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], criterion: Any, models: ModelArrays,
-         n: int, k: int, strict: bool) -> GrownKernel:  # pragma: no cover - compiled
-    """Grow the Mondrian tree of ``n`` rows under ``criterion`` (criterion arrays) and ``models`` (and k).
+def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], criterion: Any,
+         models: ModelArrays | None, n: int, k: int, strict: bool) -> GrownKernel:  # pragma: no cover - compiled
+    """Grow the Mondrian tree of ``n`` rows under ``criterion`` (criterion arrays), k and ``models``.
 
     ``order`` is (p, n): per numeric column the rows sorted by value, equal values by row; ``keys`` the
     criterion's integer per record in each order, or (0, n) (:class:`~anonset.methods.mondrian.segments.Segments`).
+    ``models`` is None under k-anonymity alone: numba then leaves the judge out of this kernel altogether.
     """
     seg = new_segments(space, order, keys, n)
     tree = _new_tree(space, n, k, len(seg.kids))
-    judge = _new_judge(models, len(seg.kids))
+    if models is not None:
+        judge = _new_judge(models, len(seg.kids))
     offers = new_offers(1024)
     while tree.state[1] > 0:
         tree.state[1] -= 1
@@ -203,15 +205,18 @@ def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], 
             if offers.state[COUNT] == 0:
                 continue
             chosen = 0
-            n_children = _allowable(judge, space, seg, s, e, offers.attribute[0], offers.position[0])
-            if not n_children:
-                reset(offers, EVERY, e - s)
-                fill(criterion, phase, space, seg, offers, s, e, k, strict)
-                if offers.state[COUNT] > len(offers.tier):
-                    offers = new_offers(2 * offers.state[COUNT])
+            if models is None:  # every candidate offered is allowable
+                n_children = _children(space, seg, s, e, offers.attribute[0], offers.position[0])
+            else:
+                n_children = _allowable(judge, space, seg, s, e, offers.attribute[0], offers.position[0])
+                if not n_children:
                     reset(offers, EVERY, e - s)
                     fill(criterion, phase, space, seg, offers, s, e, k, strict)
-                chosen, n_children = _try_in_order(offers, judge, space, seg, s, e)
+                    if offers.state[COUNT] > len(offers.tier):
+                        offers = new_offers(2 * offers.state[COUNT])
+                        reset(offers, EVERY, e - s)
+                        fill(criterion, phase, space, seg, offers, s, e, k, strict)
+                    chosen, n_children = _try_in_order(offers, judge, space, seg, s, e)
             if n_children:
                 _split(tree, space, seg, node, offers.attribute[chosen], offers.position[chosen], n_children, phase)
                 break
