@@ -7,7 +7,11 @@ come from its criterion (:func:`anonset.methods.mondrian.fill.fill`) and are
 tried best first, and the first whose children all satisfy the models
 (:mod:`anonset.methods.mondrian.judge`) is applied.  The kernel first keeps
 only the best candidate; only when that one is not allowable does it offer
-them all again and try them in order (:mod:`anonset.methods.mondrian.offers`).
+them all again (:mod:`anonset.methods.mondrian.offers`) and look for the best
+allowable one: with models that read histograms only, in one pass per
+attribute that judges every cut from running counts (:func:`_sweep`); with
+squared-error diversity, whose sums must be taken in row order, candidate
+by candidate, best first.
 Under k-anonymity alone the best candidate is always allowable (candidates
 leaving a child below k are never offered), so nothing is judged, and the
 kernel compiled for that case holds no judge.
@@ -30,7 +34,7 @@ import numpy as np
 from anonset.methods.mondrian.fill import fill, phases
 from anonset.methods.mondrian.judge import ModelArrays, all_satisfied, children_stats
 from anonset.methods.mondrian.kernel import GrownKernel, KernelSpace, _inherit
-from anonset.methods.mondrian.offers import BEST, COUNT, EVERY, Offers, heapify, new_offers, pop, reset
+from anonset.methods.mondrian.offers import BEST, COUNT, EVERY, Offers, before, heapify, new_offers, pop, reset
 from anonset.methods.mondrian.segments import (
     Segments,
     cut_labels,
@@ -47,7 +51,10 @@ __all__ = ["grow"]
 
 
 class _Judge(NamedTuple):
-    """The models and the buffers for the class statistics of a candidate's children."""
+    """The models and the buffers for the class statistics of a candidate's children.
+
+    ``total`` holds a region's histograms, ``slot`` (per position, −1 between uses) the candidate cutting there.
+    """
 
     models: ModelArrays
     sizes: NDArray[np.int64]
@@ -55,6 +62,8 @@ class _Judge(NamedTuple):
     sums: NDArray[np.float64]
     sumsq: NDArray[np.float64]
     scratch: NDArray[np.float64]
+    total: NDArray[np.int64]
+    slot: NDArray[np.int64]
 
 
 class _Tree(NamedTuple):
@@ -99,10 +108,12 @@ def _new_tree(space: KernelSpace, n: int, k: int, width: int) -> _Tree:  # pragm
 
 
 @numba.njit(cache=True, nogil=True)
-def _new_judge(models: ModelArrays, width: int) -> _Judge:  # pragma: no cover - compiled
+def _new_judge(models: ModelArrays, width: int, n: int) -> _Judge:  # pragma: no cover - compiled
     g = models.moments.shape[0]
-    return _Judge(models, np.zeros(width, dtype=np.int64), np.zeros((width, int(models.width.sum())), dtype=np.int64),
-                  np.zeros((g, width)), np.zeros((g, width)), np.zeros(4 * max(models.reference.shape[1], 1)))
+    counts = int(models.width.sum())
+    return _Judge(models, np.zeros(width, dtype=np.int64), np.zeros((width, counts), dtype=np.int64),
+                  np.zeros((g, width)), np.zeros((g, width)), np.zeros(4 * max(models.reference.shape[1], 1)),
+                  np.zeros(counts, dtype=np.int64), np.full(n, -1, dtype=np.int64))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -140,6 +151,72 @@ def _try_in_order(offers: Offers, judge: _Judge, space: KernelSpace, seg: Segmen
             return candidate, n_children
         candidate = pop(offers)
     return -1, 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _cut_allowable(judge: _Judge, offers: Offers, seg: Segments, c: int, s: int, e: int,
+                   best: int) -> int:  # pragma: no cover - compiled
+    """Judge from running counts the cuts of numeric column c offered in ``judge.slot``; the best allowable.
+
+    One pass over c's order keeps the counts left of the cut in ``hist[0]`` and the rest in ``hist[1]``
+    (the region's ``total`` minus them), so each cut is judged without looking at its records; a cut the
+    best allowable candidate so far (``best``) is preferred to is not judged at all.
+    """
+    models = judge.models
+    m = e - s
+    left = judge.hist[0]
+    right = judge.hist[1]
+    left[:] = 0
+    for i in range(m):
+        candidate = judge.slot[i]
+        if candidate >= 0 and (best < 0 or before(offers, candidate, best)):
+            for x in range(len(left)):
+                right[x] = judge.total[x] - left[x]
+            judge.sizes[0] = i
+            judge.sizes[1] = m - i
+            if all_satisfied(models, 2, judge.sizes, judge.hist, judge.sums, judge.sumsq, judge.scratch):
+                best = candidate
+        r = seg.order[c, s + i]
+        for a in range(models.codes.shape[0]):
+            left[models.offset[a] + models.codes[a, r]] += 1
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _sweep(offers: Offers, judge: _Judge, space: KernelSpace, seg: Segments, s: int,
+           e: int) -> tuple[int, int]:  # pragma: no cover - compiled
+    """The best allowable of every offered candidate, when the models read histograms only: (candidate, children).
+
+    The Python reference tries the candidates best first and applies the first allowable one, which is
+    the best of the allowable ones: cuts are judged from running counts (:func:`_cut_allowable`),
+    hierarchy splits from their records, and a candidate worse than an allowable one is not judged.
+    (−1, 0) when none is allowable.
+    """
+    models = judge.models
+    judge.total[:] = 0
+    for i in range(s, e):
+        r = seg.rows[i]
+        for a in range(models.codes.shape[0]):
+            judge.total[models.offset[a] + models.codes[a, r]] += 1
+    count = offers.state[COUNT]
+    best = -1
+    for j in range(len(space.numeric)):
+        mine = 0
+        for candidate in range(count):
+            if offers.attribute[candidate] == j:
+                mine += 1
+                if space.numeric[j]:
+                    judge.slot[offers.position[candidate]] = candidate
+                elif (best < 0 or before(offers, candidate, best)) and _allowable(judge, space, seg, s, e, j, 0):
+                    best = candidate
+        if mine and space.numeric[j]:
+            best = _cut_allowable(judge, offers, seg, space.column[j], s, e, best)
+            for candidate in range(count):
+                if offers.attribute[candidate] == j:
+                    judge.slot[offers.position[candidate]] = -1
+    if best < 0:
+        return -1, 0
+    return best, _children(space, seg, s, e, offers.attribute[best], offers.position[best])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -189,7 +266,7 @@ def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], 
     seg = new_segments(space, order, keys, n)
     tree = _new_tree(space, n, k, len(seg.kids))
     if models is not None:
-        judge = _new_judge(models, len(seg.kids))
+        judge = _new_judge(models, len(seg.kids), n)
     offers = new_offers(1024)
     while tree.state[1] > 0:
         tree.state[1] -= 1
@@ -216,7 +293,10 @@ def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], 
                         offers = new_offers(2 * offers.state[COUNT])
                         reset(offers, EVERY, e - s)
                         fill(criterion, phase, space, seg, offers, s, e, k, strict)
-                    chosen, n_children = _try_in_order(offers, judge, space, seg, s, e)
+                    if models.moments.shape[0]:  # sums in row order: each candidate's records, best first
+                        chosen, n_children = _try_in_order(offers, judge, space, seg, s, e)
+                    else:
+                        chosen, n_children = _sweep(offers, judge, space, seg, s, e)
             if n_children:
                 _split(tree, space, seg, node, offers.attribute[chosen], offers.position[chosen], n_children, phase)
                 break

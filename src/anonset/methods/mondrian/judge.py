@@ -25,9 +25,9 @@ included) and the same floating-point operations in the same order
 - squared-error diversity: ``Σ s² − (Σ s)²/n >= error − 1e-9 · max(1, Σ s²)``,
   the sums taken in row order as the model's statistics are.
 
-A model of any other class (or a subclass that changes the rule, or a
-release-level model) has no arrays: :func:`model_arrays` returns None and
-Mondrian runs the Python path.
+A model of any other class (a release-level model, or a subclass of one of
+these, but for a k-anonymity subclass that keeps its rule) has no arrays:
+:func:`model_arrays` returns None and Mondrian runs the Python path.
 """
 
 from __future__ import annotations

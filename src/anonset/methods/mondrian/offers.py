@@ -11,7 +11,8 @@ candidate of its attribute, so its imbalance never decides).
 :class:`Offers` keeps either the best candidate only (``state[MODE] == BEST``,
 no memory per candidate: what Mondrian needs when the first candidate is
 allowable, always so under k-anonymity alone) or every candidate
-(``EVERY``), which :func:`heapify` and :func:`pop` then hand out best first.
+(``EVERY``), which :func:`heapify` and :func:`pop` then hand out best first
+(:func:`before` compares two).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["BEST", "COUNT", "EVERY", "MODE", "SIZE", "Offers", "heapify", "new_offers", "offer", "pop", "reset"]
+__all__ = ["BEST", "COUNT", "EVERY", "MODE", "SIZE", "Offers", "before", "heapify", "new_offers", "offer", "pop",
+           "reset"]
 
 #: Slots of :attr:`Offers.state`: candidates offered, mode, records of the region.
 COUNT, MODE, SIZE = 0, 1, 2
@@ -70,7 +72,7 @@ def reset(offers: Offers, mode: int, m: int) -> None:  # pragma: no cover - comp
 
 
 @numba.njit(cache=True, nogil=True)
-def _before(offers: Offers, a: int, b: int) -> bool:  # pragma: no cover - compiled
+def before(offers: Offers, a: int, b: int) -> bool:  # pragma: no cover - compiled
     """Is candidate a preferred to candidate b?"""
     if offers.tier[a] != offers.tier[b]:
         return bool(offers.tier[a] < offers.tier[b])
@@ -102,7 +104,7 @@ def offer(offers: Offers, tier: int, score: float, attribute: int, position: int
     offers.attribute[slot] = attribute
     offers.position[slot] = position
     if offers.state[MODE] == BEST:
-        if slot == 1 and _before(offers, 1, 0):
+        if slot == 1 and before(offers, 1, 0):
             offers.tier[0] = tier
             offers.score[0] = score
             offers.attribute[0] = attribute
@@ -119,9 +121,9 @@ def _sift_down(offers: Offers, i: int, n: int) -> None:  # pragma: no cover - co
         best = i
         left = 2 * i + 1
         right = left + 1
-        if left < n and _before(offers, heap[left], heap[best]):
+        if left < n and before(offers, heap[left], heap[best]):
             best = left
-        if right < n and _before(offers, heap[right], heap[best]):
+        if right < n and before(offers, heap[right], heap[best]):
             best = right
         if best == i:
             return
