@@ -229,14 +229,13 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
 
     def monotone_part_ok(i: int) -> bool:
         """Evaluate node i and tell whether its monotone part holds; tag the lattice accordingly."""
-        node = nodes[i]
-        levels = tuple(int(v) for v in node)
+        levels = tuple(int(v) for v in nodes[i])
         evaluated[i] = True
         ok = ev.evaluate(levels)[1].feasible if monotone else ev.k_part_ok(levels, k, budget)
         if ok:
-            lattice.mark_above(known_ok, node)
+            lattice.mark_above(known_ok, levels)
         else:
-            lattice.mark_below(infeasible, node)
+            lattice.mark_below(infeasible, levels)
         return ok
 
     sorted_bounds = bounds[order]
