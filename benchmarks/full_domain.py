@@ -19,7 +19,7 @@ each is measured in a child process of its own, so the peak resident set size
 
 Finally the whole ``anonset anonymize CONFIG`` command is timed on
 configuration b1 (process start, YAML parsing, reading, search, verification,
-writing the release), median of three runs.
+writing the release), median of three runs, and ``anonset --version``.
 
 Timings are printed, never asserted.  Usage::
 
@@ -278,12 +278,23 @@ def cli_yaml(workdir: Path, config: Config) -> Path:
     return path
 
 
+def anonset_executable() -> Path:
+    """The ``anonset`` command of this checkout's environment (else beside this interpreter)."""
+    exe = ROOT / ".venv" / "bin" / "anonset"
+    return exe if exe.exists() else Path(sys.executable).parent / "anonset"
+
+
+def timed_process(command: list[str]) -> float:
+    """Wall seconds of one process running ``command``."""
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
 def measure_cli(workdir: Path, runs: int = 3) -> tuple[list[float], list[float]]:
     """Whole-process wall-clock and CPU (user + system) seconds of ``anonset anonymize CFG`` on b1."""
     cfg = cli_yaml(workdir, BY_NAME[CLI_CONFIG])
-    exe = ROOT / ".venv" / "bin" / "anonset"
-    if not exe.exists():
-        exe = Path(sys.executable).parent / "anonset"
+    exe = anonset_executable()
     times, cpus = [], []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -519,6 +530,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\nCLI `anonset anonymize` on {CLI_CONFIG} (whole process, incl. start-up, reading, verification,"
               f" writing): runs {', '.join(f'{t:.2f}' for t in cli)} s; median {med:.2f} s;"
               f" CPU time {', '.join(f'{t:.2f}' for t in cli_cpu)} s; {load()}")
+        version = [timed_process([str(anonset_executable()), "--version"]) for _ in range(3)]
+        print(f"`anonset --version` (whole process): runs {', '.join(f'{t:.2f}' for t in version)} s; {load()}")
 
     if args.json:
         args.json.write_text(json.dumps({"machine": info, "repeats": args.repeats, "loads_ms": loads,
