@@ -23,7 +23,7 @@ from anonset.methods.mondrian import compiled, regions
 from anonset.methods.mondrian.criteria import InfoGainCriterion
 from anonset.methods.mondrian.floats import numpy_round, numpy_sum
 from anonset.methods.mondrian.judge import model_arrays, satisfied
-from anonset.methods.mondrian.offers import EVERY, heapify, new_offers, offer, pop, reset
+from anonset.methods.mondrian.offers import heapify, keep_every, new_offers, offer, pop
 from anonset.methods.mondrian.regions import MondrianTree, mondrian
 from anonset.methods.mondrian.split import MedianCriterion
 from anonset.privacy.base import PrivacyModel, Requirements
@@ -295,7 +295,7 @@ def test_offers_come_out_in_the_reference_order(seed: int) -> None:
     order = rng.permutation(len(expected))
     offers = new_offers(4)
     for _ in range(2):
-        reset(offers, EVERY, m)
+        keep_every(offers, m)
         for i in order:
             tier, score, attribute, _, negative = expected[i]
             offer(offers, tier, score, attribute, -negative)

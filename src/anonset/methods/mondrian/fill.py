@@ -32,8 +32,8 @@ from numba.extending import overload
 from anonset.methods.mondrian.fill_selection import SelectionArrays, selection_fill
 from anonset.methods.mondrian.fill_workload import InfoGainArrays, LSDArrays, infogain_fill, lsd_fill
 from anonset.methods.mondrian.kernel import KernelSpace
-from anonset.methods.mondrian.offers import Offers, offer
-from anonset.methods.mondrian.segments import Segments, hierarchy_children, records_below, smallest_child
+from anonset.methods.mondrian.offers import Offers, offer_cut, offer_split
+from anonset.methods.mondrian.segments import Segments, hierarchy_children, median_cuts, smallest_child
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -115,17 +115,15 @@ def median_fill(space: KernelSpace, seg: Segments, offers: Offers, s: int, e: in
         if not space.numeric[j]:
             n_kids = hierarchy_children(space, seg, s, e, c)
             if smallest_child(seg, n_kids) >= k:
-                offer(offers, 0, -width, j, 0)
+                offer_split(offers, -width, j)
             continue
         if not strict:
             half = m // 2
             if k <= half <= m - k:
-                offer(offers, 0, -width, j, half)
+                offer_cut(offers, -width, j, half)
             continue
-        median = seg.sorted[c, s + (m - 1) // 2]
-        upto = records_below(seg, c, s, e, median, True)
-        below = records_below(seg, c, s, e, median, False)
+        upto, below = median_cuts(seg, c, s, e)
         if upto < m and k <= upto <= m - k:
-            offer(offers, 0, -width, j, upto)
+            offer_cut(offers, -width, j, upto)
         if below > 0 and k <= below <= m - k:
-            offer(offers, 0, -width, j, below)
+            offer_cut(offers, -width, j, below)

@@ -23,7 +23,7 @@ import numba
 import numpy as np
 
 from anonset.methods.mondrian.kernel import KernelSpace
-from anonset.methods.mondrian.offers import Offers, offer
+from anonset.methods.mondrian.offers import Offers, offer_cut, offer_split
 from anonset.methods.mondrian.segments import Segments, hierarchy_children, smallest_child, splittable
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def selection_fill(crit: SelectionArrays, space: KernelSpace, seg: Segments, off
     m = e - s
     for i in range(s, e):
         seg.label[seg.rows[i]] = 0
-    current = _group(crit, space, seg, s, e, 1)
+    current = _group(crit, space, seg, s, e, int(1))  # noqa: UP018 - typed: a literal would compile _group again
     if current == 0:
         return
     for j in range(len(space.numeric)):
@@ -176,22 +176,23 @@ def selection_fill(crit: SelectionArrays, space: KernelSpace, seg: Segments, off
             if smallest_child(seg, n_kids) >= k:
                 score = _group(crit, space, seg, s, e, n_kids)
                 if score < current:
-                    offer(offers, 0, float(score), j, 0)
+                    offer_split(offers, float(score), j)
             continue
         order = seg.order[c]
-        _start(crit, space, 0, order[e - 1])
+        side = int(0)  # noqa: UP018 - the one side kept, typed: a literal would compile _start, _add... again
+        _start(crit, space, side, order[e - 1])
         for i in range(m - 1, 0, -1):  # the right side of the cut after i records: order[s + i:e]
             if i < m - 1:
-                _add(crit, space, 0, order[s + i])
-            crit.right[i] = _imprecision(crit, space, 0, m - i)
-        _start(crit, space, 0, order[s])
+                _add(crit, space, side, order[s + i])
+            crit.right[i] = _imprecision(crit, space, side, m - i)
+        _start(crit, space, side, order[s])
         for i in range(1, m):  # the left side: order[s:s + i]
             if i > 1:
-                _add(crit, space, 0, order[s + i - 1])
+                _add(crit, space, side, order[s + i - 1])
             if i < k or m - i < k:
                 continue
             if strict and seg.sorted[c, s + i] == seg.sorted[c, s + i - 1]:
                 continue
-            score = _imprecision(crit, space, 0, i) + crit.right[i]
+            score = _imprecision(crit, space, side, i) + crit.right[i]
             if score < current:
-                offer(offers, 0, float(score), j, i)
+                offer_cut(offers, float(score), j, i)

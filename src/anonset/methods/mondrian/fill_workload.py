@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, NamedTuple
 import numba
 import numpy as np
 
-from anonset.methods.mondrian.floats import numpy_round, numpy_sum
+from anonset.methods.mondrian.floats import numpy_round, numpy_sum, numpy_total
 from anonset.methods.mondrian.kernel import KernelSpace
-from anonset.methods.mondrian.offers import BEST, COUNT, MODE, Offers, offer
-from anonset.methods.mondrian.segments import Segments, hierarchy_children, records_below, smallest_child, splittable
+from anonset.methods.mondrian.offers import BEST, COUNT, MODE, Offers, offer, offer_cut, offer_split
+from anonset.methods.mondrian.segments import Segments, hierarchy_children, median_cuts, smallest_child, splittable
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -124,14 +124,14 @@ def _child_entropy(crit: InfoGainArrays, seg: Segments, s: int, e: int, n_kids: 
             crit.child[u, crit.first[t] + crit.classes[t, r]] += 1
     total = 0.0
     for t in range(len(crit.n_classes)):
-        used = 0
+        used = int(0)  # noqa: UP018 - typed: numba would compile numpy_total once more for a literal
         for u in range(n_kids):
             size = seg.sizes[u]
             for cls in range(crit.n_classes[t]):
                 count = crit.child[u, crit.first[t] + cls]
                 crit.terms[used] = count * np.log(count / size) if count > 0 else 0.0
                 used += 1
-        total -= numpy_sum(crit.terms, 0, used)
+        total -= numpy_total(crit.terms, used)
     return numpy_round(total / (e - s), DECIMALS)
 
 
@@ -197,7 +197,7 @@ def infogain_fill(crit: InfoGainArrays, space: KernelSpace, seg: Segments, offer
         if not space.numeric[j]:
             n_kids = hierarchy_children(space, seg, s, e, c)
             if smallest_child(seg, n_kids) >= k:
-                offer(offers, 0, _child_entropy(crit, seg, s, e, n_kids), j, 0)
+                offer_split(offers, _child_entropy(crit, seg, s, e, n_kids), j)
             continue
         crit.counts[:] = 0
         keys = seg.keys[c]
@@ -208,15 +208,14 @@ def infogain_fill(crit: InfoGainArrays, space: KernelSpace, seg: Segments, offer
                 if i > 0:
                     tier = _tier(x != keys[s + i - 1], i, medians, m, k)
                     if tier == 1 or tier == 0 and _may_win(crit, offers, crit.counts, i, m):
-                        _offer_cut(crit, offers, j, crit.counts, i, m, tier)
+                        _offer_cut(crit, offers, j, crit.counts, i, m, int(tier))
                 _count(crit, crit.counts, x)
             continue
-        median = seg.sorted[c, s + (m - 1) // 2]
-        medians = (records_below(seg, c, s, e, median, True), records_below(seg, c, s, e, median, False))
+        medians = median_cuts(seg, c, s, e)
         # value groups: the one before the current (purity, class vector) and the current (start, purity, class)
         before_pure = False
         before_class = -1
-        start = 0
+        start = int(0)  # noqa: UP018 - typed: numba would compile _offer_cut once more for a literal
         pure = True
         joint = keys[s]
         for i in range(m):
@@ -225,7 +224,7 @@ def infogain_fill(crit: InfoGainArrays, space: KernelSpace, seg: Segments, offer
                 if start > 0:
                     tier = _tier(not (before_pure and pure and before_class == joint), start, medians, m, k)
                     if tier == 1 or tier == 0 and _may_win(crit, offers, crit.pending, start, m):
-                        _offer_cut(crit, offers, j, crit.pending, start, m, tier)
+                        _offer_cut(crit, offers, j, crit.pending, start, m, int(tier))
                 before_pure, before_class = pure, joint
                 start, pure, joint = i, True, key
                 for x in range(len(crit.counts)):
@@ -236,7 +235,7 @@ def infogain_fill(crit: InfoGainArrays, space: KernelSpace, seg: Segments, offer
         if start > 0:
             tier = _tier(not (before_pure and pure and before_class == joint), start, medians, m, k)
             if tier == 1 or tier == 0 and _may_win(crit, offers, crit.pending, start, m):
-                _offer_cut(crit, offers, j, crit.pending, start, m, tier)
+                _offer_cut(crit, offers, j, crit.pending, start, m, int(tier))
 
 
 class LSDArrays(NamedTuple):
@@ -282,7 +281,7 @@ def _centre(crit: LSDArrays, seg: Segments, s: int, e: int) -> float:  # pragma:
             y = crit.values[t, r] - mean
             crit.centred[t, r] = y
             crit.flat[t * m + i] = y * y
-    return max(numpy_sum(crit.flat, 0, t_count * m), _TINY)
+    return max(numpy_total(crit.flat, t_count * m), _TINY)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -301,7 +300,7 @@ def _child_error(crit: LSDArrays, seg: Segments, s: int, e: int, n_kids: int) ->
         for u in range(n_kids):
             s1 = crit.child[0, u]
             crit.terms[u] = crit.child[1, u] - s1 * s1 / float(seg.sizes[u])
-        total += numpy_sum(crit.terms, 0, n_kids)
+        total += numpy_total(crit.terms, n_kids)
     return total
 
 
@@ -320,7 +319,7 @@ def lsd_fill(crit: LSDArrays, space: KernelSpace, seg: Segments, offers: Offers,
         if not space.numeric[j]:
             n_kids = hierarchy_children(space, seg, s, e, c)
             if smallest_child(seg, n_kids) >= k:
-                offer(offers, 0, numpy_round(_child_error(crit, seg, s, e, n_kids) / scale, DECIMALS), j, 0)
+                offer_split(offers, numpy_round(_child_error(crit, seg, s, e, n_kids) / scale, DECIMALS), j)
             continue
         run[:, :] = 0.0
         for i in range(m):
@@ -340,7 +339,7 @@ def lsd_fill(crit: LSDArrays, space: KernelSpace, seg: Segments, offers: Offers,
                     r1 = run[2, t] - l1
                     r2 = run[3, t] - l2
                     total += l2 - l1 * l1 / float(i) + r2 - r1 * r1 / float(m - i)
-                offer(offers, 0, numpy_round(total / scale, DECIMALS), j, i)
+                offer_cut(offers, numpy_round(total / scale, DECIMALS), j, i)
             for t in range(t_count):
                 y = crit.centred[t, r]
                 run[0, t] += y

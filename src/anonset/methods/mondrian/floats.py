@@ -29,7 +29,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["BUFFER", "numpy_round", "numpy_sum"]
+__all__ = ["BUFFER", "numpy_round", "numpy_sum", "numpy_total"]
 
 #: numpy's default buffer size: a reduction adds blocks of this many values, each pairwise.
 BUFFER = 8192
@@ -77,6 +77,15 @@ def numpy_sum(a: NDArray[np.float64], lo: int, n: int) -> float:  # pragma: no c
         total += _pairwise(a, lo + done, block)
         done += block
     return total
+
+
+@numba.njit(cache=True, nogil=True)
+def numpy_total(a: NDArray[np.float64], n: int) -> float:  # pragma: no cover - compiled
+    """``a[:n].sum()`` exactly as numpy adds it.
+
+    (``numpy_sum`` from a typed zero: numba compiles a function once more for each literal argument.)
+    """
+    return float(numpy_sum(a, int(0), n))  # noqa: UP018 - a typed zero, not a literal
 
 
 @numba.njit(cache=True, nogil=True)

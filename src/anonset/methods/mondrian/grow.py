@@ -34,7 +34,7 @@ import numpy as np
 from anonset.methods.mondrian.fill import fill, phases
 from anonset.methods.mondrian.judge import ModelArrays, all_satisfied, children_stats
 from anonset.methods.mondrian.kernel import GrownKernel, KernelSpace, _inherit
-from anonset.methods.mondrian.offers import BEST, COUNT, EVERY, Offers, before, heapify, new_offers, pop, reset
+from anonset.methods.mondrian.offers import COUNT, Offers, before, heapify, keep_best, keep_every, new_offers, pop
 from anonset.methods.mondrian.segments import (
     Segments,
     cut_labels,
@@ -164,6 +164,7 @@ def _cut_allowable(judge: _Judge, offers: Offers, seg: Segments, c: int, s: int,
     """
     models = judge.models
     m = e - s
+    two = int(2)  # noqa: UP018 - typed, not a literal: numba would compile all_satisfied once more for a literal
     left = judge.hist[0]
     right = judge.hist[1]
     left[:] = 0
@@ -174,7 +175,7 @@ def _cut_allowable(judge: _Judge, offers: Offers, seg: Segments, c: int, s: int,
                 right[x] = judge.total[x] - left[x]
             judge.sizes[0] = i
             judge.sizes[1] = m - i
-            if all_satisfied(models, 2, judge.sizes, judge.hist, judge.sums, judge.sumsq, judge.scratch):
+            if all_satisfied(models, two, judge.sizes, judge.hist, judge.sums, judge.sumsq, judge.scratch):
                 best = candidate
         r = seg.order[c, s + i]
         for a in range(models.codes.shape[0]):
@@ -199,16 +200,18 @@ def _sweep(offers: Offers, judge: _Judge, space: KernelSpace, seg: Segments, s: 
         for a in range(models.codes.shape[0]):
             judge.total[models.offset[a] + models.codes[a, r]] += 1
     count = offers.state[COUNT]
-    best = -1
+    best = int(-1)  # noqa: UP018 - typed, not a literal (see _cut_allowable)
     for j in range(len(space.numeric)):
         mine = 0
         for candidate in range(count):
-            if offers.attribute[candidate] == j:
-                mine += 1
-                if space.numeric[j]:
-                    judge.slot[offers.position[candidate]] = candidate
-                elif (best < 0 or before(offers, candidate, best)) and _allowable(judge, space, seg, s, e, j, 0):
-                    best = candidate
+            if offers.attribute[candidate] != j:
+                continue
+            mine += 1
+            position = offers.position[candidate]  # 0 for a hierarchy split
+            if space.numeric[j]:
+                judge.slot[position] = candidate
+            elif (best < 0 or before(offers, candidate, best)) and _allowable(judge, space, seg, s, e, j, position):
+                best = candidate
         if mine and space.numeric[j]:
             best = _cut_allowable(judge, offers, seg, space.column[j], s, e, best)
             for candidate in range(count):
@@ -267,7 +270,7 @@ def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], 
     tree = _new_tree(space, n, k, len(seg.kids))
     if models is not None:
         judge = _new_judge(models, len(seg.kids), n)
-    offers = new_offers(1024)
+    offers = new_offers(int(1024))  # noqa: UP018 - typed, not a literal (new_offers is called again below)
     while tree.state[1] > 0:
         tree.state[1] -= 1
         node = tree.stack[tree.state[1]]
@@ -277,7 +280,7 @@ def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], 
             continue
         describe(space, seg, s, e)
         for phase in range(tree.phase[node], phases(criterion)):
-            reset(offers, BEST, e - s)
+            keep_best(offers, e - s)
             fill(criterion, phase, space, seg, offers, s, e, k, strict)
             if offers.state[COUNT] == 0:
                 continue
@@ -287,11 +290,11 @@ def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], 
             else:
                 n_children = _allowable(judge, space, seg, s, e, offers.attribute[0], offers.position[0])
                 if not n_children:
-                    reset(offers, EVERY, e - s)
+                    keep_every(offers, e - s)
                     fill(criterion, phase, space, seg, offers, s, e, k, strict)
                     if offers.state[COUNT] > len(offers.tier):
                         offers = new_offers(2 * offers.state[COUNT])
-                        reset(offers, EVERY, e - s)
+                        keep_every(offers, e - s)
                         fill(criterion, phase, space, seg, offers, s, e, k, strict)
                     if models.moments.shape[0]:  # sums in row order: each candidate's records, best first
                         chosen, n_children = _try_in_order(offers, judge, space, seg, s, e)

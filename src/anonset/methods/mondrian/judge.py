@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from anonset.core.stats import RowColumns
-from anonset.methods.mondrian.floats import numpy_sum
+from anonset.methods.mondrian.floats import numpy_sum, numpy_total
 from anonset.privacy import ldiversity, tcloseness
 from anonset.privacy.distance_kernels import equal_emd, ordered_emd
 from anonset.privacy.kanonymity import KAnonymity
@@ -254,7 +254,7 @@ def _class_satisfies(models: ModelArrays, i: int, u: int, sizes: NDArray[np.int6
                 scratch[x] = p * np.log(p)
             else:
                 scratch[x] = 0.0
-        return bool(-numpy_sum(scratch, 0, w) >= models.bound[i])
+        return bool(-numpy_total(scratch, w) >= models.bound[i])
     return bool(_emd(models, i, hist[u, off:off + w], n, scratch) <= models.bound[i])
 
 
@@ -280,7 +280,7 @@ def _emd(models: ModelArrays, i: int, counts: NDArray[np.int64], n: float,
     total = 0.0
     for level in range(1, height + 1):
         below = models.step_width[i, level - 1]
-        groups = 0
+        groups = int(0)  # noqa: UP018 - typed: numba would compile numpy_sum once more for a literal
         for x in range(below):
             groups = max(groups, models.steps[i, level - 1, x] + 1)
         for g in range(groups):

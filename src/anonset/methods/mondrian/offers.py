@@ -25,8 +25,8 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["BEST", "COUNT", "EVERY", "MODE", "SIZE", "Offers", "before", "heapify", "new_offers", "offer", "pop",
-           "reset"]
+__all__ = ["BEST", "COUNT", "EVERY", "MODE", "SIZE", "Offers", "before", "heapify", "keep_best", "keep_every",
+           "new_offers", "offer", "offer_cut", "offer_split", "pop"]
 
 #: Slots of :attr:`Offers.state`: candidates offered, mode, records of the region.
 COUNT, MODE, SIZE = 0, 1, 2
@@ -63,10 +63,19 @@ def new_offers(capacity: int) -> Offers:  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def reset(offers: Offers, mode: int, m: int) -> None:  # pragma: no cover - compiled
-    """Forget the candidates; keep the best only (``BEST``) or every one (``EVERY``) of a region of m records."""
+def keep_best(offers: Offers, m: int) -> None:  # pragma: no cover - compiled
+    """Forget the candidates and keep the best one only, for a region of m records."""
     offers.state[COUNT] = 0
-    offers.state[MODE] = mode
+    offers.state[MODE] = BEST
+    offers.state[SIZE] = m
+    offers.state[3] = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def keep_every(offers: Offers, m: int) -> None:  # pragma: no cover - compiled
+    """Forget the candidates and keep every one, for a region of m records."""
+    offers.state[COUNT] = 0
+    offers.state[MODE] = EVERY
     offers.state[SIZE] = m
     offers.state[3] = 0
 
@@ -104,7 +113,7 @@ def offer(offers: Offers, tier: int, score: float, attribute: int, position: int
     offers.attribute[slot] = attribute
     offers.position[slot] = position
     if offers.state[MODE] == BEST:
-        if slot == 1 and before(offers, 1, 0):
+        if slot == 1 and before(offers, slot, slot - 1):  # variables: a literal would compile before() again
             offers.tier[0] = tier
             offers.score[0] = score
             offers.attribute[0] = attribute
@@ -152,5 +161,20 @@ def pop(offers: Offers) -> int:  # pragma: no cover - compiled
     n -= 1
     offers.heap[0] = offers.heap[n]
     offers.state[3] = n
-    _sift_down(offers, 0, n)
+    _sift_down(offers, n - n, n)  # a typed zero: a literal would compile _sift_down again
     return int(top)
+
+
+@numba.njit(cache=True, nogil=True)
+def offer_cut(offers: Offers, score: float, attribute: int, position: int) -> None:  # pragma: no cover - compiled
+    """A cut in the first tier (every criterion's cuts but InfoGain's median fallback)."""
+    offer(offers, int(0), score, attribute, position)  # noqa: UP018 - see offer_split
+
+
+@numba.njit(cache=True, nogil=True)
+def offer_split(offers: Offers, score: float, attribute: int) -> None:  # pragma: no cover - compiled
+    """The hierarchy split of a categorical attribute (first tier, position 0).
+
+    These wrappers call :func:`offer` with typed zeros: for a literal argument numba would compile it again.
+    """
+    offer(offers, int(0), score, attribute, int(0))  # noqa: UP018 - a typed zero, not a literal

@@ -26,7 +26,7 @@ from anonset.methods.mondrian.kernel import KernelSpace
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["Segments", "cut_labels", "describe", "hierarchy_children", "new_segments", "partition", "records_below",
+__all__ = ["Segments", "cut_labels", "describe", "hierarchy_children", "median_cuts", "new_segments", "partition",
            "smallest_child", "splittable"]
 
 
@@ -208,19 +208,27 @@ def partition(seg: Segments, s: int, e: int, n_children: int, bounds: NDArray[np
 
 
 @numba.njit(cache=True, nogil=True)
-def records_below(seg: Segments, c: int, s: int, e: int, value: float,
-                  or_equal: bool) -> int:  # pragma: no cover - compiled
-    """Records of the region with a value of numeric column c below ``value`` (or equal to it, ``or_equal``)."""
-    lo = 0
-    hi = e - s
+def median_cuts(seg: Segments, c: int, s: int, e: int) -> tuple[int, int]:  # pragma: no cover - compiled
+    """The two strict median cuts of numeric column c: records ``<=`` and ``<`` the region's lower median."""
+    values = seg.sorted[c]
+    middle = s + (e - s - 1) // 2
+    median = values[middle]
+    lo, hi = middle, e  # the first record above the median lies in (middle, e]
     while lo < hi:
         mid = (lo + hi) >> 1
-        v = seg.sorted[c, s + mid]
-        if v < value or (or_equal and v == value):
+        if values[mid] <= median:
             lo = mid + 1
         else:
             hi = mid
-    return lo
+    upto = lo
+    lo, hi = s, middle  # the first record equal to it lies in [s, middle]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if values[mid] < median:
+            lo = mid + 1
+        else:
+            hi = mid
+    return upto - s, lo - s
 
 
 @numba.njit(cache=True, nogil=True)
