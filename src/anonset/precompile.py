@@ -95,6 +95,15 @@ WARM_UPS: tuple[WarmUp, ...] = (
            roles={"diagnosis": Role.TARGET}),
     WarmUp("mondrian, lsd", "mondrian", _k, options={"criterion": "lsd"},
            roles={"length_of_stay": Role.TARGET}),
+    WarmUp("mondrian, infogain, entropy l-diversity", "mondrian", _k_entropy, options={"criterion": "infogain"},
+           roles={"marital_status": Role.TARGET}),
+    WarmUp("mondrian, lsd, entropy l-diversity", "mondrian", _k_entropy, options={"criterion": "lsd"},
+           roles={"length_of_stay": Role.TARGET}),
+    WarmUp("mondrian, selection", "mondrian", _k, options={"criterion": "selection", "selections": [{"age": [40, 60]}]},
+           roles={"diagnosis": Role.TARGET}),
+    WarmUp("mondrian, selection, entropy l-diversity", "mondrian", _k_entropy,
+           options={"criterion": "selection", "selections": [{"age": [40, 60]}]},
+           roles={"marital_status": Role.TARGET}),
 )
 
 
