@@ -715,7 +715,7 @@ def compile_kernels(quiet: bool, jobs: int, runs: str | None) -> None:
         precompile(runs=[WARM_UPS[int(i)] for i in runs.split(",")], progress=progress)
         return
     if jobs == 1:
-        done = precompile(progress=progress)
+        precompile(progress=progress)
     else:
         command = [sys.executable, "-m", "anonset.cli", "compile"] + (["--quiet"] if quiet else [])
         workers = [subprocess.Popen([*command, "--runs", ",".join(map(str, share))], stdout=subprocess.PIPE, text=True)
@@ -727,8 +727,7 @@ def compile_kernels(quiet: bool, jobs: int, runs: str | None) -> None:
             failed = failed or worker.returncode
         if failed:
             raise SystemExit(failed)
-        done = [(run, 0.0) for run in WARM_UPS]
-    click.echo(f"compiled the kernels of {len({r.method for r, _ in done})} methods in"
+    click.echo(f"compiled the kernels of {len({r.method for r in WARM_UPS})} methods in"
                f" {time.perf_counter() - started:.1f} s; later runs load them from numba's cache")
 
 

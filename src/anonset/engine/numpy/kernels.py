@@ -18,11 +18,11 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["group_keys", "rollup_group", "sum_rows_into"]
+__all__ = ["group_keys", "hash_groups", "rollup_group", "sum_rows_into"]
 
 
 @numba.njit(cache=True, nogil=True)
-def _hash_groups(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover
+def hash_groups(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover
     """Group ids in first-seen order for an int64 array, and the first row of each group."""
     n = keys.shape[0]
     cap = 16
@@ -81,7 +81,7 @@ def rollup_group(
         for j in range(d):
             acc = acc * radix[j] + maps[offsets[j] + keys[i, j]]
         combined[i] = acc
-    inverse, first = _hash_groups(combined)
+    inverse, first = hash_groups(combined)
     g = first.shape[0]
     new_keys = np.empty((g, d), dtype=np.int32)
     for t in range(g):
@@ -111,7 +111,7 @@ def group_keys(
         for j in range(d):
             acc = acc * radix[j] + keys[i, j]
         combined[i] = acc
-    inverse, first = _hash_groups(combined)
+    inverse, first = hash_groups(combined)
     g = first.shape[0]
     out = np.empty((g, d), dtype=np.int32)
     for t in range(g):

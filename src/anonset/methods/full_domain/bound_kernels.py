@@ -4,7 +4,8 @@
 quasi-identifiers (with how many records hold each) and, for every tuple of
 their levels, counts the records whose generalized tuple occurs fewer than
 ``k`` times.  Groups are counted in a dense array when the level tuple's grid
-is small, else in an open-addressing hash table.
+is small, else grouped by the engine's hash kernel
+(:func:`~anonset.engine.numpy.kernels.hash_groups`).
 """
 
 from __future__ import annotations
@@ -14,18 +15,17 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 
+from anonset.engine.numpy.kernels import hash_groups
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = ["small_group_rows"]
 
-_DENSE = 1 << 20
-
-
 @numba.njit(cache=True, nogil=True)
 def small_group_rows(cells: NDArray[np.int32], counts: NDArray[np.int64], maps: NDArray[np.int32],
                      offsets: NDArray[np.int64], sizes: NDArray[np.int64], n_levels: NDArray[np.int64],
-                     k: int) -> NDArray[np.int64]:  # pragma: no cover - compiled
+                     k: int, dense_limit: int) -> NDArray[np.int64]:  # pragma: no cover - compiled
     """Records in groups smaller than ``k``, per level tuple (C order over ``n_levels``).
 
     Parameters
@@ -37,6 +37,7 @@ def small_group_rows(cells: NDArray[np.int32], counts: NDArray[np.int64], maps: 
     sizes : (w, L) number of values of attribute i at level l.
     n_levels : (w,) levels of each attribute.
     k : the smallest allowed group.
+    dense_limit : largest grid of generalized tuples counted in a dense array; larger ones are hashed.
     """
     g, w = cells.shape
     total = 1
@@ -45,15 +46,10 @@ def small_group_rows(cells: NDArray[np.int32], counts: NDArray[np.int64], maps: 
     out = np.zeros(total, dtype=np.int64)
     finest = 1
     for i in range(w):
-        finest = min(finest * sizes[i, 0], _DENSE)
+        finest = min(finest * sizes[i, 0], dense_limit)
     dense = np.zeros(finest, dtype=np.int64)
     group = np.empty(g, dtype=np.int64)
     levels = np.zeros(w, dtype=np.int64)
-    cap = 16
-    while cap < 2 * g:
-        cap *= 2
-    table_keys = np.empty(cap, dtype=np.int64)
-    table_counts = np.zeros(cap, dtype=np.int64)
     for t in range(total):
         rest = t
         for i in range(w - 1, -1, -1):
@@ -67,33 +63,19 @@ def small_group_rows(cells: NDArray[np.int32], counts: NDArray[np.int64], maps: 
             for i in range(w):
                 acc = acc * sizes[i, levels[i]] + maps[offsets[i, levels[i]] + cells[r, i]]
             group[r] = acc
-        small = np.int64(0)
-        if grid <= _DENSE:
-            for r in range(g):
-                dense[group[r]] += counts[r]
-            for r in range(g):
-                c = dense[group[r]]
-                if c > 0:
-                    if c < k:
-                        small += c
-                    dense[group[r]] = 0
+        if grid <= dense_limit:
+            slots, table = group, dense
         else:
-            mask = cap - 1
-            table_counts[:] = 0
-            slots = np.empty(g, dtype=np.int64)
-            for r in range(g):
-                key = group[r]
-                slot = ((key * np.int64(-7046029254386353131)) >> np.int64(17)) & mask
-                while table_counts[slot] != 0 and table_keys[slot] != key:
-                    slot = (slot + 1) & mask
-                table_keys[slot] = key
-                table_counts[slot] += counts[r]
-                slots[r] = slot
-            for r in range(g):
-                c = table_counts[slots[r]]
-                if c > 0:
-                    if c < k:
-                        small += c
-                    table_counts[slots[r]] = 0
+            slots, first = hash_groups(group)
+            table = np.zeros(first.shape[0], dtype=np.int64)
+        for r in range(g):
+            table[slots[r]] += counts[r]
+        small = np.int64(0)
+        for r in range(g):
+            c = table[slots[r]]
+            if c > 0:  # each group counted once, and the dense array left zeroed for the next level tuple
+                if c < k:
+                    small += c
+                table[slots[r]] = 0
         out[t] = small
     return out

@@ -8,8 +8,9 @@ of two quasi-identifiers.  So, at node ``(l_1, .., l_d)``, the records of
 such small single or pair groups are suppressed, and their count is a lower
 bound of the node's suppressed records; a node whose bound exceeds the budget
 is infeasible without computing its classes.  The pair bound is the stronger
-one (on Adult with k = 5 it rules out 936 of the 3,254 infeasible nodes of
-the 8-attribute lattice, the single bound none).
+one, the triple bound stronger still (on Adult with k = 5 and 1% suppressed
+they rule out 936 and 2,243 of the 3,254 infeasible nodes of the 8-attribute
+lattice, the single bound none).
 
 The set tables are counted from the bottom node's classes (distinct leaf
 tuples with their sizes), which the in-memory engine holds already: far fewer
@@ -54,7 +55,7 @@ def single_attribute_suppression(dataset: Dataset, k: int) -> list[NDArray[np.in
 
 
 def subset_suppression(hierarchies: tuple[Hierarchy, ...], cells: NDArray[np.int32], counts: NDArray[np.int64],
-                       k: int, width: int) -> dict[tuple[int, ...], NDArray[np.int64]]:
+                       k: int, width: int, dense_limit: int = 1 << 20) -> dict[tuple[int, ...], NDArray[np.int64]]:
     """Per set of ``width`` quasi-identifiers: records in groups smaller than k, per tuple of their levels.
 
     ``cells`` holds distinct leaf-code tuples of all quasi-identifiers (the
@@ -62,7 +63,8 @@ def subset_suppression(hierarchies: tuple[Hierarchy, ...], cells: NDArray[np.int
     records hold each.  Keys are increasing index tuples; each value is an
     array with one axis per attribute (its levels).  One pass over the cells
     per set groups them by the set's leaf tuple; every level tuple then
-    regroups those.
+    regroups those, in a dense array when their grid has at most
+    ``dense_limit`` cells, else by hashing.
     """
     if k <= 1 or width > len(hierarchies) or len(cells) == 0:
         return {}
@@ -78,7 +80,7 @@ def subset_suppression(hierarchies: tuple[Hierarchy, ...], cells: NDArray[np.int
             continue
         tuples, held = _leaf_tuples(cells, columns_of, columns, [hierarchies[j].n_leaves for j in columns], counts)
         table = small_group_rows(tuples, held, maps, np.ascontiguousarray(offsets[columns]),
-                                 np.ascontiguousarray(sizes[columns]), below_top, k)
+                                 np.ascontiguousarray(sizes[columns]), below_top, k, dense_limit)
         full = np.zeros(tuple(int(v) + 1 for v in below_top), dtype=np.int64)
         full[tuple(slice(0, int(v)) for v in below_top)] = table.reshape(tuple(int(v) for v in below_top))
         out[subset] = full
