@@ -12,20 +12,20 @@ DuckDB database and copies the release to ``output.path`` with DuckDB;
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from anonset.errors import ConfigError, DataError, InfeasibleError, InputError
+from anonset.commands import user_errors
+from anonset.errors import ConfigError, DataError
 from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
 from anonset.methods.threads import THREADS_VARIABLE
 
@@ -39,26 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-P = ParamSpec("P")
-R = TypeVar("R")
 console = Console()
-
-
-def _user_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn anonset's user-facing errors into one line on stderr and an exit code."""
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return func(*args, **kwargs)
-        except InputError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(2)
-        except InfeasibleError as exc:
-            click.echo(f"infeasible: {exc}", err=True)
-            sys.exit(1)
-
-    return wrapper
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -86,7 +67,7 @@ def main(threads: int | None) -> None:
 @click.option("--allow-unprotected", is_flag=True,
               help="Write a release even though it protects nothing (no privacy model beyond 1-anonymity, or a"
                    " 1-anonymous front member); refused otherwise.")
-@_user_errors
+@user_errors
 def anonymize(config: Path, output: Path | None, summary_path: Path | None, quiet: bool, pick: int | None,
               allow_unprotected: bool) -> None:
     """Anonymize the table a YAML CONFIG describes (see docs/config.md).
@@ -287,7 +268,7 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
               help="A file of the population the input was drawn from (same quasi-identifier columns): adds the"
                    " journalist risk.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the report here ('-': stdout).")
-@_user_errors
+@user_errors
 def risk(config: Path, release_path: Path | None, sampling_fraction: float | None, population_size: float | None,
          thresholds: tuple[float, ...], population_path: Path | None, json_path: Path | None) -> None:
     """Re-identification risk of CONFIG's table, or of a released file, without anonymizing (see docs/risk.md).
@@ -429,7 +410,7 @@ def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:
 @click.option("--summary", "summary_path", type=click.Path(path_type=Path),
               help="Write a JSON summary here ('-' for standard output).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-@_user_errors
+@user_errors
 def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
     """Train/test evaluation of CONFIG's method (see docs/workload_aware.md): the recoding is learned on
     training records only and applied to test records; models trained on the recoded records are scored
@@ -575,7 +556,7 @@ def _print_utility(summary: dict[str, Any], out: Console) -> None:
               help="Records in the input, when the release dropped its suppressed records (they count as"
                    " suppressed).")
 @click.option("--delimiter", help="CSV delimiter (sniffed when omitted).")
-@_user_errors
+@user_errors
 def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float | None, variant: str,
           c_value: float | None, t_value: float | None, distance: str, order: str | None, hierarchy: Path | None,
           squared_error: float | None, max_suppression: float, input_records: int | None,
@@ -657,7 +638,7 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
 @click.option("--seed", type=int, default=0, show_default=True, help="Generator seed.")
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the release here ('-' for standard"
               " output).")
-@_user_errors
+@user_errors
 def demo(rows: int, seed: int, output: Path | None) -> None:
     """Generate the built-in synthetic patient register and anonymize it."""
     from anonset.anonymizer import Anonymizer
