@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from anonset.commands import user_errors
+from anonset.commands.report import report, report_outputs, require_reportable, stage_reports
 from anonset.errors import ConfigError, DataError
 from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
 from anonset.methods.threads import THREADS_VARIABLE
@@ -67,9 +68,12 @@ def main(threads: int | None) -> None:
 @click.option("--allow-unprotected", is_flag=True,
               help="Write a release even though it protects nothing (no privacy model beyond 1-anonymity, or a"
                    " 1-anonymous front member); refused otherwise.")
+@click.option("--report", "reports", type=click.Path(path_type=Path), multiple=True,
+              help="Write the release report here: .html for a page to hand over, .json for the same figures"
+                   " (repeatable; see docs/report.md).")
 @user_errors
 def anonymize(config: Path, output: Path | None, summary_path: Path | None, quiet: bool, pick: int | None,
-              allow_unprotected: bool) -> None:
+              allow_unprotected: bool, reports: tuple[Path, ...]) -> None:
     """Anonymize the table a YAML CONFIG describes (see docs/config.md).
 
     Every output is checked before any work (none may overwrite an input or
@@ -89,7 +93,8 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         raise ConfigError(f"{cfg.path}: --output names a file, but a table in PostgreSQL (input.sql) is released"
                           " into output.table of the same database; set output.table in the config")
     target = output or cfg.output_path
-    files = FileSink({"release": target, "summary": summary_path}, cfg.input_files())
+    require_reportable(cfg, reports)
+    files = FileSink({"release": target, "summary": summary_path, **report_outputs(reports)}, cfg.input_files())
     files.check()
     model = _anonymizer(cfg, pick, allow_unprotected)
     out = _console(target, summary_path)
@@ -110,7 +115,13 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
                                                             delimiter=cfg.release_delimiter())))
                 release = release.timed(write=time.perf_counter() - writing)
             release = release.written_to(files.location)
-            summary = _place(files, release, cfg, started)
+
+            def report_on(summary: dict[str, Any]) -> None:
+                assert release.table is not None
+                stage_reports(files, cfg, dataset, release.table, summary, partition=release.partition,
+                              release_location=release.location)
+
+            summary = _place(files, release, cfg, started, report_on)
         else:
             release, summary = _anonymize_in_database(cfg, model, files, started)
     for warning in release.warnings:
@@ -140,11 +151,17 @@ def _console(*outputs: Path | None) -> Console:
     return Console(stderr=True) if any(is_stdout(o) for o in outputs) else console
 
 
-def _place(files: FileSink, release: Release, cfg: RunConfig, started: float) -> dict[str, Any]:
-    """Stage the summary of ``release`` (when asked for), verify and place every output file; the summary."""
+def _place(files: FileSink, release: Release, cfg: RunConfig, started: float,
+           report_on: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Stage the summary of ``release`` (when asked for) and its reports, verify and place every output file.
+
+    ``report_on`` stages the reports of the run's summary.  The summary is returned.
+    """
     from anonset.release.sinks import FileOutput
 
     summary = release.summary(seconds=time.perf_counter() - started, config=str(cfg.path))
+    if report_on is not None:
+        report_on(summary)
     summary_path = files.outputs.get("summary")
     if summary_path is not None:
         files.stage(FileOutput(summary_path, _json_writer(summary)))
@@ -159,7 +176,7 @@ def _explore_front(cfg: RunConfig, model: Anonymizer, files: FileSink, quiet: bo
     from anonset.release.sinks import FileOutput
 
     summary_path = files.outputs.get("summary")
-    if files.outputs.get("release") is not None or cfg.sql is not None:
+    if files.outputs.get("release") is not None or cfg.sql is not None or files.outputs.get("report") is not None:
         raise ConfigError(f"{cfg.path}: method {cfg.method} finds a front of releases and writes one only when told"
                           " which: give --pick N or a floor such as privacy.k (run it without an output first to"
                           " see the front)")
@@ -817,6 +834,8 @@ def _print_summary(summary: dict[str, Any], out: Console) -> None:
     table.add_row("written to", str(summary["output"]) if summary.get("output") else "nothing (no output path)")
     out.print(table)
 
+
+main.add_command(report)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

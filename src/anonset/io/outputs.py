@@ -84,7 +84,7 @@ def check_output_paths(outputs: Mapping[str, Path | None], inputs: Mapping[str, 
         An output path is one of the inputs, or two outputs share a path or
         both go to standard output.
     DataError
-        An output path is a directory, or its folder does not exist.
+        An output path is a directory, or its folder does not exist or cannot be written in.
     """
     seen: dict[str, Path] = {}
     to_stdout: list[str] = []
@@ -101,6 +101,8 @@ def check_output_paths(outputs: Mapping[str, Path | None], inputs: Mapping[str, 
         if not _is_special(path) and not path.parent.is_dir():
             raise DataError(f"{path}: folder {path.parent} does not exist; create it first or correct the path"
                             f" of the {role}")
+        if not _is_special(path):
+            _require_writable_folder(path, role)
         for input_role, input_path in inputs.items():
             if input_path is not None and not _is_special(path) and _same_file(path, input_path):
                 raise ConfigError(f"{path}: the {role} would overwrite the {input_role} ({input_path}); choose"
@@ -113,6 +115,20 @@ def check_output_paths(outputs: Mapping[str, Path | None], inputs: Mapping[str, 
     if len(to_stdout) > 1:
         raise ConfigError(f"the {' and the '.join(to_stdout)} cannot both go to standard output ('-'); write one"
                           " of them to a file")
+
+
+def _require_writable_folder(path: Path, role: str) -> None:
+    """A DataError unless a file can be created in ``path``'s folder (tried with a temporary file, then removed).
+
+    Permissions alone do not tell (root may write anywhere but on a read-only
+    file system), so the folder is asked the way the output will ask it.
+    """
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise DataError(f"{path}: cannot write in folder {path.parent} ({exc.strerror or exc}); choose a folder"
+                        f" you may write to for the {role}") from None
 
 
 def _umask() -> int:

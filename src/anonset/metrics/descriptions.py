@@ -1,0 +1,70 @@
+"""What each reported utility metric means, in a line a custodian can read, and which way is better.
+
+The summaries, the HTML report and ``anonset compare`` print these beside the
+figures, so that ``ncp 19213.1`` comes with "lower is better" and what it
+counts.  :func:`describe_metric` covers every name in
+:data:`anonset.metrics.METRICS`; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["MetricDescription", "describe_metric", "METRIC_DESCRIPTIONS"]
+
+
+@dataclass(frozen=True)
+class MetricDescription:
+    """A metric's direction (``lower`` or ``higher`` is better), its range, and its meaning in one line."""
+
+    name: str
+    better: str
+    range: str
+    meaning: str
+
+    @property
+    def direction_text(self) -> str:
+        """``lower is better`` or ``higher is better``."""
+        return f"{self.better} is better"
+
+    def to_json(self) -> dict[str, str]:
+        return {"better": self.better, "range": self.range, "meaning": self.meaning}
+
+
+METRIC_DESCRIPTIONS: dict[str, MetricDescription] = {d.name: d for d in (
+    MetricDescription("loss", "lower", "0 to 1",
+                      "share of each attribute's domain a released value covers, averaged (ARX's Loss); 0 = nothing"
+                      " generalized, 1 = everything suppressed"),
+    MetricDescription("glm", "lower", "0 to records × attributes",
+                      "general loss metric: per cell, (values covered − 1) / (domain size − 1), summed over cells"),
+    MetricDescription("ncp", "lower", "0 to records × attributes",
+                      "normalized certainty penalty: per cell, the share of the attribute's range or leaves a value"
+                      " covers, summed over cells"),
+    MetricDescription("gcp", "lower", "0 to 1",
+                      "global certainty penalty: NCP divided by records × attributes, so tables of any size compare"),
+    MetricDescription("precision", "higher", "0 to 1",
+                      "1 − the average height a value was generalized to (level / hierarchy height); 1 = original"),
+    MetricDescription("discernibility", "lower", "records to records²",
+                      "sum of squared class sizes (a suppressed record counts the whole table): how many records"
+                      " each record is indistinguishable from"),
+    MetricDescription("aecs", "lower", "1 and up",
+                      "average class size divided by k: 1 means classes are as small as k allows"),
+    MetricDescription("non_uniform_entropy", "lower", "0 and up (bits)",
+                      "bits of information lost: how uncertain the original value is given the released one,"
+                      " summed over cells"),
+    MetricDescription("total_il", "lower", "0 and up",
+                      "total information loss (Byun et al.): class size × the class's generalized spread, summed"),
+    MetricDescription("cm", "lower", "0 to 1",
+                      "classification metric: share of records whose class label is not their class's majority"
+                      " label (or that are suppressed)"),
+    MetricDescription("research_value", "higher", "0 and up",
+                      "the custodian's research value of the generalization (weights × per-level values)"),
+)}
+
+
+def describe_metric(name: str) -> MetricDescription:
+    """The description of a reported metric; a generic one (direction unknown) for a name not listed."""
+    found = METRIC_DESCRIPTIONS.get(name)
+    if found is not None:
+        return found
+    return MetricDescription(name, "see docs/glossary.md", "", "")

@@ -1,0 +1,152 @@
+"""Why this release: a plain-language account generated from the run's record, and the nearby alternatives.
+
+For a full-domain release the alternatives are computed: every node one
+level finer in one attribute (what would it break, how many records would
+need suppressing) and one level coarser (what would it cost).  The other
+families explain from their own record: the success list, the front, the
+classes formed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from anonset.core.dataset import Dataset
+from anonset.core.partition import Partition
+from anonset.engine.numpy.engine import NumpyEngine
+from anonset.metrics import SEARCH_METRICS, make_metric
+from anonset.metrics.descriptions import describe_metric
+from anonset.privacy.base import Requirements
+from anonset.report.attributes import level_text
+
+__all__ = ["alternatives", "why_this_release"]
+
+#: Metrics an alternative is costed in when the search optimized something a bare metric cannot score.
+_FALLBACK_METRIC = "loss"
+
+
+def alternatives(dataset: Dataset, requirements: Requirements, levels: Mapping[str, int],
+                 metric_name: str | None) -> list[dict[str, Any]]:
+    """The full-domain nodes one step from ``levels``: each one's feasibility, blocking models and cost.
+
+    Each entry: ``attribute``, ``direction`` (``finer`` or ``coarser``),
+    ``level``, ``feasible``, ``suppressed_rows`` (records the node must
+    suppress), ``blocked_by`` (models that, judged alone with the budget,
+    reject it) and ``metric``/``value`` (its score, feasible nodes only).
+    """
+    name = metric_name if metric_name in SEARCH_METRICS and metric_name != "research_value" else _FALLBACK_METRIC
+    metric = make_metric(name, k=requirements.k)
+    engine = NumpyEngine(dataset, requirements.request)
+    base = tuple(int(levels[q]) for q in dataset.quasi)
+    out = []
+    for j, q in enumerate(dataset.quasi):
+        top = dataset.require_hierarchy(q).max_level
+        for step, direction in ((-1, "finer"), (1, "coarser")):
+            level = base[j] + step
+            if not 0 <= level <= top:
+                continue
+            node = base[:j] + (level,) + base[j + 1:]
+            stats = engine.class_stats(node)
+            verdict = requirements.judge(stats, dataset.n_rows)
+            entry: dict[str, Any] = {
+                "attribute": q, "direction": direction, "level": level, "max_level": top,
+                "feasible": bool(verdict.feasible), "suppressed_rows": int(verdict.suppressed_rows),
+                "metric": name, "value": None, "blocked_by": []}
+            if verdict.feasible:
+                entry["value"] = float(metric.score(Partition.from_node(dataset.quasi, stats, verdict.kept), dataset))
+            else:
+                entry["blocked_by"] = [m.describe() for m in requirements.models
+                                       if not Requirements([m], requirements.max_suppression)
+                                       .judge(stats, dataset.n_rows).feasible]
+            out.append(entry)
+    return out
+
+
+def why_this_release(summary: Mapping[str, Any], family: str, method_summary: str,
+                     nearby: list[dict[str, Any]] | None, budget_rows: int) -> list[str]:
+    """Paragraphs saying what was searched, what bound the choice and what the next-best alternatives cost."""
+    search = summary.get("search") or {}
+    method = summary["method"]
+    requirements = summary["requirements"]
+    out = [f"Method: {method} — {method_summary}."]
+    if family == "full-domain":
+        out += _full_domain(summary, search, requirements, nearby, budget_rows)
+    elif family == "front":
+        out += _front(summary, search)
+    elif search.get("transform"):
+        out.append("This release applies a recoding learned on other records to new ones; it was re-checked"
+                   " against the requirements on its own.")
+    else:
+        overlap = "may overlap" if search.get("ranges_may_overlap") else "do not overlap"
+        out.append(f"The method grouped the {summary['rows']:,} records into {summary['classes']:,} classes that"
+                   f" each meet {requirements}, and generalized each class's values on its own (ranges of different"
+                   f" classes {overlap}); the smallest class has {summary['min_class_size']:,} records and"
+                   f" {summary['suppressed_rows']:,} records were suppressed.")
+        out.append("Methods of this family do not weigh alternative releases against each other; to see what"
+                   " another method would give on the same table, run `anonset compare` with both configs.")
+    return out
+
+
+def _full_domain(summary: Mapping[str, Any], search: Mapping[str, Any], requirements: str,
+                 nearby: list[dict[str, Any]] | None, budget_rows: int) -> list[str]:
+    out = []
+    optimized = search.get("optimized")
+    described = describe_metric(str(optimized))
+    word = "highest" if described.better == "higher" else "lowest"
+    checked = search.get("nodes_checked")
+    size = search.get("lattice_size")
+    scope = (f"looked at {checked:,} of the {size:,} ways to generalize the quasi-identifiers"
+             if checked is not None and size is not None else "searched the generalizations")
+    out.append(f"Each quasi-identifier is generalized to one level of its hierarchy for the whole table. The"
+               f" search {scope} and released the one with the {word} {optimized} among those that meet"
+               f" {requirements}.")
+    success = summary.get("success_list")
+    if success:
+        picked = int(search.get("picked", 0))
+        tail = [f"#{i}: research value {e['research_value']:.6g}" for i, e in enumerate(success[:4]) if i != picked]
+        out.append(f"The research-value search found {len(success):,} generalizations that succeed; entry"
+                   f" #{picked} was released (research value {success[picked]['research_value']:.6g})"
+                   + (f"; the next ones: {'; '.join(tail[:3])}." if tail else "."))
+    if not nearby:
+        return out
+    finer = [a for a in nearby if a["direction"] == "finer"]
+    blocked = [a for a in finer if not a["feasible"]]
+    if blocked:
+        lines = []
+        for a in blocked:
+            models = ", ".join(a["blocked_by"]) or "the requirements together"
+            lines.append(f"{a['attribute']} at {level_text(a['level'], a['max_level'])} would break {models}"
+                         f" ({a['suppressed_rows']:,} records would need suppressing; the budget is {budget_rows:,})")
+        out.append("What holds the release where it is: " + "; ".join(lines) + ".")
+    open_finer = [a for a in finer if a["feasible"]]
+    if open_finer:
+        lines = [f"{a['attribute']} at {level_text(a['level'], a['max_level'])} ({a['metric']} {a['value']:.4g})"
+                 for a in open_finer]
+        out.append("Finer generalizations that also meet the requirements but score worse on the optimized"
+                   " metric: " + "; ".join(lines) + ".")
+    coarser = sorted((a for a in nearby if a["direction"] == "coarser" and a["feasible"]),
+                     key=lambda a: a["value"] if described.better == "lower" else -a["value"])
+    if coarser:
+        lines = [f"{a['attribute']} one level coarser ({level_text(a['level'], a['max_level'])}): {a['metric']}"
+                 f" {a['value']:.4g}" for a in coarser[:3]]
+        out.append("The next-best alternatives, one step more general: " + "; ".join(lines) + ".")
+    return out
+
+
+def _front(summary: Mapping[str, Any], search: Mapping[str, Any]) -> list[str]:
+    front = summary.get("front") or []
+    objectives = ", ".join(search.get("objectives", []))
+    picked = int(search.get("picked", 0))
+    out = [f"The search evaluated {search.get('nodes_evaluated', 0):,} of {search.get('lattice_size', 0):,}"
+           f" generalizations and kept the {len(front):,} that no other beats on every objective ({objectives})."]
+    if search.get("chosen_by") == "floor":
+        floors = ", ".join(f"{k} ≥ {v:g}" for k, v in (search.get("floors") or {}).items())
+        out.append(f"Member #{picked} was released: the one of least loss among the members that meet {floors}.")
+    else:
+        out.append(f"Member #{picked} was released because it was picked (--pick {picked}).")
+    for i in (picked - 1, picked + 1):
+        if 0 <= i < len(front):
+            values = ", ".join(f"{k} {v:.4g}" for k, v in front[i]["objectives"].items())
+            out.append(f"Neighbour #{i} on the front: {values}.")
+    return out

@@ -1,0 +1,255 @@
+"""The HTML release report: one self-contained page (inline CSS and SVG, no script, no fetch) that prints well.
+
+:func:`render_html` lays out what :func:`anonset.report.contents.build_report`
+computed; it computes nothing itself, so the page and the JSON export always
+agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from anonset.report.attributes import level_text
+from anonset.report.svg import Series, bar_chart, scatter_plot
+
+__all__ = ["render_html"]
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;max-width:1060px;margin:2em auto;
+padding:0 1.2em;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.1em}h2{font-size:1.25em;border-bottom:2px solid #e3e7eb;padding-bottom:.2em;
+margin-top:1.8em}h3{font-size:1.05em;margin:1.2em 0 .3em}
+.muted{color:#52606d;font-size:.92em}.box{background:#f5f7fa;border-left:4px solid #1f6fb2;padding:.6em 1em;
+margin:.8em 0}.warn{border-left-color:#d9822b;background:#fff8ef}
+table{border-collapse:collapse;margin:.5em 0;font-size:.93em}th,td{border-bottom:1px solid #e3e7eb;
+padding:.3em .7em;text-align:left;vertical-align:top}th{background:#f5f7fa}td.num{text-align:right;
+font-variant-numeric:tabular-nums}
+.ok{color:#2f7d32;font-weight:600}.bad{color:#b3261e;font-weight:600}
+.charts{display:flex;flex-wrap:wrap;gap:1.2em}.chart{break-inside:avoid;page-break-inside:avoid}
+section{break-inside:auto}code{background:#f5f7fa;padding:0 .25em}
+@media print{body{margin:0;max-width:none}h2{break-after:avoid;page-break-after:avoid}
+.box{border:1px solid #cbd2d9}a{color:inherit}}
+"""
+
+
+def render_html(report: Mapping[str, Any]) -> str:
+    """The report as one HTML page."""
+    run = report["run"]
+    title = f"Release report: {run.get('source', '')}"
+    body = [
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="muted">Method <b>{escape(str(run["method"]))}</b> · generated {escape(report["generated"])}'
+        f" by anonset {escape(report['anonset'])}</p>",
+        _in_short(report),
+        _guarantees(report["guarantees"]),
+        _why(report["why"]),
+        _attributes(report["attributes"]),
+        _suppression(report["suppression"]),
+        _classes(report["classes"]),
+        _risk(report["risk"]),
+        _utility(report["utility"], report["utility_source"]),
+        _method(report["method"]),
+        _provenance(run),
+    ]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{escape(title)}</title>"
+            f"<style>{_CSS}</style></head><body>\n" + "\n".join(b for b in body if b) + "\n</body></html>\n")
+
+
+def _in_short(report: Mapping[str, Any]) -> str:
+    parts = ['<section id="summary"><h2>In short</h2><div class="box">']
+    parts += [f"<p>{escape(line)}</p>" for line in report["headline"]]
+    parts.append("</div>")
+    for warning in report["warnings"]:
+        parts.append(f'<div class="box warn"><b>Warning:</b> {escape(warning)}</div>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _guarantees(rows: Sequence[Mapping[str, Any]]) -> str:
+    body = "".join(f"<tr><td>{escape(r['requirement'])}</td><td class=\"{'ok' if r['holds'] else 'bad'}\">"
+                   f"{'holds' if r['holds'] else 'VIOLATED'}</td><td>{escape(r['detail'])}</td></tr>" for r in rows)
+    return ('<section id="guarantees"><h2>Guarantees verified</h2><p class="muted">Checked on the released file'
+            " itself: the groups were recomputed from the released values, independently of the method.</p>"
+            f"<table><tr><th>requirement</th><th>result</th><th>detail</th></tr>{body}</table></section>")
+
+
+def _why(paragraphs: Sequence[str]) -> str:
+    return ('<section id="why"><h2>Why this release</h2>' + "".join(f"<p>{escape(p)}</p>" for p in paragraphs)
+            + "</section>")
+
+
+def _attributes(sections: Sequence[Mapping[str, Any]]) -> str:
+    rows = []
+    for a in sections:
+        level = "—" if a["level"] is None else level_text(a["level"], a["max_level"])
+        loss = "—" if a["loss"] is None else f"{a['loss']:.3f}"
+        rows.append(f"<tr><td><b>{escape(a['name'])}</b><br><span class=\"muted\">{escape(a['type'])}</span></td>"
+                    f"<td>{escape(level)}</td><td>{escape(a['generalization'])}</td>"
+                    f"<td class=\"num\">{a['distinct_before']:,} → {a['distinct_after']:,}</td>"
+                    f"<td class=\"num\">{loss}</td></tr>")
+    charts = []
+    for a in sections:
+        before = bar_chart(f"{a['name']}: original", [b["label"] for b in a["before"]],
+                           [Series("records", [b["records"] for b in a["before"]])], unit="records")
+        after = bar_chart(f"{a['name']}: released", [b["label"] for b in a["after"]],
+                          [Series("records", [b["records"] for b in a["after"]])], unit="records")
+        charts.append(f'<h3>{escape(a["name"])}</h3><div class="charts"><div class="chart">{before}</div>'
+                      f'<div class="chart">{after}</div></div>')
+    return ('<section id="attributes"><h2>What was done to each quasi-identifier</h2>'
+            '<p class="muted">Level 0 is the original value; the top level replaces every value by *. Loss is'
+            " the share of the attribute's domain a released value covers on average, 0 (nothing lost) to 1"
+            " (everything suppressed).</p>"
+            "<table><tr><th>attribute</th><th>level</th><th>generalization</th><th>distinct values</th>"
+            f"<th>loss</th></tr>{''.join(rows)}</table>{''.join(charts)}</section>")
+
+
+def _suppression(s: Mapping[str, Any]) -> str:
+    parts = ['<section id="suppression"><h2>Suppressed records</h2>',
+             f"<p>{s['records']:,} records ({s['share']:.2%}) were suppressed: their quasi-identifiers are"
+             f" released as * {'(or the records were left out)' if s['dropped'] else ''}. The budget allowed"
+             f" {s['budget_records']:,} ({s['budget_share']:.2%}).</p>"]
+    breakdown = s.get("breakdown")
+    if breakdown:
+        columns = list(breakdown["shown_at"])
+        head = "".join(f"<th>{escape(c)}<br><span class=\"muted\">{escape(breakdown['shown_at'][c])}</span></th>"
+                       for c in columns)
+        rows = "".join("<tr>" + "".join(f"<td>{escape(str(c['values'][col]))}</td>" for col in columns)
+                       + f"<td class=\"num\">{c['records']:,}</td></tr>" for c in breakdown["combinations"][:30])
+        parts.append(f"<p>Their quasi-identifier combinations, shown at the generalization the release applied;"
+                     f" combinations with fewer than {breakdown['k']} suppressed records are only counted, so that"
+                     " this table discloses no small group.</p>")
+        if breakdown["combinations"]:
+            parts.append(f"<table><tr>{head}<th>records</th></tr>{rows}</table>")
+        parts.append(f"<p>{breakdown['records_in_small_combinations']:,} suppressed records are in"
+                     f" {breakdown['small_combinations']:,} combinations of fewer than {breakdown['k']} records"
+                     " (not listed).</p>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _classes(c: Mapping[str, Any]) -> str:
+    if not c["count"]:
+        return '<section id="classes"><h2>Groups of identical records</h2><p>No record was released.</p></section>'
+    labels = [b["label"] for b in c["bands"]]
+    chart = bar_chart("records by the size of their group", labels,
+                      [Series("records", [b["records"] for b in c["bands"]])], unit="records")
+    classes_chart = bar_chart("groups by size", labels, [Series("groups", [b["classes"] for b in c["bands"]])],
+                              unit="groups")
+    return ('<section id="classes"><h2>Groups of identical records (equivalence classes)</h2>'
+            f"<p>{c['count']:,} groups; the smallest has {c['smallest']:,} records, the largest {c['largest']:,},"
+            f" the median {c['median']:.4g}. A record's group is every record with the same released"
+            " quasi-identifier values: the larger the group, the harder it is to single the record out.</p>"
+            f'<div class="charts"><div class="chart">{chart}</div><div class="chart">{classes_chart}</div></div>'
+            "</section>")
+
+
+def _risk(r: Mapping[str, Any]) -> str:
+    before, after = r["input"], r["release"]
+    rows = [("highest risk (a record's chance of being picked out: 1 / its group size)", "highest_risk", True),
+            ("average risk", "average_risk", True), ("records that are unique (group of 1)", "sample_uniques", True),
+            ("groups", "classes", False)]
+    body = "".join(f"<tr><td>{escape(label)}</td><td class=\"num\">{_fmt(before[key], share)}</td>"
+                   f"<td class=\"num\">{'—' if after is None else _fmt(after[key], share)}</td></tr>"
+                   for label, key, share in rows)
+    chart = ""
+    if after is not None:
+        thresholds = [str(t) for t in before["records_above"]]
+        chart = bar_chart("share of records whose risk is above each threshold",
+                          [f"risk > {t}" for t in thresholds],
+                          [Series("original", [before["records_above"][t] for t in thresholds]),
+                           Series("release", [after["records_above"][t] for t in thresholds])],
+                          percent=True, unit="share of records")
+    k_note = ("" if r["k_threshold"] is None else
+              f" With k-anonymity no released record's risk exceeds 1/k = {r['k_threshold']:.3g}.")
+    return ('<section id="risk"><h2>Re-identification risk, before and after</h2>'
+            "<p class=\"muted\">Prosecutor model: the attacker knows the person is in the table and knows their"
+            f" quasi-identifiers. Suppressed records are left out of the release's figures.{escape(k_note)}</p>"
+            f"<table><tr><th>measure</th><th>original</th><th>release</th></tr>{body}</table>"
+            f'<div class="chart">{chart}</div></section>')
+
+
+def _utility(rows: Sequence[Mapping[str, Any]], source: str) -> str:
+    body = "".join(f"<tr><td><b>{escape(m['name'])}</b>{' (optimized)' if m['optimized'] else ''}</td>"
+                   f"<td class=\"num\">{'n/a' if m['value'] is None else format(m['value'], '.6g')}</td>"
+                   f"<td>{escape(m['better'])} is better</td><td>{escape(m['range'])}</td>"
+                   f"<td>{escape(m['meaning'])}</td></tr>" for m in rows)
+    return ('<section id="utility"><h2>Utility: what the release keeps</h2>'
+            f'<p class="muted">Figures from {escape(source)}.</p>'
+            "<table><tr><th>metric</th><th>value</th><th>better</th><th>range</th><th>meaning</th></tr>"
+            f"{body}</table></section>")
+
+
+def _method(m: Mapping[str, Any]) -> str:
+    parts = ['<section id="method"><h2>How the method found it</h2>']
+    search = {k: v for k, v in (m.get("search") or {}).items() if not isinstance(v, (dict, list))}
+    if search:
+        parts.append("<table>" + "".join(f"<tr><td>{escape(str(k).replace('_', ' '))}</td><td>{escape(_plain(v))}"
+                                         "</td></tr>" for k, v in search.items()) + "</table>")
+    if m.get("success_list"):
+        picked = int((m.get("search") or {}).get("picked", 0))
+        rows = "".join(f"<tr><td>{i}{' (released)' if i == picked else ''}</td><td>{escape(_levels(e['levels']))}"
+                       f"</td><td class=\"num\">{e['research_value']:.6g}</td></tr>"
+                       for i, e in enumerate(m["success_list"]))
+        parts.append(f"<h3>Success list ({m['success_list_length']:,} strings, best first)</h3>"
+                     f"<table><tr><th>#</th><th>levels</th><th>research value</th></tr>{rows}</table>")
+    if m.get("front"):
+        parts.append(_front(m["front"], m.get("search") or {}))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _front(front: Sequence[Mapping[str, Any]], search: Mapping[str, Any]) -> str:
+    objectives = list(search.get("objectives") or front[0]["objectives"])
+    picked = search.get("picked")
+    charts = []
+    for other in objectives[1:3]:
+        points = [(float(m["objectives"][objectives[0]]), float(m["objectives"][other])) for m in front]
+        plot = scatter_plot(f"front: {objectives[0]} against {other}", objectives[0], other, points, highlight=picked)
+        charts.append(f'<div class="chart">{plot}</div>')
+    head = "".join(f"<th>{escape(o)}</th>" for o in objectives)
+    rows = "".join(f"<tr><td>{i}{' (released)' if i == picked else ''}</td><td>{escape(_levels(m['levels']))}</td>"
+                   + "".join(f"<td class=\"num\">{m['objectives'][o]:.4g}</td>" for o in objectives)
+                   + f"<td class=\"num\">{m['suppressed_rows']:,}</td></tr>" for i, m in enumerate(front))
+    return (f"<h3>Trade-off front ({len(front)} members)</h3><div class=\"charts\">{''.join(charts)}</div>"
+            f"<table><tr><th>#</th><th>levels</th>{head}<th>suppressed</th></tr>{rows}</table>")
+
+
+def _provenance(run: Mapping[str, Any]) -> str:
+    items: list[tuple[str, Any]] = [
+        ("input", run.get("source")), ("records in the input", f"{run['records']:,}"),
+        ("input checksum (SHA-256)", (run.get("input") or {}).get("sha256")),
+        ("configuration", run.get("config")), ("release written to", run.get("release")),
+        ("method", run.get("method")), ("method options", run.get("method_options")),
+        ("metric optimized", run.get("metric")), ("engine", run.get("engine")), ("seed", run.get("seed")),
+        ("quasi-identifiers", ", ".join(run["quasi_identifiers"])),
+        ("sensitive attributes", ", ".join(run["sensitive"]) or "none"),
+        ("identifiers removed", ", ".join(run["dropped_identifiers"]) or "none"),
+        ("other columns released unchanged", ", ".join(run["released_unchanged"]) or "none"),
+        ("versions", ", ".join(f"{k} {v}" for k, v in (run.get("versions") or {}).items())),
+        ("seconds", run.get("seconds")),
+        ("seconds per stage", ", ".join(f"{k} {v:.3f}" for k, v in (run.get("stage_seconds") or {}).items())),
+    ]
+    body = "".join(f"<tr><td>{escape(k)}</td><td>{escape(_plain(v))}</td></tr>" for k, v in items
+                   if v not in (None, "", {}))
+    return f'<section id="provenance"><h2>Run and provenance</h2><table>{body}</table></section>'
+
+
+def _levels(levels: Mapping[str, int]) -> str:
+    return ", ".join(f"{q}={v}" for q, v in levels.items())
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_plain(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value)
+    return str(value)
+
+
+def _fmt(value: float, share: bool) -> str:
+    return f"{value:.2%}" if share else f"{value:,}"
