@@ -60,6 +60,7 @@ from anonset.metrics.research_value import ResearchValue
 from anonset.privacy.base import PrivacyModel, Requirements
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity
+from anonset.progress import task as progress_task
 from anonset.release.caveats import binding_models, passthrough_columns, useless_release
 from anonset.release.facts import (
     FrontFacts,
@@ -237,6 +238,12 @@ class Anonymizer:
         InfeasibleError
             No node satisfies the requirements.
         """
+        # one task over the whole fit, so that progress is shown for a long fit of short steps too
+        with progress_task(f"anonymizing ({self.method})"):
+            return self._fit(data, source, engine)
+
+    def _fit(self, data: pd.DataFrame | pa.Table | Dataset, source: str, engine: Engine | None) -> Anonymizer:
+        """The body of :meth:`fit`."""
         clock = StageClock()
         dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
         clock.lap("encode")
@@ -506,25 +513,32 @@ class Anonymizer:
         """
         engine, dataset = node.engine, node.engine.dataset
         clock.lap("search")
-        try:
-            sink.stage(node)
-            clock.lap("release")
-            report = sink.verify()
-            clock.lap("verify")
-            sink.place()
-            clock.lap("write")
-        except BaseException:
-            sink.discard()
-            raise
-        useless = useless_release(report.classes, report.suppressed_rows, dataset.n_rows, self.requirements,
-                                  binding_models(engine, self.requirements, node.levels, dataset.n_rows)
-                                  if report.classes <= 1 else None)
-        clock.lap("verify")
         reported, omitted = self._reported_metrics(dataset, in_memory=False)
-        metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
-        clock.lap("metrics")
-        risk = release_risk(_input_class_sizes(engine), report.released_sizes, report.suppressed_rows)
-        clock.lap("verify")
+        with progress_task("releasing: writing", total=3 + len(reported), unit="steps") as bar:
+            try:
+                sink.stage(node)
+                clock.lap("release")
+                bar.update(completed=1, description="releasing: re-checking")
+                report = sink.verify()
+                clock.lap("verify")
+                bar.update(completed=2, description="releasing: placing")
+                sink.place()
+                clock.lap("write")
+            except BaseException:
+                sink.discard()
+                raise
+            useless = useless_release(report.classes, report.suppressed_rows, dataset.n_rows, self.requirements,
+                                      binding_models(engine, self.requirements, node.levels, dataset.n_rows)
+                                      if report.classes <= 1 else None)
+            clock.lap("verify")
+            bar.update(completed=3, description="releasing: scoring")
+            metrics: dict[str, float] = {}
+            for m in reported:
+                metrics[m.name] = float(m.score(partition, dataset))
+                bar.advance()
+            clock.lap("metrics")
+            risk = release_risk(_input_class_sizes(engine), report.released_sizes, report.suppressed_rows)
+            clock.lap("verify")
         rows_fetched = engine.rows_fetched
         provenance = self._provenance(dataset, engine=engine.name, database=sink.database,
                                       output_table=sink.output_table)
@@ -694,31 +708,38 @@ class Anonymizer:
         assert partition.row_class is not None
         clock.lap("search")
         suppressed = partition.row_class < 0
-        if levels is None:
-            table = render_partition(dataset, partition, self.drop_suppressed)
-        else:
-            table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
-        clock.lap("release")
         reported, _ = self._reported_metrics(dataset)
-        metrics = {m.name: float(m.score(partition, dataset)) for m in reported}
-        clock.lap("metrics")
         verified = False
         classes: int | None = None
         smallest: int | None = None
         warnings_: list[str] = []
         risk: dict[str, Any] | None = None
-        if check:
-            report = verify_release(table, dataset, requirements, dataset.n_rows)
-            require_verified(report)
-            verified = True
-            classes, smallest = report.classes, report.min_class_size
-            before = class_sizes_of_codes(dataset.qi_codes()) if input_sizes is None else input_sizes
-            risk = release_risk(before, report.released_sizes,
-                                report.suppressed_rows)
-            useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
-                                      binding() if binding is not None and classes <= 1 else None)
-            warnings_ = ([useless] if useless else []) + passthrough_columns(table, dataset, requirements.k)
-            clock.lap("verify")
+        with progress_task("releasing: rendering", total=1 + len(reported) + int(check), unit="steps") as bar:
+            if levels is None:
+                table = render_partition(dataset, partition, self.drop_suppressed)
+            else:
+                table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
+            clock.lap("release")
+            bar.update(completed=1, description="releasing: scoring")
+            metrics: dict[str, float] = {}
+            for m in reported:
+                metrics[m.name] = float(m.score(partition, dataset))
+                bar.advance()
+            clock.lap("metrics")
+            if check:
+                bar.update(description="releasing: re-checking")
+                report = verify_release(table, dataset, requirements, dataset.n_rows)
+                require_verified(report)
+                verified = True
+                classes, smallest = report.classes, report.min_class_size
+                before = class_sizes_of_codes(dataset.qi_codes()) if input_sizes is None else input_sizes
+                risk = release_risk(before, report.released_sizes,
+                                    report.suppressed_rows)
+                useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
+                                          binding() if binding is not None and classes <= 1 else None)
+                warnings_ = ([useless] if useless else []) + passthrough_columns(table, dataset, requirements.k)
+                clock.lap("verify")
+                bar.advance()
         return Release(
             table=table, partition=partition, method=self.method,
             levels=None if levels is None else dict(zip(dataset.quasi, levels, strict=True)),

@@ -44,6 +44,7 @@ from anonset.evaluation.labels import label_values, target_and_task
 from anonset.evaluation.models import CLASSIFIERS, REGRESSORS, make_model
 from anonset.metrics.imprecision import imprecision
 from anonset.privacy.base import Requirements
+from anonset.progress import task as progress_task
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -207,39 +208,48 @@ def evaluate(data: pd.DataFrame | Dataset, attributes: Mapping[str, Any] | None 
         make_model(name, task, seed)  # unknown names fail before any work
     y_all = label_values(frame, target, task, source)
     result = EvaluationResult(task=task, target=target, method=method)
-    for i, (train_rows, test_rows) in enumerate(splits):
-        train = _subset(dataset, train_rows, f"{source} (training records of split {i})")
-        held_out = _subset(dataset, test_rows, f"{source} (test records of split {i})")
-        anonymizer = Anonymizer({}, requirements, method=method, method_options=method_options, weights=weights,
-                                seed=seed)
-        anonymizer.fit(train)
-        partition = anonymizer.release_.partition
-        assert partition.row_class is not None
-        if anonymizer.levels_ is None:
-            test_class = anonymizer.grouping_.assign(held_out)
-            x_train = partition_features(train, partition, partition.row_class)
-            x_test = partition_features(train, partition, test_class)
-            unplaced = int((test_class < 0).sum())
-        else:
-            levels = tuple(anonymizer.levels_[q] for q in train.quasi)
-            x_train = partition_features(train, partition, partition.row_class)
-            x_test = level_features(held_out, levels)
-            unplaced = 0
-        o_train, o_test = original_features(train), original_features(held_out)
-        y_train, y_test = y_all[train_rows], y_all[test_rows]
-        for name in names:
-            anonymized = make_model(name, task, seed).fit(x_train, y_train).predict(x_test)
-            original = make_model(name, task, seed).fit(o_train, y_train).predict(o_test)
-            result.rows.append({"split": i, "model": name, "anonymized": _score(task, y_test, anonymized),
-                                "original": _score(task, y_test, original)})
-        kept = partition.row_class >= 0
-        result.splits.append({
-            "train_rows": len(train_rows), "test_rows": len(test_rows), "classes": partition.n_classes,
-            "average_class_size": float(kept.sum() / max(partition.n_classes, 1)),
-            "conditional_entropy": (_conditional_entropy(y_train, partition.row_class)
-                                    if task == "classification" else None),
-            "test_unplaced": unplaced,
-            "imprecision": (float(imprecision(train, partition.row_class, list(predicates)).sum())
-                            if predicates else None),
-        })
+    with progress_task(f"evaluating {method}", total=len(splits), unit="splits") as bar:
+        for i, (train_rows, test_rows) in enumerate(splits):
+            # one task per split: encoding its records, fitting (the method's tasks nest inside), recoding, models
+            step = f"split {i + 1} of {len(splits)}"
+            with progress_task(f"{step}: encoding", total=3 + len(names), unit="steps") as split_bar:
+                train = _subset(dataset, train_rows, f"{source} (training records of split {i})")
+                held_out = _subset(dataset, test_rows, f"{source} (test records of split {i})")
+                split_bar.update(completed=1, description=f"{step}: fitting")
+                anonymizer = Anonymizer({}, requirements, method=method, method_options=method_options,
+                                        weights=weights, seed=seed)
+                anonymizer.fit(train)
+                partition = anonymizer.release_.partition
+                assert partition.row_class is not None
+                split_bar.update(completed=2, description=f"{step}: recoding")
+                if anonymizer.levels_ is None:
+                    test_class = anonymizer.grouping_.assign(held_out)
+                    x_train = partition_features(train, partition, partition.row_class)
+                    x_test = partition_features(train, partition, test_class)
+                    unplaced = int((test_class < 0).sum())
+                else:
+                    levels = tuple(anonymizer.levels_[q] for q in train.quasi)
+                    x_train = partition_features(train, partition, partition.row_class)
+                    x_test = level_features(held_out, levels)
+                    unplaced = 0
+                o_train, o_test = original_features(train), original_features(held_out)
+                y_train, y_test = y_all[train_rows], y_all[test_rows]
+                split_bar.update(completed=3, description=f"{step}: training the models")
+                for name in names:
+                    anonymized = make_model(name, task, seed).fit(x_train, y_train).predict(x_test)
+                    original = make_model(name, task, seed).fit(o_train, y_train).predict(o_test)
+                    result.rows.append({"split": i, "model": name, "anonymized": _score(task, y_test, anonymized),
+                                        "original": _score(task, y_test, original)})
+                    split_bar.advance()
+            kept = partition.row_class >= 0
+            result.splits.append({
+                "train_rows": len(train_rows), "test_rows": len(test_rows), "classes": partition.n_classes,
+                "average_class_size": float(kept.sum() / max(partition.n_classes, 1)),
+                "conditional_entropy": (_conditional_entropy(y_train, partition.row_class)
+                                        if task == "classification" else None),
+                "test_unplaced": unplaced,
+                "imprecision": (float(imprecision(train, partition.row_class, list(predicates)).sum())
+                                if predicates else None),
+            })
+            bar.advance()
     return result

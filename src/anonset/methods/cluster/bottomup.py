@@ -78,6 +78,8 @@ from anonset.methods.cluster.state import (
     state_cost,
 )
 from anonset.methods.threads import use_threads
+from anonset.progress import NULL_TASK, Task, poll
+from anonset.progress import task as progress_task
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -116,14 +118,15 @@ def _merge_costs(g: int, live: NDArray[np.int64], n_live: int, alive: NDArray[np
 
 @numba.njit(cache=True, nogil=True)
 def _bottomup_kernel(distinct: Records, counts: NDArray[np.int64], costs: CostModel, k: int, hist: NDArray[np.int64],
-                     div: Diversity, union: bool) -> NDArray[np.int64]:  # pragma: no cover
+                     div: Diversity, union: bool, counter: NDArray[np.int64]) -> NDArray[np.int64]:  # pragma: no cover
     """Root group (a distinct-row index) of every distinct row; see the module docstring.
 
     ``distinct`` holds one record per distinct quasi-identifier row and
     ``counts`` how many records it stands for.  ``hist`` (m, width) is the
     sensitive-value histogram of each distinct row's records; it is updated
     in place.  ``union``: score a merge by the NCP of the union (else by the
-    NCP increase).
+    NCP increase).  ``counter[0]`` follows the records in groups that are no
+    longer open (:func:`anonset.progress.poll`).
     """
     is_div = len(div.kinds) > 0
     m = distinct.values.shape[0]
@@ -145,6 +148,7 @@ def _bottomup_kernel(distinct: Records, counts: NDArray[np.int64], costs: CostMo
         # compact the live list, keeping group order
         j = 0
         n_small = 0
+        closed = 0
         for i in range(n_live):
             g = live[i]
             if alive[g]:
@@ -153,7 +157,10 @@ def _bottomup_kernel(distinct: Records, counts: NDArray[np.int64], costs: CostMo
                 is_open[g] = size[g] < k or (is_div and not diverse(hist, g, div))
                 if is_open[g]:
                     n_small += 1
+                else:
+                    closed += size[g]
         n_live = j
+        counter[0] = closed
         if n_small == 0 or n_live <= 1:
             break
         for i in range(n_live):
@@ -176,6 +183,8 @@ def _bottomup_kernel(distinct: Records, counts: NDArray[np.int64], costs: CostMo
                     best = t
                     best_ok = ok
             h = live[best]
+            if size[h] >= k and not (is_div and not diverse(hist, h, div)):
+                closed -= size[h]  # a closed group merged into an open one
             merge_into(state, g, h, costs.maps)
             cost[g] = state_cost(state, g, costs)
             size[g] += size[h]
@@ -183,12 +192,15 @@ def _bottomup_kernel(distinct: Records, counts: NDArray[np.int64], costs: CostMo
                 hist[g, v] += hist[h, v]
             alive[h] = False
             parent[h] = g
+            if size[g] >= k and not (is_div and not diverse(hist, g, div)):
+                closed += size[g]
+            counter[0] = closed
     resolve_roots(parent)
     return parent
 
 
 def _split_large(labels: NDArray[np.int64], distinct: NDArray[np.int64], records: Records, costs: CostModel,
-                 cons: GroupConstraints) -> NDArray[np.int64]:
+                 cons: GroupConstraints, bar: Task = NULL_TASK) -> NDArray[np.int64]:
     """Divide every class of ``2k`` or more records into ``⌊|G|/k⌋`` classes (see the module docstring).
 
     A class's records are clustered in the order of their distinct rows
@@ -208,7 +220,9 @@ def _split_large(labels: NDArray[np.int64], distinct: NDArray[np.int64], records
     for g in big:
         rows = order[ends[g] - sizes[g]: ends[g]]
         pieces = kmember_labels(Records(records.values[rows], records.codes[rows]), costs, k, 0, cons.sens[rows],
-                                cons.l_diversity, np.zeros(len(rows), dtype=np.int64), 1, 0.0)
+                                cons.l_diversity, np.zeros(len(rows), dtype=np.int64), 1, 0.0,
+                                np.zeros(2, dtype=np.int64))
+        bar.advance()
         # piece 0 keeps the group's id, the others get new ids
         n_pieces = int(pieces.max()) + 1
         ids = np.concatenate([[g], np.arange(next_id, next_id + n_pieces - 1)])
@@ -278,9 +292,15 @@ def xu_bottom_up(dataset: Dataset, constraints: int | GroupConstraints, seed: in
     hist = cons.histograms(inverse, len(first))
     costs = prep.costs(leaf_share_costs(prep, dataset))
     distinct_rows = Records(np.ascontiguousarray(prep.values[first]), np.ascontiguousarray(prep.codes[first]))
-    root = _bottomup_kernel(distinct_rows, counts.astype(np.int64), costs, cons.k, hist, cons.l_diversity,
-                            merge_cost == "union")
+    counter = np.array([0, n], dtype=np.int64)
+    with (progress_task("xu-bottom-up: merging", total=n, unit="records") as bar,
+          poll(bar, counter)):
+        root = _bottomup_kernel(distinct_rows, counts.astype(np.int64), costs, cons.k, hist, cons.l_diversity,
+                                merge_cost == "union", counter)
+        counter[0] = n
     labels = renumber_by_first_row(root[inverse])
     if split:
-        labels = renumber_by_first_row(_split_large(labels, inverse, prep.records, costs, cons))
+        big = int((np.bincount(labels) >= 2 * cons.k).sum())
+        with progress_task("xu-bottom-up: splitting", total=big, unit="groups") as bar:
+            labels = renumber_by_first_row(_split_large(labels, inverse, prep.records, costs, cons, bar))
     return labels

@@ -58,6 +58,8 @@ from anonset.methods.cluster.state import (
     reset_group,
     state_cost,
 )
+from anonset.progress import poll
+from anonset.progress import task as progress_task
 
 __all__ = ["greedy_k_member", "kmember_labels"]
 
@@ -149,8 +151,11 @@ def _best_record(c: int, rem: _Remaining, n_rem: int, state: GroupState, num_w: 
 @numba.njit(cache=True, nogil=True)
 def kmember_labels(records: Records, costs: CostModel, k: int, start: int, sens: NDArray[np.int64],
                    div: Diversity, labels: NDArray[np.int64], n_labels: int,
-                   class_penalty: float) -> NDArray[np.int64]:  # pragma: no cover
+                   class_penalty: float, counter: NDArray[np.int64]) -> NDArray[np.int64]:  # pragma: no cover
     """Cluster id per row (Fig. 5 of Byun et al.); see :func:`greedy_k_member`.
+
+    ``counter[0]`` is set to the records clustered so far after each cluster
+    (read by :func:`anonset.progress.poll` while the kernel runs).
 
     The remaining records (:class:`_Remaining`) are kept in row order,
     compacted after each cluster, so a scan reads contiguous memory.  Per
@@ -284,6 +289,7 @@ def kmember_labels(records: Records, costs: CostModel, k: int, start: int, sens:
                 rem.free[kept] = True
                 kept += 1
         n_rem = kept
+        counter[0] = n - n_rem
     # leftovers, in row order: each to the cluster whose IL grows least (lowest id on ties),
     # among the clusters that stay diverse when there are any
     scratch = max_clusters
@@ -379,8 +385,11 @@ def greedy_k_member(dataset: Dataset, constraints: int | GroupConstraints, seed:
     prep = prepare_attributes(dataset, weights)
     n = dataset.n_rows
     start = int(np.random.default_rng(seed).integers(n)) if n else 0
-    out = kmember_labels(prep.records, prep.costs(height_costs(prep)), cons.k, start, cons.sens, cons.l_diversity,
-                         cons.labels, cons.n_labels, float(class_penalty))
+    counter = np.array([0, n], dtype=np.int64)
+    with progress_task("k-member: forming clusters", total=n, unit="records") as bar, poll(bar, counter):
+        out = kmember_labels(prep.records, prep.costs(height_costs(prep)), cons.k, start, cons.sens,
+                             cons.l_diversity, cons.labels, cons.n_labels, float(class_penalty), counter)
+        counter[0] = n
     return renumber_by_first_row(out) if cons.diversity else np.asarray(out, dtype=np.int64)
 
 

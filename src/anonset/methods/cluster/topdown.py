@@ -79,6 +79,8 @@ from anonset.methods.cluster.state import (
     reset_group,
     state_cost,
 )
+from anonset.progress import poll
+from anonset.progress import task as progress_task
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -137,8 +139,15 @@ def _segment_diverse(idx: NDArray[np.int64], s: int, e: int, sens: NDArray[np.in
 
 @numba.njit(cache=True, nogil=True)
 def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, rounds: int, n_donors: int,
-                    sens: NDArray[np.int64], div: Diversity, window: int) -> NDArray[np.int64]:  # pragma: no cover
-    """Class id per row (not yet renumbered); see the module docstring and :func:`xu_top_down`."""
+                    sens: NDArray[np.int64], div: Diversity, window: int,
+                    counter: NDArray[np.int64]) -> NDArray[np.int64]:  # pragma: no cover
+    """Class id per row (not yet renumbered); see the module docstring and :func:`xu_top_down`.
+
+    Progress in ``counter`` (:func:`anonset.progress.poll`): while splitting,
+    ``counter[0]`` is the records in finished groups out of ``counter[1] = n``;
+    the fix-up then raises ``counter[1]`` to ``n + groups`` and counts the
+    groups it has gone through on top of ``n``.
+    """
     n = records.values.shape[0]
     p = records.values.shape[1]
     q = records.codes.shape[1]
@@ -175,6 +184,7 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
             seg_s[n_groups] = s
             seg_e[n_groups] = e
             n_groups += 1
+            counter[0] += m
             continue
         # far pair
         best_u = -1
@@ -238,6 +248,7 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
             seg_s[n_groups] = s
             seg_e[n_groups] = e
             n_groups += 1
+            counter[0] += m
             continue
         st_s[top] = s
         st_e[top] = s + na
@@ -264,7 +275,9 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
     picked = np.empty(k, dtype=np.int64)
     sa = n  # scratch slots
     sb = n + 1
+    counter[1] = n + n_groups
     for g in range(n_groups):
+        counter[0] = n + g
         while alive[g] and size[g] < k:
             cur_g = size[g] * state_cost(state, g, costs)
             # cheapest merges (the n_donors best, sorted) among the groups made near g
@@ -411,6 +424,11 @@ def xu_top_down(dataset: Dataset, constraints: int | GroupConstraints, seed: int
         raise ValueError(f"rounds must be at least 1; got {rounds}")
     prep = prepare_attributes(dataset, weights)
     n = dataset.n_rows
-    raw = _topdown_kernel(prep.records, prep.costs(leaf_share_costs(prep, dataset)), cons.k, int(seed) % (2**32),
-                          int(rounds), _DONORS, cons.sens, cons.l_diversity, n if window is None else int(window))
+    counter = np.array([0, n], dtype=np.int64)
+    with (progress_task("xu-top-down: splitting, fixing", total=n, unit="steps") as bar,
+          poll(bar, counter)):
+        raw = _topdown_kernel(prep.records, prep.costs(leaf_share_costs(prep, dataset)), cons.k,
+                              int(seed) % (2**32), int(rounds), _DONORS, cons.sens, cons.l_diversity,
+                              n if window is None else int(window), counter)
+        counter[0] = counter[1]
     return renumber_by_first_row(raw)

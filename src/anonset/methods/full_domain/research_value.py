@@ -55,6 +55,8 @@ from anonset.methods.full_domain.search import SearchResult
 from anonset.metrics.research_value import ResearchValue
 from anonset.privacy.base import Requirements, Verdict
 from anonset.privacy.kanonymity import KAnonymity
+from anonset.progress import NULL_TASK, Task
+from anonset.progress import task as progress_task
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -101,6 +103,8 @@ class _Prober:
         self.max_frequency_sets = budget
         #: strings within the budget only because they suppress every record (not successes)
         self.empty = 0
+        #: advanced once per frequency set (the searches that count frequency sets set it)
+        self.bar: Task = NULL_TASK
 
     def probe(self, levels: tuple[int, ...]) -> tuple[bool, bool]:
         """(feasible, monotone part fails) of a string; a failing monotone part prunes its down-set."""
@@ -110,6 +114,7 @@ class _Prober:
         if self.max_frequency_sets is not None and self.frequency_sets >= self.max_frequency_sets:
             raise _BudgetSpent
         self.frequency_sets += 1
+        self.bar.advance()
         n = self.dataset.n_rows
         prunes = False
         if self.k_only:
@@ -205,10 +210,12 @@ def _candidates(dataset: Dataset, requirements: Requirements, metric: ResearchVa
     return _Candidates(nodes, rv, np.ones(len(nodes), dtype=np.bool_))
 
 
-def _global_loop(prober: _Prober, cand: _Candidates) -> None:
+def _global_loop(prober: _Prober, cand: _Candidates, bar: Task = NULL_TASK) -> None:
+    """The global binary search; ``bar`` follows the candidates decided (probed or pruned)."""
     order = np.lexsort((-cand.nodes.sum(axis=1), cand.rv))
     while True:
         alive_in_order = order[cand.alive[order]]
+        bar.update(completed=len(order) - len(alive_in_order))
         if len(alive_in_order) == 0:
             return
         i = int(alive_in_order[len(alive_in_order) // 2])
@@ -305,7 +312,9 @@ def rv_global(dataset: Dataset, engine: Engine, requirements: Requirements, metr
     started = time.perf_counter()
     rv, prober = _setup(dataset, engine, requirements, metric, max_frequency_sets)
     cand = _candidates(dataset, requirements, rv)
-    complete = _run(prober, lambda: _global_loop(prober, cand))
+    with progress_task("rv-global: strings", total=len(cand.nodes), unit="strings") as bar:
+        complete = _run(prober, lambda: _global_loop(prober, cand, bar))
+        bar.update(completed=len(cand.nodes))
     return _result(prober, dataset, started, "rv-global", _lattice_size(dataset),
                    {"strings_after_pre_pruning": len(cand.nodes)}, complete)
 
@@ -316,7 +325,9 @@ def rv_local(dataset: Dataset, engine: Engine, requirements: Requirements, metri
     _, prober = _setup(dataset, engine, requirements, metric, None)
     low = pre_prune(dataset, requirements)
     high = np.array([h.max_level for h in dataset.hierarchies], dtype=np.int64)
-    _local_loop(prober, low, high)
+    with progress_task("rv-local: probing", unit="frequency sets") as bar:
+        prober.bar = bar
+        _local_loop(prober, low, high)
     return _result(prober, dataset, started, "rv-local", _lattice_size(dataset))
 
 
@@ -327,17 +338,22 @@ def rv_hybrid(dataset: Dataset, engine: Engine, requirements: Requirements, metr
     rv, prober = _setup(dataset, engine, requirements, metric, max_frequency_sets)
     cand = _candidates(dataset, requirements, rv)
 
+    total = len(cand.nodes)
+
     def prune(levels: NDArray[np.int64], feasible: bool, prunes: bool) -> None:
         cand.after_probe(cand.index(levels), feasible, prunes)
+        bar.update(completed=total - int(cand.alive.sum()))
 
     low = cand.nodes.min(axis=0)
     high = cand.nodes.max(axis=0)
 
     def body() -> None:
         _local_loop(prober, low, high, prune)
-        _global_loop(prober, cand)
+        _global_loop(prober, cand, bar)
 
-    complete = _run(prober, body)
+    with progress_task("rv-hybrid: strings", total=total, unit="strings") as bar:
+        complete = _run(prober, body)
+        bar.update(completed=total)
     return _result(prober, dataset, started, "rv-hybrid", _lattice_size(dataset),
                    {"strings_after_pre_pruning": len(cand.nodes)}, complete)
 
@@ -384,7 +400,9 @@ def rv_partitioned(dataset: Dataset, engine: Engine, requirements: Requirements,
         if all(len(nodes) > 0 for nodes, _ in lists):  # else no string can succeed: _result says why
             _combine(prober, subsets, lists, d, success_limit, tables)
 
-    complete = _run(prober, body)
+    with progress_task("rv-partitioned: probing", total=max_frequency_sets, unit="frequency sets") as bar:
+        prober.bar = bar
+        complete = _run(prober, body)
     return _result(prober, dataset, started, "rv-partitioned", _lattice_size(dataset), {
         "subsets": [[dataset.quasi[j] for j in s] for s in subsets],
         "largest_subset_list": largest,

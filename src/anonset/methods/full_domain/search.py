@@ -47,6 +47,7 @@ from anonset.methods.full_domain.bounds import single_attribute_suppression, sub
 from anonset.metrics.base import Metric
 from anonset.privacy.base import Requirements, Verdict
 from anonset.privacy.kanonymity import KAnonymity
+from anonset.progress import task as progress_task
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -184,8 +185,10 @@ def exhaustive_search(dataset: Dataset, engine: Engine, requirements: Requiremen
     ev = _Evaluator(dataset, engine, requirements, metric)
     order = np.lexsort(lattice.nodes.T[::-1])
     order = order[np.argsort(lattice.nodes[order].sum(axis=1), kind="stable")]
-    for idx in order:
-        ev.evaluate(tuple(int(v) for v in lattice.nodes[idx]))
+    with progress_task("exhaustive: judging nodes", total=lattice.size, unit="nodes") as bar:
+        for idx in order:
+            ev.evaluate(tuple(int(v) for v in lattice.nodes[idx]))
+            bar.advance()
     return ev.result(lattice, started)
 
 
@@ -242,34 +245,39 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     steps = _cheapest_steps(lattice, bounds) if k_monotone else np.empty(0, dtype=np.int64)
     pos = 0
     visit = order.tolist()
-    while pos < len(visit):
-        idx = visit[pos]
-        pos += 1
-        if infeasible[idx] or evaluated[idx]:
-            continue
-        if ev.best is not None:
-            tol = _REL_TOL * max(1.0, abs(ev.best[0]), abs(sorted_bounds[pos - 1]))
-            if sorted_bounds[pos - 1] > ev.best[0] + tol:
-                break
-        if k_monotone and not known_ok[idx]:
-            chain = _chain(steps, idx)
-            lo, hi = 0, len(chain) - 1
-            while lo < hi:
-                mid = (lo + hi) // 2
-                c = chain[mid]
-                if infeasible[c]:
-                    lo = mid + 1
-                elif known_ok[c] or monotone_part_ok(c):
-                    hi = mid
-                else:
-                    lo = mid + 1
+    # progress: the position in bound order (every node before it is judged, pruned or below a judged bound);
+    # when the search stops at the bound, every later node is settled too
+    with progress_task("optimal: searching", total=lattice.size, unit="nodes") as bar:
+        while pos < len(visit):
+            idx = visit[pos]
+            pos += 1
             if infeasible[idx] or evaluated[idx]:
                 continue
-        if k_monotone:
-            monotone_part_ok(idx)
-        else:
-            ev.evaluate(tuple(int(v) for v in nodes[idx]))
-            evaluated[idx] = True
+            if ev.best is not None:
+                tol = _REL_TOL * max(1.0, abs(ev.best[0]), abs(sorted_bounds[pos - 1]))
+                if sorted_bounds[pos - 1] > ev.best[0] + tol:
+                    break
+            bar.update(completed=pos - 1)
+            if k_monotone and not known_ok[idx]:
+                chain = _chain(steps, idx)
+                lo, hi = 0, len(chain) - 1
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    c = chain[mid]
+                    if infeasible[c]:
+                        lo = mid + 1
+                    elif known_ok[c] or monotone_part_ok(c):
+                        hi = mid
+                    else:
+                        lo = mid + 1
+                if infeasible[idx] or evaluated[idx]:
+                    continue
+            if k_monotone:
+                monotone_part_ok(idx)
+            else:
+                ev.evaluate(tuple(int(v) for v in nodes[idx]))
+                evaluated[idx] = True
+        bar.update(completed=lattice.size)
     result = ev.result(lattice, started)
     result.details.update(strategy="bound-ordered", prefiltered=prefiltered)
     if assume_practical_monotonicity and not requirements.monotonic:

@@ -76,6 +76,7 @@ from anonset.methods.mondrian.workload import (
 )
 from anonset.privacy.base import Requirements
 from anonset.privacy.kanonymity import KAnonymity
+from anonset.progress import task as progress_task
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -152,26 +153,32 @@ def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
     for model in requirements.models:
         if not isinstance(model, KAnonymity):
             model.validate(dataset)
-    space = attribute_space(dataset, weights)
-    named = (targets,) if isinstance(targets, str) else None if targets is None else tuple(targets)
-    if isinstance(selections, Mapping):
-        raise ConfigError("mondrian: selections must be a non-empty list of predicates such as"
-                          " [{age: [20, 39], sex: [M]}]; got a single mapping")
-    predicates = None if selections is None else tuple(selections)
-    split = _criterion(criterion, Workload(dataset, space, named, predicates, requirements.k))
-    judge = _ChildJudge(dataset, requirements)
-    n = dataset.n_rows
-    whole = judge.stats(np.arange(n), np.zeros(n, dtype=np.int64), 1)
-    for model in requirements.models:
-        if not model.satisfied(whole)[0]:
-            raise InfeasibleError(f"the whole table ({n} records) does not satisfy {model.describe()}, so no"
-                                  " Mondrian partition can; relax the requirements or use more data")
-    if type(split) is MedianCriterion and all(is_k_anonymity(m) for m in requirements.models):
-        grown = _from_kernel(grow_k_anonymous(kernel_space(space), space.n_rows, requirements.k, strict))
-    else:
-        kernel = compiled_grow(dataset, space, requirements, split, strict)
-        grown = _grow(space, judge, requirements.k, split, strict) if kernel is None else _from_kernel(kernel)
-    return _assemble(dataset, space, grown, strict, split.name)
+    # progress by phase: the regions are cut inside one compiled call
+    with progress_task("mondrian: preparing", total=3, unit="phases") as bar:
+        space = attribute_space(dataset, weights)
+        named = (targets,) if isinstance(targets, str) else None if targets is None else tuple(targets)
+        if isinstance(selections, Mapping):
+            raise ConfigError("mondrian: selections must be a non-empty list of predicates such as"
+                              " [{age: [20, 39], sex: [M]}]; got a single mapping")
+        predicates = None if selections is None else tuple(selections)
+        split = _criterion(criterion, Workload(dataset, space, named, predicates, requirements.k))
+        judge = _ChildJudge(dataset, requirements)
+        n = dataset.n_rows
+        whole = judge.stats(np.arange(n), np.zeros(n, dtype=np.int64), 1)
+        for model in requirements.models:
+            if not model.satisfied(whole)[0]:
+                raise InfeasibleError(f"the whole table ({n} records) does not satisfy {model.describe()}, so no"
+                                      " Mondrian partition can; relax the requirements or use more data")
+        bar.update(completed=1, description=f"mondrian: cutting ({split.name})")
+        if type(split) is MedianCriterion and all(is_k_anonymity(m) for m in requirements.models):
+            grown = _from_kernel(grow_k_anonymous(kernel_space(space), space.n_rows, requirements.k, strict))
+        else:
+            kernel = compiled_grow(dataset, space, requirements, split, strict)
+            grown = _grow(space, judge, requirements.k, split, strict) if kernel is None else _from_kernel(kernel)
+        bar.update(completed=2, description="mondrian: assembling")
+        tree = _assemble(dataset, space, grown, strict, split.name)
+        bar.update(completed=3)
+    return tree
 
 
 def _criterion(criterion: str | SplitCriterion, work: Workload) -> SplitCriterion:

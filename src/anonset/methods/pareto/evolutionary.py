@@ -39,6 +39,7 @@ from anonset.methods.pareto.dominance import BoxArchive, check_epsilon, dominanc
 from anonset.methods.pareto.exhaustive import result_of
 from anonset.methods.pareto.objectives import NodeEvaluator, ParetoResult, check_objectives
 from anonset.privacy.base import require_int, require_number
+from anonset.progress import task as progress_task
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -103,16 +104,19 @@ def pareto_ea(dataset: Dataset, engine: Engine | None, objectives: Sequence[str]
     nodes = rng.integers(0, top + 1, size=(n_pop, d))
     nodes[0] = 0
     nodes[1] = top
-    rows = _offer(evaluator, archive, nodes)
-    for _ in range(n_iter):
-        union = np.concatenate([rows, archive.ids])
-        fitness = spea2_fitness(orient(evaluator.values[union], evaluator.maximize))
-        draws = rng.integers(0, len(union), size=(n_pop, 2))
-        winners = np.where(fitness[draws[:, 0]] <= fitness[draws[:, 1]], draws[:, 0], draws[:, 1])
-        selected = evaluator.levels[union[winners]]
-        children = _crossover(selected, rng, cross)
-        children = _mutate(children, rng, mut, top)
-        rows = _offer(evaluator, archive, children)
+    with progress_task("pareto-ea: generations", total=n_iter + 1, unit="generations") as bar:
+        rows = _offer(evaluator, archive, nodes)
+        bar.advance()
+        for _ in range(n_iter):
+            union = np.concatenate([rows, archive.ids])
+            fitness = spea2_fitness(orient(evaluator.values[union], evaluator.maximize))
+            draws = rng.integers(0, len(union), size=(n_pop, 2))
+            winners = np.where(fitness[draws[:, 0]] <= fitness[draws[:, 1]], draws[:, 0], draws[:, 1])
+            selected = evaluator.levels[union[winners]]
+            children = _crossover(selected, rng, cross)
+            children = _mutate(children, rng, mut, top)
+            rows = _offer(evaluator, archive, children)
+            bar.advance()
     return result_of(evaluator, archive.ids, eps, time.perf_counter() - started)
 
 

@@ -26,6 +26,7 @@ from anonset.methods.pareto.objectives import (
     ParetoResult,
     check_objectives,
 )
+from anonset.progress import task as progress_task
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -65,8 +66,10 @@ def pareto_exhaustive(dataset: Dataset, engine: Engine | None, objectives: Seque
     names = check_objectives(objectives)
     eps = check_epsilon(epsilon, len(names))
     evaluator = NodeEvaluator(dataset, names, eta=eta, engine=engine, sensitive=sensitive, target=target)
-    for node in evaluator.lattice.nodes:
-        evaluator.evaluate(node)
+    with progress_task("pareto-exhaustive: nodes", total=evaluator.lattice.size, unit="nodes") as bar:
+        for node in evaluator.lattice.nodes:
+            evaluator.evaluate(node)
+            bar.advance()
     members = box_representatives(evaluator.values, evaluator.maximize, eps)
     return result_of(evaluator, members, eps, time.perf_counter() - started)
 
