@@ -66,7 +66,7 @@ def make_table(path: Path, rows: int, seed: int = 0) -> None:
                      pa.string())
     table = pa.table({"id": ids, "name": names, "age": age, "birth_date": birth, "zip": zips, "sex": sex,
                       "diagnosis": diagnosis, "income": income})
-    pacsv.write_csv(table, path, pacsv.WriteOptions(quoting_style="needed"))
+    pacsv.write_csv(table, path, pacsv.WriteOptions(quoting_style="none"))
 
 
 def main() -> None:

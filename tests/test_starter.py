@@ -7,6 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pyarrow as pa
 import pytest
+import yaml
 
 from anonset.core.hierarchy_builders import build_hierarchy
 from anonset.starter import (
@@ -132,3 +133,22 @@ def test_fit_lattice_takes_levels_out_until_the_search_is_small() -> None:
     assert all(p.hierarchy is not None and p.hierarchy["widths"][-1] == 20 for p in fitted)  # coarse bands kept
     _, fits = fit_lattice(many, budget=100)
     assert not fits
+
+
+def test_any_column_name_survives_the_yaml() -> None:
+    from anonset.starter import render_config
+
+    names = ["a: b", "#x", "yes", "null", "1", "é ü", "tab\tname", "line\u2028break", "- dash", "[x]", "a'b", 'a"b',
+             " lead", "x\x7fy", "ok_name", "new\nline"]
+    table = pa.table({name: pa.array([str(i % 3) for i in range(30)]) for name in names})
+    proposals = propose(profile_table(table))
+    text = render_config(proposals, 30, "data dir/t.csv", "\t", "t")
+    raw = yaml.safe_load(text)
+    assert list(raw["attributes"]) == names
+    assert raw["input"] == {"path": "data dir/t.csv", "delimiter": "\t"}
+
+
+def test_a_date_or_an_age_named_after_a_diagnosis_stays_quasi() -> None:
+    assert proposal("diagnosis_date", ["2020-01-01", "2021-06-30"] * 20).role == "quasi"
+    at = proposal("age_at_diagnosis", [str(a) for a in range(30, 70)] * 2)
+    assert at.role == "quasi" and "mentions diagnosis" in " ".join(at.notes)

@@ -33,18 +33,29 @@ hold a value) or whose name says it is a direct identifier (``id``,
 warning, except a numeric or date column whose name says nothing of the sort:
 it stays a quasi-identifier, generalized.  A column named like a sensitive
 attribute (``diagnosis``, ``disease``, ``income``, ``salary``, ...) is
-``sensitive``; a column with one value (or none) is ``insensitive``; every
+``sensitive``, unless it is a date or its name also names a classic
+quasi-identifier (``diagnosis_date``, ``age_at_diagnosis``: an attacker may
+know those); a column with one value (or none) is ``insensitive``; every
 other column is a ``quasi``-identifier with a hierarchy builder suited to its
 type: ``intervals`` with round widths from a few dozen bands down to a
 handful (numbers), ``dates``, ``masking`` (codes) and ``flat``
-(categories).  When the quasi-identifiers' lattice would be too large for
+(categories: the ``ordered`` builder would group them in alphabetical order,
+which mixes unrelated values; meaningful groups need a hierarchy file or an
+``order``, which only the user knows).  Typed Parquet columns are profiled
+by their type (numbers, dates and timestamps, booleans).  When the quasi-identifiers' lattice would be too large for
 the ``optimal`` search, levels are taken out; when even that is not enough,
 the configuration uses ``mondrian``.
 
-The public API: :func:`profile_table` (one :class:`ColumnProfile` per
-column), :func:`propose` (one :class:`Proposal` per column),
+A CSV whose first row looks like a record (its names are all numbers, or at
+least half of them are values of their own columns) is refused: it has no
+header.
+
+The public API: :func:`read_data` (the table, as anonymize reads it),
+:func:`profile_table` (one :class:`ColumnProfile` per column),
+:func:`propose` (one :class:`Proposal` per column), :func:`fit_lattice`,
 :func:`render_config` (the YAML text) and :func:`starter_config`, which does
-all three from a file.
+all of it from a file and checks the text with
+:func:`anonset.config.parse_config`.
 """
 
 from __future__ import annotations
@@ -552,7 +563,9 @@ def _propose(p: ColumnProfile) -> Proposal:
             why += f", and it is nearly unique per row ({p.unique_share:.0%} of the records with a value)"
         return Proposal(p, "identifier", warning=f"{why}: it would single out people if released.",
                         notes=("Removed from the release.",))
-    sensitive = bool(words & _SENSITIVE_WORDS)
+    mentions = sorted(words & _SENSITIVE_WORDS)
+    # a date (of a diagnosis) or an age (at diagnosis) is what an attacker may know, whatever it is about
+    sensitive = bool(mentions) and p.kind != "date" and not words & _QUASI_WORDS
     if p.nearly_unique and p.kind not in ("numeric", "date"):
         return Proposal(p, "identifier", warning=f"nearly unique per row ({p.unique_share:.0%} of the records"
                         " with a value hold a value of their own, like names, record numbers or free text): it"
@@ -570,9 +583,13 @@ def _propose(p: ColumnProfile) -> Proposal:
                  " l-diversity or t-closeness (privacy, below). If an attacker may already know it, make it quasi."]
         return Proposal(p, "sensitive", type="numeric" if p.kind == "numeric" else None, missing=markers,
                         notes=tuple(notes))
-    review = () if words & _QUASI_WORDS or p.kind == "date" else (
+    review: tuple[str, ...] = () if words & _QUASI_WORDS or p.kind == "date" else (
         "Review: quasi, because an attacker may know it. If it must not be learned, make it sensitive; if nobody"
         " could link it to a person, insensitive.",)
+    if mentions:
+        known = "it is a date" if p.kind == "date" else f"also {' and '.join(sorted(words & _QUASI_WORDS))}"
+        review = (f"Its name mentions {' and '.join(mentions)}, but {known}, which an attacker may know: quasi."
+                  " If it must not be learned, make it sensitive.",)
     if p.kind == "numeric":
         return _numeric_quasi(p, markers, review, unique_warning)
     if p.kind == "date":
@@ -935,7 +952,9 @@ def _method_lines(method: str) -> list[str]:
 
 
 def _comment_lines(text: str, indent: str = "") -> list[str]:
-    return [f"{indent}# {line}" for line in textwrap.wrap(text, 100 - len(indent), break_long_words=False,
+    """``text`` as comment lines of at most about 100 characters (anything YAML could read as a break: a blank)."""
+    clean = _UNPRINTABLE.sub(" ", text)
+    return [f"{indent}# {line}" for line in textwrap.wrap(clean, 100 - len(indent), break_long_words=False,
                                                            break_on_hyphens=False)]
 
 
@@ -954,10 +973,15 @@ def _key(name: str) -> str:
 
 
 def _text(value: str) -> str:
+    """A string for YAML: plain when YAML reads it back unchanged, else double-quoted with JSON's escapes."""
     if _PLAIN.fullmatch(value) and yaml.safe_load(f"{{k: {value}}}") == {"k": value} and yaml.safe_load(
             f"{value}: 1") == {value: 1}:
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=bool(_UNPRINTABLE.search(value)))
+
+
+#: Characters YAML does not allow unescaped, or reads as a line break.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 
 def _flow(value: Any) -> str:
