@@ -1,0 +1,110 @@
+"""``anonymize --report`` and ``anonset report``: what they write, and how they refuse bad input.
+
+Bad input is refused in one line with exit code 2 before any work, and nothing is written: a
+report folder that cannot be written in, a release whose columns are not the config's, an engine
+that keeps the records out of memory, a front with no member chosen, a summary that is not one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from anonset.cli import main
+from anonset.datasets.synthetic import patient_register
+
+CONFIG = """
+input: {{path: register.csv}}
+attributes:
+  patient_id: {{role: identifier}}
+  age:        {{role: quasi, type: numeric, hierarchy: {{builder: intervals, widths: [5, 10, 20, 40]}}}}
+  sex:        {{role: quasi, hierarchy: {{builder: flat}}}}
+  zip:        {{role: quasi, hierarchy: {{builder: masking, levels: 3}}}}
+  diagnosis:  {{role: sensitive}}
+privacy: {{k: 5, max_suppression: 0.02}}
+method: {{name: {method}}}
+engine: {engine}
+output: {{path: release.csv}}
+"""
+
+
+def _project(tmp_path: Path, method: str = "optimal", engine: str = "numpy") -> Path:
+    patient_register(1500, seed=2).to_csv(tmp_path / "register.csv", index=False)
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG.format(method=method, engine=engine), encoding="utf-8")
+    return config
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_anonymize_writes_the_report_and_report_of_the_file_agrees(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    code, out = _run("anonymize", str(config), "-q", "--summary", str(tmp_path / "run.json"),
+                     "--report", str(tmp_path / "run-report.json"), "--report", str(tmp_path / "run-report.html"))
+    assert code == 0, out
+    assert (tmp_path / "run-report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    during = json.loads((tmp_path / "run-report.json").read_text(encoding="utf-8"))
+    code, out = _run("report", str(config), str(tmp_path / "release.csv"), "-o", str(tmp_path / "after.json"))
+    assert code == 0, out
+    after = json.loads((tmp_path / "after.json").read_text(encoding="utf-8"))
+    for key in ("guarantees", "classes", "suppression", "risk", "headline"):
+        assert after[key] == during[key], key
+    assert [a["level"] for a in after["attributes"]] == [a["level"] for a in during["attributes"]]
+    summary = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    assert {m["name"]: m["value"] for m in after["utility"]} == pytest.approx(summary["metrics"])
+    assert during["run"]["input"]["sha256"] == after["run"]["input"]["sha256"]
+    released = pd.read_csv(tmp_path / "release.csv", dtype=str)
+    assert during["suppression"]["records"] == int((released[["age", "sex", "zip"]] == "*").all(axis=1).sum())
+
+
+def test_unwritable_report_folder_is_refused_before_any_work(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    code, out = _run("anonymize", str(config), "--report", "/sys/anonset-report.html")
+    assert code == 2
+    assert out.strip().count("\n") == 0 and "cannot write in folder /sys" in out and "report" in out
+    assert not (tmp_path / "release.csv").exists()
+
+
+def test_release_of_another_config_is_refused(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"age": ["1"], "sex": ["F"]}).to_csv(other, index=False)
+    code, out = _run("report", str(config), str(other), "-o", str(tmp_path / "r.html"))
+    assert code == 2 and "error:" in out and "not in the release" in out and "other.csv" in out
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_report_needs_the_release_in_memory(tmp_path: Path) -> None:
+    config = _project(tmp_path, engine="duckdb")
+    code, out = _run("anonymize", str(config), "--report", str(tmp_path / "r.html"))
+    assert code == 2 and "engine: numpy" in out and "anonset report" in out
+    assert not (tmp_path / "release.csv").exists() and not (tmp_path / "r.html").exists()
+
+
+def test_front_without_a_member_writes_no_report(tmp_path: Path) -> None:
+    config = _project(tmp_path, method="pareto-exhaustive")
+    config.write_text(config.read_text(encoding="utf-8").replace("output: {path: release.csv}\n", ""),
+                      encoding="utf-8")
+    config.write_text(config.read_text(encoding="utf-8").replace("k: 5, ", ""), encoding="utf-8")
+    code, out = _run("anonymize", str(config), "--report", str(tmp_path / "r.html"))
+    assert code == 2 and "--pick" in out
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_summary_that_is_not_one_is_refused(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    code, out = _run("anonymize", str(config), "-q")
+    assert code == 0, out
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    code, out = _run("report", str(config), str(tmp_path / "release.csv"), "--summary", str(bad),
+                     "-o", str(tmp_path / "r.html"))
+    assert code == 2 and "not a JSON summary" in out
+    assert not (tmp_path / "r.html").exists()
