@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "anonset"
 
 #: Lowest first.  A unit may import units of lower layers (and its own); never a higher or equal other one.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"errors", "version"}),
+    frozenset({"errors", "version", "progress"}),
     frozenset({"core"}),
     frozenset({"risk"}),
     frozenset({"io", "privacy"}),
@@ -32,6 +32,8 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"release"}),
     frozenset({"anonymizer"}),
     frozenset({"config", "evaluation", "precompile"}),
+    frozenset({"report", "starter"}),
+    frozenset({"commands"}),
     frozenset({"cli"}),
     frozenset({"__init__"}),
 )

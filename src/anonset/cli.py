@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from anonset.commands import user_errors
+from anonset.commands.init import init
 from anonset.commands.report import report, report_outputs, require_reportable, stage_reports
 from anonset.errors import ConfigError, DataError
 from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
@@ -71,23 +72,37 @@ def main(threads: int | None) -> None:
 @click.option("--report", "reports", type=click.Path(path_type=Path), multiple=True,
               help="Write the release report here: .html for a page to hand over, .json for the same figures"
                    " (repeatable; see docs/report.md).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the JSON summary on standard output and nothing else (for scripts; as --summary - -q).")
 @user_errors
 def anonymize(config: Path, output: Path | None, summary_path: Path | None, quiet: bool, pick: int | None,
-              allow_unprotected: bool, reports: tuple[Path, ...]) -> None:
+              allow_unprotected: bool, reports: tuple[Path, ...], as_json: bool) -> None:
     """Anonymize the table a YAML CONFIG describes (see docs/config.md).
 
     Every output is checked before any work (none may overwrite an input or
     land in a folder that does not exist) and written only once the release
     has passed the independent re-check and every output is ready.  A pareto
     method without --pick or a floor (privacy.k) prints its front and
-    releases nothing.
+    releases nothing.  Progress bars show on a terminal for steps that take
+    more than a second (never on a pipe, nor with --quiet).
+
+    \b
+    Examples:
+      anonset init patients.csv -o config.yaml     # a commented starter config
+      anonset anonymize config.yaml --report report.html
+      anonset anonymize config.yaml --json > summary.json
     """
     from anonset.config import load_config
     from anonset.methods import registry
     from anonset.methods.base import Family
+    from anonset.progress import terminal_progress
     from anonset.release.sinks import FileSink
 
     started = time.perf_counter()
+    if as_json:
+        if summary_path is not None:
+            raise ConfigError("--json prints the summary on standard output; drop --summary or --json")
+        summary_path, quiet = Path("-"), True
     cfg = load_config(config)  # checked before any table library is loaded
     if output is not None and cfg.sql is not None:
         raise ConfigError(f"{cfg.path}: --output names a file, but a table in PostgreSQL (input.sql) is released"
@@ -98,43 +113,52 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
     files.check()
     model = _anonymizer(cfg, pick, allow_unprotected)
     out = _console(target, summary_path)
-    if registry.get(model.method).family is Family.FRONT and model.member_rule() is None:
-        _explore_front(cfg, model, files, quiet, out)
-        return
-    with files:
-        if cfg.engine == "numpy":
-            from anonset.io.tables import table_writer
-            from anonset.release.sinks import FileOutput
-
-            dataset, read_seconds = _load_in_memory(cfg)
-            release = model.fit_transform(dataset).timed(load=read_seconds, encode=dataset.encode_seconds)
-            if target is not None:
-                assert release.table is not None
-                writing = time.perf_counter()
-                files.stage(FileOutput(target, table_writer(release.table, target,
-                                                            delimiter=cfg.release_delimiter())))
-                release = release.timed(write=time.perf_counter() - writing)
-            release = release.written_to(files.location)
-
-            def report_on(summary: dict[str, Any]) -> None:
-                assert release.table is not None
-                stage_reports(files, cfg, dataset, release.table, summary, partition=release.partition,
-                              release_location=release.location)
-
-            summary = _place(files, release, cfg, started, report_on)
-        else:
-            release, summary = _anonymize_in_database(cfg, model, files, started)
+    with terminal_progress(enabled=not quiet):
+        if registry.get(model.method).family is Family.FRONT and model.member_rule() is None:
+            _explore_front(cfg, model, files, quiet, out)
+            return
+        with files:
+            if cfg.engine == "numpy":
+                release, summary, dataset = _anonymize_in_memory(cfg, model, files, started)
+            else:
+                release, summary, dataset = _anonymize_in_database(cfg, model, files, started)
     for warning in release.warnings:
         click.echo(f"warning: {warning}", err=True)
     if target is None and cfg.sql is None:
         click.echo("note: no output path (output.path in the config, or --output): the release was not written",
                    err=True)
     if not quiet:
-        _print_summary(summary, out)
+        _print_summary(summary, out, dataset)
         if "success_list" in summary:
             _print_success_list(summary["success_list"], pick or 0, out)
         if "front" in summary:
             _print_front(summary, summary["search"]["picked"], out)
+        for path in reports:
+            out.print(f"report written to {path}")
+
+
+def _anonymize_in_memory(cfg: RunConfig, model: Anonymizer, files: FileSink,
+                         started: float) -> tuple[Release, dict[str, Any], Dataset]:
+    """Read the input, anonymize it, stage the release, its summary and its reports, and place them all."""
+    from anonset.io.tables import table_writer
+    from anonset.release.sinks import FileOutput
+
+    target = files.outputs.get("release")
+    dataset, read_seconds = _load_in_memory(cfg)
+    release = model.fit_transform(dataset).timed(load=read_seconds, encode=dataset.encode_seconds)
+    if target is not None:
+        assert release.table is not None
+        writing = time.perf_counter()
+        files.stage(FileOutput(target, table_writer(release.table, target, delimiter=cfg.release_delimiter())))
+        release = release.timed(write=time.perf_counter() - writing)
+    release = release.written_to(files.location)
+
+    def report_on(summary: dict[str, Any]) -> None:
+        assert release.table is not None
+        stage_reports(files, cfg, dataset, release.table, summary, partition=release.partition,
+                      release_location=release.location)
+
+    return release, _place(files, release, cfg, started, report_on), dataset
 
 
 def _load_in_memory(cfg: RunConfig) -> tuple[Dataset, float]:
@@ -227,7 +251,7 @@ def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool) -> An
 
 
 def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
-                           started: float) -> tuple[Release, dict[str, Any]]:
+                           started: float) -> tuple[Release, dict[str, Any], Dataset]:
     """Profile, search, write and re-check inside the database (PostgreSQL, or DuckDB over the input file).
 
     PostgreSQL: the release becomes ``output.table``, refused before any
@@ -235,7 +259,7 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
     when the summary cannot be written (unless it replaced a table).
     DuckDB: the release is written into a table of the in-memory database
     and copied from there into a staged file for the release output, when
-    there is one.  The release and the summary.
+    there is one.  The release, the summary and the dataset.
     """
     from anonset.engine.sql.engine import SqlEngine
     from anonset.release.database import DatabaseSink
@@ -270,7 +294,7 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
             raise
     finally:
         backend.close()
-    return release, summary
+    return release, summary, dataset
 
 
 @main.command()
@@ -687,7 +711,7 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
     summary = release.summary(seconds=time.perf_counter() - started)
     for warning in release.warnings:
         click.echo(f"warning: {warning}", err=True)
-    _print_summary(summary, out)
+    _print_summary(summary, out, dataset)
     out.print("first released records:")
     out.print(table.head(8).to_string(index=False), highlight=False, markup=False, soft_wrap=True)
 
@@ -801,41 +825,66 @@ def _print_front(summary: dict[str, Any], picked: int | None, out: Console) -> N
     out.print(table)
 
 
-def _print_summary(summary: dict[str, Any], out: Console) -> None:
+def _print_summary(summary: dict[str, Any], out: Console, dataset: Dataset | None = None) -> None:
+    """The release summary as a table: every figure with what it means and which way is better."""
+    from anonset.metrics.descriptions import describe_metric
+
     table = Table(title="release summary", show_header=False)
     table.add_column("item", style="bold")
     table.add_column("value")
-    table.add_row("method", str(summary["method"]))
-    table.add_row("engine", str(summary.get("engine", "numpy")))
+    table.add_column("meaning", style="dim")
+    table.add_row("method", str(summary["method"]), "")
+    table.add_row("engine", str(summary.get("engine", "numpy")), "")
     if summary.get("levels"):
-        table.add_row("levels", ", ".join(f"{q}={v}" for q, v in summary["levels"].items()))
-    table.add_row("requirements", str(summary["requirements"]))
-    table.add_row("classes", f"{summary['classes']:,}")
-    table.add_row("smallest class", str(summary["min_class_size"]))
-    table.add_row("suppressed records", f"{summary['suppressed_rows']:,} of {summary['rows']:,}")
+        table.add_row("levels", _levels_text(summary["levels"], dataset),
+                      "0 = original values; the top level = *")
+    table.add_row("requirements", str(summary["requirements"]), "")
+    table.add_row("classes", f"{summary['classes']:,}", "groups of records that look the same")
+    table.add_row("smallest class", str(summary["min_class_size"]), "higher is safer")
+    rows = max(int(summary["rows"]), 1)
+    table.add_row("suppressed records", f"{summary['suppressed_rows']:,} of {summary['rows']:,}"
+                  f" ({summary['suppressed_rows'] / rows:.1%})", "released as *")
+    risk = (summary.get("risk") or {}).get("release")
+    if risk:
+        table.add_row("risk after", f"highest {risk['highest_risk']:.3g}, average {risk['average_risk']:.3g}",
+                      "1 / class size; lower is safer")
     search = summary.get("search") or {}
     if "nodes_checked" in search:
-        table.add_row("nodes checked", f"{search['nodes_checked']:,} of {search['lattice_size']:,}")
+        table.add_row("nodes checked", f"{search['nodes_checked']:,} of {search['lattice_size']:,}",
+                      "generalizations judged")
     if "ranges_may_overlap" in search:
         table.add_row("class values", "each class generalized on its own; ranges of different classes "
-                      + ("may overlap" if search["ranges_may_overlap"] else "do not overlap"))
+                      + ("may overlap" if search["ranges_may_overlap"] else "do not overlap"), "")
     for name, value in summary["metrics"].items():
-        table.add_row(name, "n/a" if value is None else f"{value:.6g}")
+        described = describe_metric(name)
+        table.add_row(name, "n/a" if value is None else f"{value:.6g}",
+                      described.terminal_text())
     for name, reason in (summary.get("metrics_omitted") or {}).items():
-        table.add_row(name, f"not computed ({reason})")
-    table.add_row("verified", "yes (classes recomputed from the released values)" if summary["verified"] else "NO")
+        table.add_row(name, f"not computed ({reason})", "")
+    table.add_row("verified", "yes (classes recomputed from the released values)" if summary["verified"] else "NO",
+                  "")
     if summary.get("rows_fetched") is not None:
         table.add_row("rows fetched", f"{summary['rows_fetched']:,} (value counts and class tables; records stay"
-                                      " in the database)")
-    table.add_row("seconds", f"{summary['seconds']:.3f}")
+                                      " in the database)", "")
+    table.add_row("seconds", f"{summary['seconds']:.3f}", "")
     stages = summary.get("stage_seconds") or {}
     if stages:
-        table.add_row("seconds per stage", ", ".join(f"{name} {value:.3f}" for name, value in stages.items()))
-    table.add_row("written to", str(summary["output"]) if summary.get("output") else "nothing (no output path)")
+        table.add_row("seconds per stage", ", ".join(f"{name} {value:.3f}" for name, value in stages.items()), "")
+    table.add_row("written to", str(summary["output"]) if summary.get("output") else "nothing (no output path)", "")
     out.print(table)
 
 
+def _levels_text(levels: dict[str, int], dataset: Dataset | None) -> str:
+    """``age 2 of 4, sex 0 of 1`` (the top level of each hierarchy from the dataset, when there is one)."""
+    parts = []
+    for name, level in levels.items():
+        h = dataset.hierarchy(name) if dataset is not None else None
+        parts.append(f"{name} {level}" + ("" if h is None else f" of {h.max_level}"))
+    return ", ".join(parts)
+
+
 main.add_command(report)
+main.add_command(init)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

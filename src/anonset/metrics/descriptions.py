@@ -15,12 +15,13 @@ __all__ = ["MetricDescription", "describe_metric", "METRIC_DESCRIPTIONS"]
 
 @dataclass(frozen=True)
 class MetricDescription:
-    """A metric's direction (``lower`` or ``higher`` is better), its range, and its meaning in one line."""
+    """A metric's direction (``lower`` or ``higher`` is better), its range, and its meaning: a line and a few words."""
 
     name: str
     better: str
     range: str
     meaning: str
+    short: str = ""
 
     @property
     def direction_text(self) -> str:
@@ -30,35 +31,50 @@ class MetricDescription:
     def to_json(self) -> dict[str, str]:
         return {"better": self.better, "range": self.range, "meaning": self.meaning}
 
+    def terminal_text(self) -> str:
+        """``lower is better; share of the domain covered, 0-1``: for a summary printed in a terminal."""
+        return f"{self.direction_text}; {self.short}" if self.short else self.direction_text
+
 
 METRIC_DESCRIPTIONS: dict[str, MetricDescription] = {d.name: d for d in (
     MetricDescription("loss", "lower", "0 to 1",
                       "share of each attribute's domain a released value covers, averaged (ARX's Loss); 0 = nothing"
-                      " generalized, 1 = everything suppressed"),
+                      " generalized, 1 = everything suppressed",
+                      short="share of the domain a value covers, 0-1"),
     MetricDescription("glm", "lower", "0 to records × attributes",
-                      "general loss metric: per cell, (values covered − 1) / (domain size − 1), summed over cells"),
+                      "general loss metric: per cell, (values covered − 1) / (domain size − 1), summed over cells",
+                      short="generalized cells, summed"),
     MetricDescription("ncp", "lower", "0 to records × attributes",
                       "normalized certainty penalty: per cell, the share of the attribute's range or leaves a value"
-                      " covers, summed over cells"),
+                      " covers, summed over cells",
+                      short="certainty penalty, summed over cells"),
     MetricDescription("gcp", "lower", "0 to 1",
-                      "global certainty penalty: NCP divided by records × attributes, so tables of any size compare"),
+                      "global certainty penalty: NCP divided by records × attributes, so tables of any size compare",
+                      short="certainty penalty per cell, 0-1"),
     MetricDescription("precision", "higher", "0 to 1",
-                      "1 − the average height a value was generalized to (level / hierarchy height); 1 = original"),
+                      "1 − the average height a value was generalized to (level / hierarchy height); 1 = original",
+                      short="1 - average generalization height"),
     MetricDescription("discernibility", "lower", "records to records²",
                       "sum of squared class sizes (a suppressed record counts the whole table): how many records"
-                      " each record is indistinguishable from"),
+                      " each record is indistinguishable from",
+                      short="sum of squared class sizes"),
     MetricDescription("aecs", "lower", "1 and up",
-                      "average class size divided by k: 1 means classes are as small as k allows"),
+                      "average class size divided by k: 1 means classes are as small as k allows",
+                      short="average class size / k"),
     MetricDescription("non_uniform_entropy", "lower", "0 and up (bits)",
                       "bits of information lost: how uncertain the original value is given the released one,"
-                      " summed over cells"),
+                      " summed over cells",
+                      short="bits of information lost"),
     MetricDescription("total_il", "lower", "0 and up",
-                      "total information loss (Byun et al.): class size × the class's generalized spread, summed"),
+                      "total information loss (Byun et al.): class size × the class's generalized spread, summed",
+                      short="information loss of the classes"),
     MetricDescription("cm", "lower", "0 to 1",
                       "classification metric: share of records whose class label is not their class's majority"
-                      " label (or that are suppressed)"),
+                      " label (or that are suppressed)",
+                      short="records off their class's majority label"),
     MetricDescription("research_value", "higher", "0 and up",
-                      "the custodian's research value of the generalization (weights × per-level values)"),
+                      "the custodian's research value of the generalization (weights × per-level values)",
+                      short="the custodian's research value"),
 )}
 
 
