@@ -389,3 +389,17 @@ def test_a_failing_summary_removes_a_new_postgresql_release(tmp_path: Path) -> N
         assert pg.tables() == {name, "released"}
     finally:
         pg.close()
+
+
+def test_interval_labels_contain_every_value_of_their_class() -> None:
+    """A bound like 40000.25 is written in full: six significant digits would give a range that misses it."""
+    import numpy as np
+
+    from anonset.core.dataset import Dataset
+    from anonset.core.partition import Intervals
+    from anonset.release.release import class_labels
+
+    table = pd.DataFrame({"x": ["87.95", "40000.25", "123456.789"]})
+    dataset = Dataset(table, {"x": {"role": "quasi", "type": "numeric"}})
+    labels = class_labels(dataset, "x", Intervals(np.array([87.95, 123456.789]), np.array([40000.25, 123456.789])))
+    assert list(labels) == ["[87.95, 40000.25]", "123456.789"]

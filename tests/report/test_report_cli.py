@@ -108,3 +108,27 @@ def test_a_summary_that_is_not_one_is_refused(tmp_path: Path) -> None:
                      "-o", str(tmp_path / "r.html"))
     assert code == 2 and "not a JSON summary" in out
     assert not (tmp_path / "r.html").exists()
+
+
+def test_json_prints_the_summary_and_nothing_else(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    result = CliRunner().invoke(main, ["anonymize", str(config), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["verified"] and summary["suppressed_rows"] <= 30
+    code, out = _run("anonymize", str(config), "--json", "--summary", str(tmp_path / "s.json"))
+    assert code == 2 and "--json" in out
+
+
+def test_summary_says_which_way_is_better_and_levels_of_their_height(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    (tmp_path / "release.csv").unlink(missing_ok=True)
+    result = CliRunner().invoke(main, ["anonymize", str(config)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    summary_lines = result.stdout.splitlines()
+    loss = next(line for line in summary_lines if line.startswith("│ loss"))
+    precision = next(line for line in summary_lines if line.startswith("│ precision"))
+    assert "lower is better" in loss and "higher is better" in precision
+    levels = next(line for line in summary_lines if line.startswith("│ levels"))
+    # age has 4 builder widths (5 levels with the top), sex a flat hierarchy, zip 3 masked digits + the top
+    assert " of 5" in levels.split("sex")[0] and "sex 0 of 1" in levels or "sex 1 of 1" in levels

@@ -419,6 +419,7 @@ class Dataset:
 
     def _encode_quasi(self, name: str) -> EncodedColumn:
         spec = self.specs[name]
+        date_format = spec.hierarchy.get("format") if isinstance(spec.hierarchy, Mapping) else None
         found = self._distinct_of(name)
         missing_present = self._missing_check(name, found)
         h = self._given_hierarchy(name, found)
@@ -454,7 +455,7 @@ class Dataset:
         if spec.type is AttributeType.NUMERIC:
             leaf_numbers = _leaf_numbers(h, spec.missing)
         elif spec.type is AttributeType.DATE:
-            leaf_numbers = _date_numbers(h.labels[0], spec.missing)
+            leaf_numbers = _date_numbers(h.labels[0], spec.missing, date_format)
         elif spec.type is AttributeType.ORDINAL:
             leaf_numbers = _leaf_ranks(self.source, name, h, spec.order, spec.missing, leaf_of_unique)
         return self._column(name, leaf_of_unique, found, h.labels[0], leaf_numbers)
@@ -574,11 +575,16 @@ def _text(labels: NDArray[np.object_] | Sequence[str]) -> pa.StringArray:
     return pa.array(list(map(str, labels)), type=pa.string())
 
 
-def _date_numbers(labels: NDArray[np.object_], missing: Sequence[str]) -> NDArray[np.float64]:
-    """Days since 1970-01-01 of date labels (NaN for missing markers and unparseable labels)."""
+def _date_numbers(labels: NDArray[np.object_], missing: Sequence[str],
+                  date_format: str | None = None) -> NDArray[np.float64]:
+    """Days since 1970-01-01 of date labels (NaN for missing markers and unparseable labels).
+
+    ``date_format`` is the ``format`` of the attribute's ``dates`` builder:
+    day-first dates such as ``03/04/2020`` are read with it, not guessed.
+    """
     text = pd.Series(list(map(str, labels)), dtype=object)
     text[text.isin(list(missing))] = None
-    parsed = pd.to_datetime(text, errors="coerce", format="mixed")
+    parsed = pd.to_datetime(text, errors="coerce", format=date_format or "mixed")
     days = (parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
     out: NDArray[np.float64] = days.to_numpy(dtype=np.float64, na_value=np.nan)
     return out

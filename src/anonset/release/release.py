@@ -456,4 +456,8 @@ def _interval_label(lo: float, hi: float, integral: bool) -> str:
 
 
 def _number(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+    """A bound as written: an integer without a decimal point, else the shortest text that reads back as ``v``.
+
+    (Six significant digits would print 40000.25 as 40000.2, a range that no longer contains the value.)
+    """
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
