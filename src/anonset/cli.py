@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from anonset.commands import user_errors
+from anonset.commands.compare import compare
 from anonset.commands.init import init
 from anonset.commands.report import report, report_outputs, require_reportable, stage_reports
 from anonset.errors import ConfigError, DataError
@@ -237,17 +238,12 @@ DUCKDB_RELEASE_TABLE = "anonset_release"
 
 def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool) -> Anonymizer:
     """The Anonymizer a config describes (a DuckDB run releases into a table of its own in-memory database)."""
-    from anonset.anonymizer import Anonymizer
-
     output_table: TableName | None = None
     if cfg.sql is not None:
         output_table = cfg.output_table
     elif cfg.engine == "duckdb":
         output_table = DUCKDB_RELEASE_TABLE
-    return Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric_object or cfg.metric,
-                      weights=cfg.weights, drop_suppressed=cfg.drop_suppressed, seed=cfg.seed,
-                      method_options=cfg.method_options, pick=pick, output_table=output_table,
-                      replace_output=cfg.output_replace, allow_unprotected=allow_unprotected)
+    return cfg.anonymizer(pick, allow_unprotected, output_table)
 
 
 def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
@@ -853,8 +849,8 @@ def _print_summary(summary: dict[str, Any], out: Console, dataset: Dataset | Non
         table.add_row("nodes checked", f"{search['nodes_checked']:,} of {search['lattice_size']:,}",
                       "generalizations judged")
     if "ranges_may_overlap" in search:
-        table.add_row("class values", "each class generalized on its own; ranges of different classes "
-                      + ("may overlap" if search["ranges_may_overlap"] else "do not overlap"), "")
+        table.add_row("class ranges", "may overlap" if search["ranges_may_overlap"] else "do not overlap",
+                      "each class is generalized on its own")
     for name, value in summary["metrics"].items():
         described = describe_metric(name)
         table.add_row(name, "n/a" if value is None else f"{value:.6g}",
@@ -884,6 +880,7 @@ def _levels_text(levels: dict[str, int], dataset: Dataset | None) -> str:
 
 
 main.add_command(report)
+main.add_command(compare)
 main.add_command(init)
 
 if __name__ == "__main__":  # pragma: no cover

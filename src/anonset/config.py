@@ -39,6 +39,7 @@ from anonset.privacy.ldiversity import l_diversity
 from anonset.privacy.risk_models import AverageRisk, HighestRisk, PopulationUniqueness, SampleUniqueness
 
 if TYPE_CHECKING:
+    from anonset.anonymizer import Anonymizer
     from anonset.core.dataset import Dataset
     from anonset.engine.sql.base import SqlBackend, TableName
     from anonset.metrics.base import Metric
@@ -185,6 +186,16 @@ class RunConfig:
 
         specs = {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
         return read_dataset(self.input_path, specs, self.delimiter, self.input_format)
+
+    def anonymizer(self, pick: int | None = None, allow_unprotected: bool = False,
+                   output_table: TableName | None = None) -> Anonymizer:
+        """The :class:`~anonset.anonymizer.Anonymizer` this config describes (method, metric, weights, seed, ...)."""
+        from anonset.anonymizer import Anonymizer
+
+        return Anonymizer({}, self.requirements, method=self.method, metric=self.metric_object or self.metric,
+                          weights=self.weights, drop_suppressed=self.drop_suppressed, seed=self.seed,
+                          method_options=self.method_options, pick=pick, output_table=output_table,
+                          replace_output=self.output_replace, allow_unprotected=allow_unprotected)
 
     def _profiled_dataset(self, backend: SqlBackend) -> Dataset:
         """The dataset of the source table, built from value counts computed in the database."""
