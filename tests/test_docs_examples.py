@@ -242,9 +242,9 @@ def test_example_runs(block: Block, tmp_path: Path) -> None:
     if block.problems:
         pytest.fail(f"{block.where}: " + "; ".join(block.problems))
     if "not run" in block.markers:
-        pytest.skip(f"not run: {block.markers['not run']}")
+        pytest.skip(f"{block.where}: not run: {block.markers['not run']}")
     if "slow" in block.markers and not SLOW:
-        pytest.skip(f"slow ({block.markers['slow']}); set ANONSET_DOCS_SLOW=1 to run it")
+        pytest.skip(f"{block.where}: slow ({block.markers['slow']}); set ANONSET_DOCS_SLOW=1 to run it")
     if {"config check", "config check under attributes"} & block.markers.keys():
         check_config(block, tmp_path)
         return
