@@ -27,7 +27,7 @@ from rich.table import Table
 from anonset.commands import user_errors
 from anonset.commands.compare import compare
 from anonset.commands.init import init
-from anonset.commands.report import report, report_outputs, require_reportable, stage_reports
+from anonset.commands.report import report, report_outputs, require_reportable, run_facts, stage_reports
 from anonset.errors import ConfigError, DataError
 from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
 from anonset.methods.threads import THREADS_VARIABLE
@@ -156,8 +156,8 @@ def _anonymize_in_memory(cfg: RunConfig, model: Anonymizer, files: FileSink,
 
     def report_on(summary: dict[str, Any]) -> None:
         assert release.table is not None
-        stage_reports(files, cfg, dataset, release.table, summary, partition=release.partition,
-                      release_location=release.location)
+        stage_reports(files, dataset, release.table, cfg.requirements, summary, partition=release.partition,
+                      run=run_facts(cfg, release.location), workload=cfg.evaluation)
 
     return release, _place(files, release, cfg, started, report_on), dataset
 
@@ -675,25 +675,38 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
 @click.option("--seed", type=int, default=0, show_default=True, help="Generator seed.")
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the release here ('-' for standard"
               " output).")
+@click.option("--report", "reports", type=click.Path(path_type=Path), multiple=True,
+              help="Write the release report here (.html or .json; repeatable).")
+@click.option("--save-table", type=click.Path(path_type=Path),
+              help="Also write the generated records, before anonymization, to this CSV file (to try anonset init"
+                   " and anonymize on them).")
 @user_errors
-def demo(rows: int, seed: int, output: Path | None) -> None:
-    """Generate the built-in synthetic patient register and anonymize it."""
+def demo(rows: int, seed: int, output: Path | None, reports: tuple[Path, ...], save_table: Path | None) -> None:
+    """Generate the built-in synthetic patient register and anonymize it (5-anonymity, entropy 3-diversity).
+
+    \b
+    Examples:
+      anonset demo --report demo-report.html      # then open demo-report.html in a browser
+      anonset demo --rows 20000 --save-table patients.csv -o patients-anonymized.csv
+    """
     from anonset.anonymizer import Anonymizer
     from anonset.datasets import patient_register_dataset
     from anonset.io.tables import table_writer
     from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
+    from anonset.progress import terminal_progress
     from anonset.release.sinks import FileOutput, FileSink
 
     started = time.perf_counter()
-    files = FileSink({"release": output})
+    files = FileSink({"release": output, "generated table": save_table, **report_outputs(reports)})
     files.check()
     out = _console(output)
     dataset = patient_register_dataset(rows, seed)
     requirements = Requirements([KAnonymity(5), EntropyLDiversity("diagnosis", 3)], max_suppression=0.02)
     out.print(f"[bold]anonset demo[/bold]: {rows:,} synthetic patients (seed {seed}), "
-                  f"quasi-identifiers {', '.join(dataset.quasi)}; sensitive: diagnosis")
+              f"quasi-identifiers {', '.join(dataset.quasi)}; sensitive: diagnosis")
     out.print(f"requirements: {requirements.describe()}; method: optimal full-domain search, metric: loss")
-    release = Anonymizer({}, requirements, seed=seed).fit_transform(dataset).timed(encode=dataset.encode_seconds)
+    with terminal_progress():
+        release = Anonymizer({}, requirements, seed=seed).fit_transform(dataset).timed(encode=dataset.encode_seconds)
     table = release.table
     assert table is not None
     with files:
@@ -701,15 +714,24 @@ def demo(rows: int, seed: int, output: Path | None) -> None:
             writing = time.perf_counter()
             files.stage(FileOutput(output, table_writer(table, output)))
             release = release.timed(write=time.perf_counter() - writing)
+        if save_table is not None:
+            assert dataset.table is not None
+            files.stage(FileOutput(save_table, table_writer(dataset.table, save_table)))
+        release = release.written_to(files.location)
+        summary = release.summary(seconds=time.perf_counter() - started)
+        stage_reports(files, dataset, table, requirements, summary, partition=release.partition,
+                      run={"release": release.location})
         files.verify()
         files.place()
-    release = release.written_to(files.location)
-    summary = release.summary(seconds=time.perf_counter() - started)
     for warning in release.warnings:
         click.echo(f"warning: {warning}", err=True)
     _print_summary(summary, out, dataset)
     out.print("first released records:")
     out.print(table.head(8).to_string(index=False), highlight=False, markup=False, soft_wrap=True)
+    for path in reports:
+        out.print(f"report written to {path}: open it in a browser")
+    if not reports:
+        out.print("anonset demo --report demo-report.html writes a report that explains this release")
 
 
 @main.command(name="compile")

@@ -132,3 +132,29 @@ def test_summary_says_which_way_is_better_and_levels_of_their_height(tmp_path: P
     levels = next(line for line in summary_lines if line.startswith("│ levels"))
     # age has 4 builder widths (5 levels with the top), sex a flat hierarchy, zip 3 masked digits + the top
     assert " of 5" in levels.split("sex")[0] and "sex 0 of 1" in levels or "sex 1 of 1" in levels
+
+
+def test_demo_writes_its_report_and_its_generated_table(tmp_path: Path) -> None:
+    code, out = _run("demo", "--rows", "2000", "--report", str(tmp_path / "demo.json"),
+                     "--save-table", str(tmp_path / "patients.csv"), "-o", str(tmp_path / "released.csv"))
+    assert code == 0, out
+    report = json.loads((tmp_path / "demo.json").read_text(encoding="utf-8"))
+    generated = pd.read_csv(tmp_path / "patients.csv", dtype=str)
+    released = pd.read_csv(tmp_path / "released.csv", dtype=str, keep_default_na=False)
+    assert len(generated) == len(released) == report["run"]["records"] == 2000
+    quasi = report["run"]["quasi_identifiers"]
+    stars = (released[quasi] == "*").all(axis=1)
+    assert report["suppression"]["records"] == int(stars.sum())
+    assert report["classes"]["smallest"] == int(released[~stars].groupby(quasi).size().min()) >= 5
+    assert all(g["holds"] for g in report["guarantees"])
+
+
+def test_workload_checks_of_the_config_are_in_the_report(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    config.write_text(config.read_text(encoding="utf-8") + "evaluation: {queries: {count: 300, seed: 1}}\n",
+                      encoding="utf-8")
+    code, out = _run("anonymize", str(config), "-q", "--report", str(tmp_path / "r.json"))
+    assert code == 0, out
+    queries = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["workload"]["queries"]
+    assert queries["queries"] == 300 and queries["mean_relative_error"] >= 0
+    assert 0 <= queries["share_above"] <= 1

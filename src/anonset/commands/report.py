@@ -25,9 +25,10 @@ if TYPE_CHECKING:
     from anonset.config import RunConfig
     from anonset.core.dataset import Dataset
     from anonset.core.partition import Partition
+    from anonset.privacy.base import Requirements
     from anonset.release.sinks import FileSink
 
-__all__ = ["report", "report_outputs", "require_reportable", "stage_reports"]
+__all__ = ["report", "report_outputs", "require_reportable", "run_facts", "stage_reports"]
 
 
 def report_outputs(paths: Sequence[Path]) -> dict[str, Path]:
@@ -45,10 +46,15 @@ def require_reportable(cfg: RunConfig, paths: Sequence[Path]) -> None:
                           f" {cfg.engine}, run `anonset report {cfg.path} RELEASE` on the written release")
 
 
-def stage_reports(files: FileSink, cfg: RunConfig, dataset: Dataset, released: pd.DataFrame,
+def stage_reports(files: FileSink, dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
                   summary: Mapping[str, Any], *, partition: Partition | None = None,
-                  release_location: str | None = None) -> float:
-    """Build the report of a run's release and stage it at every ``report`` output; the seconds it took."""
+                  run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None) -> float:
+    """Build the report of a run's release and stage it at every ``report`` output; the seconds it took.
+
+    ``run`` holds what the command knows of the run (:func:`run_facts`);
+    ``workload`` the config's ``evaluation`` section (its query and pattern
+    checks are run on the release and reported).
+    """
     from anonset.release.sinks import FileOutput
     from anonset.report.files import report_writer
 
@@ -56,14 +62,15 @@ def stage_reports(files: FileSink, cfg: RunConfig, dataset: Dataset, released: p
     if not paths:
         return 0.0
     started = time.perf_counter()
-    contents = _contents(cfg, dataset, released, summary, partition=partition, release_location=release_location)
+    contents = _contents(dataset, released, requirements, summary, partition=partition, run=run, workload=workload)
     for path in paths:
         files.stage(FileOutput(path, report_writer(contents, path)))
     return time.perf_counter() - started
 
 
-def _contents(cfg: RunConfig, dataset: Dataset, released: pd.DataFrame, summary: Mapping[str, Any] | None,
-              *, partition: Partition | None = None, release_location: str | None = None,
+def _contents(dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
+              summary: Mapping[str, Any] | None, *, partition: Partition | None = None,
+              run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None,
               where: str = "release") -> dict[str, Any]:
     from anonset.methods import registry
     from anonset.report.contents import build_report
@@ -73,11 +80,12 @@ def _contents(cfg: RunConfig, dataset: Dataset, released: pd.DataFrame, summary:
     if method is not None and method in registry.names():
         spec = registry.get(str(method))
         family, method_summary = spec.family.value, spec.summary
-    return build_report(dataset, released, cfg.requirements, summary, partition=partition, family=family,
-                        method_summary=method_summary, run=_run_facts(cfg, release_location), where=where)
+    return build_report(dataset, released, requirements, summary, partition=partition, family=family,
+                        method_summary=method_summary, run=run, workload=workload, where=where)
 
 
-def _run_facts(cfg: RunConfig, release_location: str | None) -> dict[str, Any]:
+def run_facts(cfg: RunConfig, release_location: str | None) -> dict[str, Any]:
+    """The config, the input file with its SHA-256, and where the release went: for a report's provenance."""
     from anonset.report.files import file_sha256
 
     out: dict[str, Any] = {"config": str(cfg.path), "release": release_location}
@@ -122,7 +130,8 @@ def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path:
     summary = _read_summary(summary_path) if summary_path is not None else None
     released = read_table(release, cfg.release_delimiter())
     dataset = cfg.load_dataset()
-    contents = _contents(cfg, dataset, released, summary, release_location=str(release), where=str(release))
+    contents = _contents(dataset, released, cfg.requirements, summary, run=run_facts(cfg, str(release)),
+                         workload=cfg.evaluation, where=str(release))
     with files:
         for path in outputs:
             files.stage(FileOutput(path, report_writer(contents, path)))

@@ -58,7 +58,7 @@ def check_release_columns(dataset: Dataset, released: pd.DataFrame, where: str) 
 def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
                  summary: Mapping[str, Any] | None = None, *, partition: Partition | None = None,
                  family: str | None = None, method_summary: str = "", run: Mapping[str, Any] | None = None,
-                 where: str = "release") -> dict[str, Any]:
+                 workload: Mapping[str, Any] | None = None, where: str = "release") -> dict[str, Any]:
     """The report of a release, as a JSON-ready mapping (the keys are documented in docs/report.md).
 
     Parameters
@@ -82,6 +82,9 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
     run : mapping, optional
         What the command knows of the run: ``config``, ``input`` (path,
         sha256), ``release`` (where it was written).
+    workload : mapping, optional
+        The config's ``evaluation`` section: its ``queries`` and ``patterns``
+        checks are run on the release against the original records.
     where : str
         The release's name in error messages.
     """
@@ -131,9 +134,33 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         "method": _method_section(facts, family),
         "why": why_this_release(facts, family or "", method_summary, nearby, budget),
         "alternatives": nearby,
+        "workload": _workload(dataset, partition, workload),
         "warnings": list((summary or {}).get("warnings", [])),
     }
     return report
+
+
+def _workload(dataset: Dataset, partition: Partition | None,
+              workload: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The config's query-accuracy and pattern-survival checks run on the release, or None when none is set."""
+    checks = {key: (workload or {}).get(key) for key in ("queries", "patterns")}
+    if partition is None or not any(checks.values()):
+        return None
+    from anonset.evaluation import pattern_survival, query_accuracy
+
+    out: dict[str, Any] = {}
+    q = checks["queries"]
+    if q:
+        accuracy = query_accuracy(dataset, partition, n_queries=q["count"], dimension=q["dimension"],
+                                  selectivity=q["selectivity"], seed=q["seed"], threshold=q["threshold"])
+        out["queries"] = {**accuracy.summary(), "share_above": accuracy.share_above, "dimension": q["dimension"],
+                          "selectivity": q["selectivity"], "threshold": q["threshold"]}
+    p = checks["patterns"]
+    if p:
+        survival = pattern_survival(dataset, partition, p["target"], task=p["task"], test_fraction=p["test_fraction"],
+                                    depth=p["depth"], seed=p["seed"])
+        out["patterns"] = {**survival.summary(), "target": p["target"]}
+    return out
 
 
 def _suppressed_rows(released: pd.DataFrame, quasi: tuple[str, ...]) -> NDArray[np.bool_]:

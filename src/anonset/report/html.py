@@ -50,6 +50,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         _classes(report["classes"]),
         _risk(report["risk"]),
         _utility(report["utility"], report["utility_source"]),
+        _workload(report.get("workload")),
         _method(report["method"]),
         _provenance(run),
     ]
@@ -180,6 +181,30 @@ def _utility(rows: Sequence[Mapping[str, Any]], source: str) -> str:
             f'<p class="muted">Figures from {escape(source)}.</p>'
             "<table><tr><th>metric</th><th>value</th><th>better</th><th>range</th><th>meaning</th></tr>"
             f"{body}</table></section>")
+
+
+def _workload(w: Mapping[str, Any] | None) -> str:
+    parts = ['<section id="workload"><h2>Workload evaluation against the original</h2>']
+    if not w:
+        parts.append("<p class=\"muted\">Not configured: add <code>evaluation: {queries: {count: 1000}}</code> to the"
+                     " config to have the report answer random COUNT queries on the release and on the original"
+                     " records; <code>anonset evaluate</code> runs the train/test protocol for a classifier.</p>")
+    q = (w or {}).get("queries")
+    if q:
+        parts.append(f"<p>{q['queries']:,} random COUNT queries over {q['dimension']} quasi-identifiers, each"
+                     f" selecting about {q['selectivity']:.0%} of the domain, answered on the release (records spread"
+                     " evenly over their generalized values) and on the original records: mean relative error"
+                     f" {q['mean_relative_error']:.3g}, median {q['median_relative_error']:.3g};"
+                     f" {q['share_above']:.1%} of the queries are off by more than {q['threshold']:.0%}."
+                     " Lower is better.</p>")
+    p = (w or {}).get("patterns")
+    if p:
+        parts.append(f"<p>A decision tree for {escape(str(p['target']))} learned on the release scores"
+                     f" {p['release']:.4f} on held-out original records ({escape(str(p['score']).replace('_', ' '))});"
+                     f" the same tree learned on the original records scores {p['raw']:.4f}. Their top splits"
+                     f" overlap {p['overlap']:.0%}.</p>")
+    parts.append("</section>")
+    return "".join(parts)
 
 
 def _method(m: Mapping[str, Any]) -> str:
