@@ -51,7 +51,16 @@ console = Console()
               help="Threads for the parallel kernels (default: the cores that are free when a kernel starts;"
                    " also ANONSET_THREADS).")
 def main(threads: int | None) -> None:
-    """anonset: anonymize microdata for safe release (k-anonymity, l-diversity, t-closeness)."""
+    """anonset: anonymize microdata for safe release (k-anonymity, l-diversity, t-closeness).
+
+    \b
+    New here? Three steps (docs/tutorial.md walks through them):
+      anonset init patients.csv -o config.yaml       # a commented starter config from your table
+      anonset anonymize config.yaml --report report.html
+      open report.html                                # what was released, how safe, what it cost
+    \b
+    Or see a worked example first:  anonset demo --report demo-report.html
+    """
     if threads is not None:
         os.environ[THREADS_VARIABLE] = str(threads)
 
@@ -314,6 +323,11 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     suppressed records of a release (every quasi-identifier ``*``) are left
     out of every figure and counted as excluded.  With --sampling-fraction or
     --population-size the population-uniqueness models are estimated too.
+
+    \b
+    Examples:
+      anonset risk config.yaml                                  # the input's risk
+      anonset risk config.yaml --release released.csv --sampling-fraction 0.1
     """
     import numpy as np
 
@@ -453,9 +467,15 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
     training records only and applied to test records; models trained on the recoded records are scored
     against the same models on the original ones.  With evaluation.queries or evaluation.patterns the method
     is also fitted on all records and its release put through the aggregate-query and pattern-survival checks
-    (docs/utility.md).  Nothing is released."""
+    (docs/utility.md).  Nothing is released.
+
+    \b
+    Example:
+      anonset evaluate mondrian-infogain.yaml --summary evaluation.json
+    """
     from anonset.config import load_config
     from anonset.evaluation import evaluate as run_evaluation
+    from anonset.progress import terminal_progress
 
     cfg = load_config(config)
     checks = {key: cfg.evaluation[key] for key in _UTILITY_CHECKS if key in cfg.evaluation}
@@ -468,16 +488,17 @@ def evaluate(config: Path, summary_path: Path | None, quiet: bool) -> None:
     check_output_paths({"summary": summary_path}, cfg.input_files())  # before any work is done
     out = _console(summary_path)
     options = {key: value for key, value in cfg.evaluation.items() if key not in _UTILITY_CHECKS}
-    dataset = cfg.load_dataset()
     summary: dict[str, Any] = {}
-    if _runs_protocol(cfg, options, bool(checks)):
-        if "folds" not in options and "test_fraction" not in options:
-            options["folds"] = 10
-        result = run_evaluation(dataset, requirements=cfg.requirements, method=cfg.method,
-                                method_options=cfg.method_options, weights=cfg.weights, seed=cfg.seed, **options)
-        summary = result.summary()
-    if checks:
-        summary.update(_utility_figures(cfg, dataset, checks))
+    with terminal_progress(enabled=not quiet):
+        dataset = cfg.load_dataset()
+        if _runs_protocol(cfg, options, bool(checks)):
+            if "folds" not in options and "test_fraction" not in options:
+                options["folds"] = 10
+            result = run_evaluation(dataset, requirements=cfg.requirements, method=cfg.method,
+                                    method_options=cfg.method_options, weights=cfg.weights, seed=cfg.seed, **options)
+            summary = result.summary()
+        if checks:
+            summary.update(_utility_figures(cfg, dataset, checks))
     if summary_path is not None:
         atomic_write(summary_path, _json_writer(summary))
     if quiet:
@@ -604,6 +625,10 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     the run's budget (--max-suppression) and, when the run dropped its
     suppressed records, --input-records, the figures are those of the summary
     of the anonymize run that wrote DATA.
+
+    \b
+    Example:
+      anonset check released.csv --quasi age,sex,zip -k 5 --sensitive diagnosis --l 3 --max-suppression 0.01
     """
     from anonset.core.dataset import Dataset
     from anonset.io.tables import read_table
@@ -740,7 +765,12 @@ def demo(rows: int, seed: int, output: Path | None, reports: tuple[Path, ...], s
               help="Processes compiling at once (kernels of different method families compile apart).")
 @click.option("--runs", hidden=True, help="Comma-separated indices of the warm-ups to run (one job's share).")
 def compile_kernels(quiet: bool, jobs: int, runs: str | None) -> None:
-    """Compile every method's kernels now, so that no first run pays it (run once after installing)."""
+    """Compile every method's kernels now, so that no first run pays it (run once after installing).
+
+    \b
+    Example:
+      anonset compile --jobs 2
+    """
     import subprocess
 
     from anonset.precompile import WARM_UPS, precompile, shares
@@ -774,7 +804,12 @@ def compile_kernels(quiet: bool, jobs: int, runs: str | None) -> None:
 @main.command()
 @click.option("--markdown", is_flag=True, help="Print the table in Markdown (as in docs/methods.md).")
 def methods(markdown: bool) -> None:
-    """List the registered methods: family, where they run, what they enforce, and their options."""
+    """List the registered methods: family, where they run, what they enforce, and their options.
+
+    \b
+    Example:
+      anonset methods --markdown > methods.md
+    """
     from anonset.methods import registry
     from anonset.methods.base import MODEL_WORDS
 

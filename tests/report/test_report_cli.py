@@ -158,3 +158,12 @@ def test_workload_checks_of_the_config_are_in_the_report(tmp_path: Path) -> None
     queries = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["workload"]["queries"]
     assert queries["queries"] == 300 and queries["mean_relative_error"] >= 0
     assert 0 <= queries["share_above"] <= 1
+
+
+def test_every_command_help_has_an_example() -> None:
+    for name, command in main.commands.items():
+        result = CliRunner().invoke(main, [name, "--help"])
+        assert result.exit_code == 0, name
+        assert "Example" in result.output, f"anonset {name} --help shows no example"
+        assert command.help
+    assert "anonset init" in CliRunner().invoke(main, ["--help"]).output
