@@ -29,6 +29,10 @@ The conventions, for whoever writes the docs:
   doc's examples are skipped with the reason, unless the environment variable ``CI`` is set, where
   they fail.
 
+  A doc that declares ``<!-- examples: one session -->`` on a line of its own (a tutorial) runs its
+  blocks in order in one folder, as a reader would type them: what a block writes, the next one
+  reads.  A failing block fails the doc's one test, named after the block.
+
   ``yaml``
       a complete config (it has ``input``): ``anonset anonymize`` runs it and must exit 0.
   ``sh``
@@ -62,6 +66,7 @@ LANGUAGES = ("yaml", "sh", "python", "text")
 REASONED = ("not run", "slow", "config check", "config check under attributes")
 MARKERS = (*REASONED, "file", "exit")
 DATA_DECLARATION = "<!-- example data: adult -->"
+SESSION_DECLARATION = "<!-- examples: one session -->"
 OPENING = re.compile(r"^(?P<indent>[ \t]*)```(?P<info>[^`]*)$")
 CLOSING = re.compile(r"^[ \t]*```[ \t]*$")
 COMMENT = re.compile(r"^[ \t]*<!--(?P<body>.*)-->[ \t]*$")
@@ -151,8 +156,16 @@ def marker_problems(block: Block) -> list[str]:
 BLOCKS = {doc: parse(doc) for doc in DOCS}
 #: The blocks the test runs: a block marked ``not run`` is only shown (its marker and reason are checked by
 #: test_blocks_are_tagged_and_marked), so it is not collected at all rather than reported as a skipped test.
-RUNNABLE = [b for blocks in BLOCKS.values() for b in blocks
-            if b.language in LANGUAGES[:3] and "file" not in b.markers and "not run" not in b.markers]
+def _runs(b: Block) -> bool:
+    return b.language in LANGUAGES[:3] and "file" not in b.markers and "not run" not in b.markers
+
+
+def declares(doc: Path, declaration: str) -> bool:
+    return any(line.strip() == declaration for line in doc.read_text(encoding="utf-8").splitlines())
+
+
+SESSIONS = [doc for doc in DOCS if declares(doc, SESSION_DECLARATION)]
+RUNNABLE = [b for doc, blocks in BLOCKS.items() if doc not in SESSIONS for b in blocks if _runs(b)]
 
 
 # --------------------------------------------------------------------------- every block is tagged and marked
@@ -175,7 +188,7 @@ def test_blocks_are_tagged_and_marked(doc: Path) -> None:
 
 # --------------------------------------------------------------------------- every runnable block runs
 def declares_adult(doc: Path) -> bool:
-    return any(line.strip() == DATA_DECLARATION for line in doc.read_text(encoding="utf-8").splitlines())
+    return declares(doc, DATA_DECLARATION)
 
 
 def require_adult_data() -> None:
@@ -189,8 +202,16 @@ def require_adult_data() -> None:
 
 
 def example_folder(block: Block, tmp_path: Path) -> Path:
-    """A folder with what the block's doc provides: its data, its saved files above the block, .venv."""
+    """A folder with what the block's doc provides: its data, its saved files above the block, .venv.
+
+    In a one-session doc the folder is made once, by its first block, and kept for the others.
+    """
     folder = tmp_path / "example"
+    if folder.exists():
+        for saved in BLOCKS[block.doc]:
+            if "file" in saved.markers and saved.line < block.line:
+                (folder / saved.markers["file"]).write_text(saved.text, encoding="utf-8")
+        return folder
     folder.mkdir()
     if declares_adult(block.doc):
         require_adult_data()
@@ -237,6 +258,14 @@ def check_config(block: Block, tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     load_config(path)
+
+
+@pytest.mark.parametrize("doc", SESSIONS, ids=lambda d: str(d.relative_to(ROOT)))
+def test_one_session_doc_runs_in_order(doc: Path, tmp_path: Path) -> None:
+    """A tutorial's blocks, in order, in one folder: each runs as written."""
+    for block in BLOCKS[doc]:
+        if _runs(block):
+            test_example_runs(block, tmp_path)
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.where)
