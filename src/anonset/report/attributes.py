@@ -53,9 +53,10 @@ def attribute_sections(dataset: Dataset, released: pd.DataFrame, partition: Part
             "generalization": _generalization(dataset, q, level, partition),
             "loss": None if loss is None else float(loss[j]),
             "distinct_before": int((dataset.encoded[q].counts() > 0).sum()),
-            "distinct_after": int(released[q].astype(str).nunique()) if len(released) else 0,
+            "distinct_after": _distinct_released(released[q]),
             "before": value_counts(_input_values(dataset, q), numeric=_by_value(dataset, q)),
-            "after": value_counts(released[q], suppressed_last=True),
+            "after": value_counts(released[q], suppressed_last=True,
+                                  in_order=dataset.specs[q].type is not AttributeType.CATEGORICAL),
         }
         out.append(section)
     return out
@@ -100,13 +101,15 @@ def suppressed_breakdown(dataset: Dataset, released: pd.DataFrame, suppressed: N
 
 
 def value_counts(values: pd.Series, *, numeric: NDArray[np.float64] | None = None,
-                 suppressed_last: bool = False) -> list[dict[str, Any]]:
+                 suppressed_last: bool = False, in_order: bool = False) -> list[dict[str, Any]]:
     """The bars of a distribution: ``[{label, records}]``, the most frequent first (numeric: bins in order).
 
     At most :data:`TOP_VALUES` bars and one ``other (N values)`` bar; with
     ``suppressed_last`` the ``*`` bar comes last.  A numeric column with
     more distinct values than that is binned into :data:`NUMERIC_BINS`
-    equal-width bins.
+    equal-width bins.  ``in_order``: the bars shown are sorted by the
+    number each label starts with (``20-39`` before ``40-59``), when every
+    one starts with a number.
     """
     if numeric is not None:
         finite = numeric[np.isfinite(numeric)]
@@ -117,6 +120,8 @@ def value_counts(values: pd.Series, *, numeric: NDArray[np.float64] | None = Non
     if suppressed_last:
         counts = counts.drop(SUPPRESSED, errors="ignore")
     top = counts.iloc[:TOP_VALUES]
+    if in_order:
+        top = _by_leading_number(top)
     out = [{"label": str(label), "records": int(n)} for label, n in top.items()]
     rest = counts.iloc[TOP_VALUES:]
     if len(rest):
@@ -124,6 +129,20 @@ def value_counts(values: pd.Series, *, numeric: NDArray[np.float64] | None = Non
     if star:
         out.append({"label": f"{SUPPRESSED} (suppressed or fully generalized)", "records": star})
     return out
+
+
+def _by_leading_number(counts: pd.Series) -> pd.Series:
+    """``counts`` sorted by the number each label starts with, when every label starts with one."""
+    leading = pd.Series(counts.index.astype(str), index=counts.index).str.extract(r"^\[?(-?\d+(?:\.\d+)?)")[0]
+    if leading.isna().any():
+        return counts
+    return counts.iloc[np.argsort(leading.astype(float).to_numpy(), kind="stable")]
+
+
+def _distinct_released(column: pd.Series) -> int:
+    """Distinct released values of a column, ``*`` (suppressed or fully generalized) not counted."""
+    distinct = column.astype(str).unique()
+    return int(len(distinct) - (SUPPRESSED in distinct))
 
 
 def _bins(numbers: NDArray[np.float64], missing: int) -> list[dict[str, Any]]:

@@ -102,7 +102,7 @@ def _attributes(sections: Sequence[Mapping[str, Any]]) -> str:
     return ('<section id="attributes"><h2>What was done to each quasi-identifier</h2>'
             '<p class="muted">Level 0 is the original value; the top level replaces every value by *. Loss is'
             " the share of the attribute's domain a released value covers on average, 0 (nothing lost) to 1"
-            " (everything suppressed).</p>"
+            " (everything suppressed); a suppressed record counts 1. Distinct values do not count *.</p>"
             "<table><tr><th>attribute</th><th>level</th><th>generalization</th><th>distinct values</th>"
             f"<th>loss</th></tr>{''.join(rows)}</table>{''.join(charts)}</section>")
 
@@ -110,7 +110,7 @@ def _attributes(sections: Sequence[Mapping[str, Any]]) -> str:
 def _suppression(s: Mapping[str, Any]) -> str:
     parts = ['<section id="suppression"><h2>Suppressed records</h2>',
              f"<p>{s['records']:,} records ({s['share']:.2%}) were suppressed: their quasi-identifiers are"
-             f" released as * {'(or the records were left out)' if s['dropped'] else ''}. The budget allowed"
+             f" released as *{' (or the records were left out)' if s['dropped'] else ''}. The budget allowed"
              f" {s['budget_records']:,} ({s['budget_share']:.2%}).</p>"]
     breakdown = s.get("breakdown")
     if breakdown:
