@@ -14,7 +14,7 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/anonset demo
+	$(BIN)/anonset demo --report demo-report.html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
