@@ -115,7 +115,7 @@ def value_counts(values: pd.Series, *, numeric: NDArray[np.float64] | None = Non
         finite = numeric[np.isfinite(numeric)]
         if len(np.unique(finite)) > TOP_VALUES:
             return _bins(finite, int(len(numeric) - len(finite)))
-    counts = values.astype(str).value_counts(sort=True, dropna=False)
+    counts = label_counts(values)
     star = int(counts.get(SUPPRESSED, 0)) if suppressed_last else 0
     if suppressed_last:
         counts = counts.drop(SUPPRESSED, errors="ignore")
@@ -141,8 +141,30 @@ def _by_leading_number(counts: pd.Series) -> pd.Series:
 
 def _distinct_released(column: pd.Series) -> int:
     """Distinct released values of a column, ``*`` (suppressed or fully generalized) not counted."""
-    distinct = column.astype(str).unique()
-    return int(len(distinct) - (SUPPRESSED in distinct))
+    counts = label_counts(column)
+    return int(len(counts) - (SUPPRESSED in counts.index))
+
+
+def label_counts(values: pd.Series) -> pd.Series:
+    """Records per value, as text, the most frequent first (a missing value counts as ``nan``).
+
+    A categorical column is counted on its codes and any other column on
+    its values; only the distinct values are turned into text, never one
+    string per record.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        categories = values.cat.categories
+        counts = pd.Series(np.bincount(codes[codes >= 0], minlength=len(categories)),
+                           index=categories.astype(str).to_numpy())
+        missing = int((codes < 0).sum())
+        if missing:
+            counts = pd.concat([counts, pd.Series([missing], index=["nan"])])
+    else:
+        counts = values.value_counts(dropna=False)
+        counts.index = [str(v) for v in counts.index]
+    counts = counts.groupby(level=0, sort=False).sum()
+    return counts[counts > 0].sort_values(ascending=False, kind="stable")
 
 
 def _bins(numbers: NDArray[np.float64], missing: int) -> list[dict[str, Any]]:
