@@ -29,7 +29,7 @@ from __future__ import annotations
 import platform
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -60,6 +60,7 @@ from anonset.metrics.research_value import ResearchValue
 from anonset.privacy.base import PrivacyModel, Requirements
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity
+from anonset.progress import Task
 from anonset.progress import task as progress_task
 from anonset.release.caveats import binding_models, passthrough_columns, useless_release
 from anonset.release.facts import (
@@ -532,10 +533,7 @@ class Anonymizer:
                                       if report.classes <= 1 else None)
             clock.lap("verify")
             bar.update(completed=3, description="releasing: scoring")
-            metrics: dict[str, float] = {}
-            for m in reported:
-                metrics[m.name] = float(m.score(partition, dataset))
-                bar.advance()
+            metrics = _scores(reported, partition, dataset, bar)
             clock.lap("metrics")
             risk = release_risk(_input_class_sizes(engine), report.released_sizes, report.suppressed_rows)
             clock.lap("verify")
@@ -721,10 +719,7 @@ class Anonymizer:
                 table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
             clock.lap("release")
             bar.update(completed=1, description="releasing: scoring")
-            metrics: dict[str, float] = {}
-            for m in reported:
-                metrics[m.name] = float(m.score(partition, dataset))
-                bar.advance()
+            metrics = _scores(reported, partition, dataset, bar)
             clock.lap("metrics")
             if check:
                 bar.update(description="releasing: re-checking")
@@ -794,6 +789,15 @@ def _warn_single_class_targets(dataset: Dataset) -> None:
                 warnings.warn(f"{dataset.source}, column {name!r}: the target has one class only ({values[0]!r});"
                               " the classification metric (cm) is 0 for every release and class_penalty has no"
                               " effect", UserWarning, stacklevel=3)
+
+
+def _scores(metrics: Sequence[Metric], partition: Partition, dataset: Dataset, bar: Task) -> dict[str, float]:
+    """Each metric's score of the release's partition, one step of ``bar`` per metric."""
+    out: dict[str, float] = {}
+    for m in metrics:
+        out[m.name] = float(m.score(partition, dataset))
+        bar.advance()
+    return out
 
 
 def _input_class_sizes(engine: Engine) -> NDArray[np.int64]:
