@@ -57,6 +57,10 @@ class EngineContext:
         schema: PgSchema = self.request.getfixturevalue("pg_schema")
         return schema
 
+    def spark(self) -> Any:
+        """The session's local Spark; skips the test, with the reason, when pyspark or Java is missing (not in CI)."""
+        return self.request.getfixturevalue("spark")
+
 
 #: build(context, table, attributes, request, cache_cells=..., direct_rows=...) -> (engine, its dataset)
 Build = Callable[..., tuple[Engine, Dataset]]
@@ -85,6 +89,9 @@ class EngineFactory:
     database : bool
         The engine fetches from a database (``rows_fetched`` is an int);
         otherwise it holds the rows in memory (``rows_fetched`` is None).
+    rolls_up_locally : bool
+        The engine fetches the bottom class table once and rolls every node
+        up on the driver (Spark): ``rows_fetched`` does not grow per node.
     """
 
     key: str
@@ -92,6 +99,7 @@ class EngineFactory:
     build: Build
     reference: bool = False
     database: bool = True
+    rolls_up_locally: bool = False
 
 
 def _numpy(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any], request: StatsRequest, *,
@@ -125,12 +133,26 @@ def _postgres(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any
     return ctx.stack.enter_context(SqlEngine(ds, request, backend, ref, **options)), ds
 
 
+def _spark(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any], request: StatsRequest, *,
+           cache_cells: int, direct_rows: int) -> tuple[Engine, Dataset]:
+    from anonset.engine.spark.engine import SparkEngine
+    from anonset.engine.spark.source import dataset_from_frame, read_frame
+
+    spark = ctx.spark()
+    path = ctx.tmp_path / f"table{secrets.token_hex(3)}.csv"
+    write_table(table, path, delimiter=";")
+    frame = read_frame(spark, path=path, delimiter=";")
+    ds = dataset_from_frame(frame, attributes, str(path))  # no record reaches the driver
+    return ctx.stack.enter_context(SparkEngine(ds, request, frame, cache_cells=cache_cells)), ds
+
+
 #: Every engine the conformance suite runs on, by test id.
 ENGINES: dict[str, EngineFactory] = {f.key: f for f in [
     EngineFactory("numpy", "numpy", _numpy, reference=True, database=False),
     EngineFactory("duckdb-frame", "duckdb", _duckdb_frame),
     EngineFactory("duckdb-csv", "duckdb", _duckdb_csv),
     EngineFactory("postgres", "postgresql", _postgres),
+    EngineFactory("spark", "spark", _spark, rolls_up_locally=True),
 ]}
 
 #: make(table, attributes, request, cache_cells=..., direct_rows=...) -> (engine, dataset); closed after the test.
@@ -143,6 +165,14 @@ def pg_schema() -> Iterator[PgSchema]:
     schema = PgSchema(PG_URL)
     yield schema
     schema.close()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """A local Spark session for the whole test session (local[2]); skips without pyspark or Java, fails in CI."""
+    from support import require_spark
+
+    yield require_spark()
 
 
 @pytest.fixture(params=list(ENGINES))

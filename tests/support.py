@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -77,6 +78,24 @@ def require_adult() -> Path:
     if not (ADULT / "adult.csv").exists():
         pytest.skip(f"reference data not found at {ADULT} (tests read ../shared/data/adult)")
     return ADULT
+
+
+def require_spark() -> Any:
+    """A local Spark session (``local[2]``), started once per process; skips loudly without pyspark or Java.
+
+    In CI (the environment variable ``CI`` set) a missing pyspark or Java fails instead: there every
+    service the suite needs is installed.
+    """
+    from anonset.engine.spark.session import spark_session
+    from anonset.errors import ConfigError
+
+    try:
+        return spark_session("local[2]", options={"spark.sql.shuffle.partitions": "4",
+                                                  "spark.default.parallelism": "2"})
+    except ConfigError as exc:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+            pytest.fail(f"Spark is required in CI: {exc}")
+        pytest.skip(f"Spark unavailable: {exc}")
 
 
 def random_hierarchy(rng: np.random.Generator, name: str, n_leaves: int, depth: int) -> Hierarchy:

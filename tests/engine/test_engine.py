@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from anonset.core.dataset import Dataset
 from anonset.core.stats import StatsRequest
@@ -81,3 +82,36 @@ def test_cache_stays_within_budget() -> None:
     for node in lattice_of(ds).nodes:
         engine.class_stats(tuple(int(v) for v in node))
         assert engine._cells <= max(1_000, max((s.n_classes for s in engine._cache.values()), default=0) * 5)
+
+
+def test_engine_built_on_a_bottom_class_table_counted_elsewhere() -> None:
+    """Handed the bottom class table (as Spark counts it), the engine rolls every node up to the same statistics."""
+    from anonset.core.stats import ClassStats
+    from anonset.errors import DataError
+
+    rng = np.random.default_rng(11)
+    table, hierarchies = random_table(rng, 300, 3)
+    ds = Dataset(table, {**{q: {"role": "quasi", "hierarchy": h} for q, h in hierarchies.items()},
+                         "s": {"role": "sensitive"}})
+    req = StatsRequest(frozenset({"s"}))
+    full = NumpyEngine(ds, req)
+    order = rng.permutation(full.bottom.n_classes)  # classes may come in any order from elsewhere
+    b = full.bottom
+    shuffled = ClassStats(b.sizes[order], b.keys[order], {"s": b.histograms["s"][order]}, levels=b.levels)
+    local = NumpyEngine(ds, req, bottom=shuffled)
+    for levels in lattice_of(ds).nodes:
+        node = tuple(int(v) for v in levels)
+        x, y = full.class_stats(node), local.class_stats(node)
+        assert _by_key(x) == _by_key(y)
+    with pytest.raises(DataError, match="rows"):
+        local.row_classes(tuple(0 for _ in ds.quasi))
+    with pytest.raises(ValueError, match="counts"):
+        NumpyEngine(ds, req, bottom=ClassStats(b.sizes[:-1], b.keys[:-1], {"s": b.histograms["s"][:-1]}))
+    with pytest.raises(ValueError, match="lacks"):
+        NumpyEngine(ds, req, bottom=ClassStats(b.sizes, b.keys))
+
+
+def _by_key(stats) -> dict:
+    """Class key -> (size, histogram of s): a class table compared whatever the order of its classes."""
+    return {tuple(k): (int(n), tuple(h)) for k, n, h in zip(stats.keys.tolist(), stats.sizes, stats.histograms["s"],
+                                                            strict=True)}

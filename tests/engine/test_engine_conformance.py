@@ -195,7 +195,7 @@ def test_row_classes_assign_rows_to_their_classes(make_engine: MakeEngine) -> No
     engine, ds = make_engine(table, attrs, StatsRequest())
     levels = tuple(min(1, h.max_level) for h in ds.hierarchies)
     if not ds.in_memory:  # a table in PostgreSQL is released in SQL; its rows are never read
-        with pytest.raises(DataError, match="released in SQL"):
+        with pytest.raises(DataError, match="released in (SQL|Spark)"):
             engine.row_classes(levels)
         return
     row_class, stats = engine.row_classes(levels)
@@ -330,7 +330,9 @@ def test_protocol_members(make_engine: MakeEngine, engine_factory: EngineFactory
     before = engine.rows_fetched
     stats = engine.class_stats(tuple(int(v) for v in nodes[1]))
     after = engine.rows_fetched
-    if engine_factory.database:  # exactly the class table's rows travel
+    if engine_factory.rolls_up_locally:  # the bottom class table came once; nodes are rolled up on the driver
+        assert isinstance(before, int) and after == before >= stats.n_classes
+    elif engine_factory.database:  # exactly the class table's rows travel
         assert isinstance(before, int) and isinstance(after, int)
         assert after - before == stats.n_classes
     else:

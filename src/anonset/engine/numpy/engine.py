@@ -11,6 +11,11 @@ classes.  When that is the bottom node, the roll-up goes through the node's
 cached, since many nodes share a hub whose table is several times smaller.
 :meth:`NumpyEngine.close` drops the class tables (the engine holds nothing
 else); it is also a context manager.
+
+An engine whose records are elsewhere (a Spark cluster) hands the numpy
+engine the bottom class table it counted there (``bottom=``): the search then
+rolls up locally from it, and only :meth:`NumpyEngine.row_classes`, which
+needs the records, is unavailable.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from anonset.core.dataset import Dataset
 from anonset.core.hierarchy import Hierarchy
 from anonset.core.stats import ClassStats, StatsRequest, aggregate, stats_from_assignment
 from anonset.engine.numpy.kernels import group_keys, rollup_group, sum_rows_into
+from anonset.errors import DataError
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -44,6 +50,11 @@ class NumpyEngine:
     cache_cells : int
         Budget of the roll-up cache, in class-table cells (classes times
         columns summed over cached nodes).  The bottom node is always kept.
+    bottom : ClassStats, optional
+        The class table of the most specific node, counted elsewhere (keys
+        are leaf codes, levels all 0, the statistics of ``request``); the
+        dataset's records are then not read, and may be absent (a dataset
+        built from a profile).
 
     Attributes
     ----------
@@ -56,7 +67,8 @@ class NumpyEngine:
     name = "numpy"
     rows_fetched: int | None = None
 
-    def __init__(self, dataset: Dataset, request: StatsRequest | None = None, cache_cells: int = 20_000_000):
+    def __init__(self, dataset: Dataset, request: StatsRequest | None = None, cache_cells: int = 20_000_000, *,
+                 bottom: ClassStats | None = None):
         self.dataset = dataset
         self.request = request or StatsRequest()
         self.hierarchies = dataset.hierarchies
@@ -65,15 +77,18 @@ class NumpyEngine:
         self._cells = 0
         self._rows_read = 0
         self._nodes_computed = 0
-        codes = dataset.qi_codes()
         bottom_levels = tuple(0 for _ in self.hierarchies)
-        radix = np.array([h.n_leaves for h in self.hierarchies], dtype=np.int64)
-        keys, inverse = _group_leaf_codes(codes, radix)
-        self._row_to_bottom = inverse
-        self._rows_read += dataset.n_rows
-        self._bottom = stats_from_assignment(dataset, inverse, self.request, keys=keys)
-        self._bottom = ClassStats(self._bottom.sizes, keys, self._bottom.histograms, self._bottom.sums,
-                                  self._bottom.sumsq, bottom_levels)
+        self._row_to_bottom: NDArray[np.int64] | None = None
+        if bottom is None:
+            radix = np.array([h.n_leaves for h in self.hierarchies], dtype=np.int64)
+            keys, inverse = _group_leaf_codes(dataset.qi_codes(), radix)
+            self._row_to_bottom = inverse
+            self._rows_read += dataset.n_rows
+            bottom = stats_from_assignment(dataset, inverse, self.request, keys=keys)
+        else:
+            _check_bottom(bottom, dataset, self.request)
+        self._bottom = ClassStats(bottom.sizes, bottom.keys, bottom.histograms, bottom.sums, bottom.sumsq,
+                                  bottom_levels)
         self._maps_flat, self._map_offset = _flatten_parent_maps(self.hierarchies)
         self._slot_levels = np.zeros((64, len(self.hierarchies)), dtype=np.int64)
         self._slot_classes = np.zeros(64, dtype=np.int64)
@@ -110,7 +125,7 @@ class NumpyEngine:
         self._slot_of.clear()
         self._slots_used = 0
         self._bottom = _EMPTY
-        self._row_to_bottom = np.zeros(0, dtype=np.int64)
+        self._row_to_bottom = None
 
     def __enter__(self) -> Self:
         return self
@@ -145,6 +160,9 @@ class NumpyEngine:
     def row_classes(self, levels: tuple[int, ...]) -> tuple[NDArray[np.int64], ClassStats]:
         """Row -> class index for node ``levels`` and the node's class statistics."""
         self._check_open()
+        if self._row_to_bottom is None:
+            raise DataError(f"{self.dataset.source}: the class table was counted where the records are; the rows"
+                            " are not here to be assigned to classes (a release is written where the records are)")
         levels = tuple(int(v) for v in levels)
         stats, inverse = self._rollup(self._bottom, levels)
         return inverse[self._row_to_bottom], stats
@@ -272,6 +290,24 @@ def _flatten_parent_maps(hierarchies: tuple[Hierarchy, ...]) -> tuple[NDArray[np
                 pos += len(m)
     flat = np.concatenate(chunks).astype(np.int32) if chunks else np.zeros(0, dtype=np.int32)
     return flat, offsets
+
+
+def _check_bottom(bottom: ClassStats, dataset: Dataset, request: StatsRequest) -> None:
+    """A ValueError unless ``bottom`` is a bottom class table of ``dataset`` carrying ``request``'s statistics."""
+    d = len(dataset.quasi)
+    if bottom.keys.ndim != 2 or bottom.keys.shape[1] != d:
+        raise ValueError(f"the bottom class table has {bottom.keys.shape} keys; one leaf code per quasi-identifier"
+                         f" ({d}) per class is needed")
+    if int(bottom.sizes.sum()) != dataset.n_rows:
+        raise ValueError(f"the bottom class table counts {int(bottom.sizes.sum())} records; the dataset has"
+                         f" {dataset.n_rows}")
+    missing = (set(request.histograms) - set(bottom.histograms)) | (set(request.moments) - set(bottom.sums))
+    if missing:
+        raise ValueError(f"the bottom class table lacks the statistics of {sorted(missing)}")
+    for j, h in enumerate(dataset.hierarchies):
+        column = bottom.keys[:, j]
+        if len(column) and (int(column.min()) < 0 or int(column.max()) >= h.n_leaves):
+            raise ValueError(f"leaf codes of {dataset.quasi[j]!r} outside 0..{h.n_leaves - 1}")
 
 
 def _group_leaf_codes(codes: NDArray[np.int32],

@@ -1,0 +1,186 @@
+"""The Spark engine: one GROUP BY on the cluster, then every node rolled up on the driver.
+
+A Spark job costs about a second whatever it does, so the engine never runs
+one per lattice node.  At construction it runs one job over the table: every
+quasi-identifier's value is mapped to its hierarchy leaf code (a broadcast
+join with a small value -> code table), every requested sensitive value to
+its code, and the rows are grouped by their leaf codes, with per class the
+count, one count per sensitive value (histograms) and the sums and sums of
+squares of numeric sensitive attributes.  That bottom class table (one row
+per distinct combination of leaf codes, never a record) comes to the driver
+as Arrow, and a :class:`~anonset.engine.numpy.engine.NumpyEngine` built on it
+rolls every other node up locally.  The statistics equal the numpy engine's.
+
+The records stay on the cluster: :meth:`SparkEngine.row_classes` refuses, and
+a release is written there by :class:`~anonset.engine.spark.sink.SparkSink`.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self, cast
+
+import numpy as np
+import pandas as pd
+
+from anonset.core.dataset import Dataset
+from anonset.core.stats import ClassStats, StatsRequest
+from anonset.engine.numpy.engine import NumpyEngine
+from anonset.engine.spark.source import text_column
+from anonset.errors import DataError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+    from pyspark.sql import DataFrame
+
+__all__ = ["SparkEngine", "code_frame", "leaf_code_columns"]
+
+
+class SparkEngine:
+    """Class statistics of full-domain nodes of a table on Spark (one job, then local roll-ups).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The table's dataset, built from its profile
+        (:func:`anonset.engine.spark.source.dataset_from_frame`).
+    request : StatsRequest
+        Sensitive statistics to carry per class.
+    frame : pyspark.sql.DataFrame
+        The table, as :func:`~anonset.engine.spark.source.read_frame` reads it.
+    cache_cells : int
+        Budget of the local roll-up cache (see :class:`NumpyEngine`).
+    source : str
+        How messages and the provenance name the table.
+    """
+
+    name = "spark"
+
+    def __init__(self, dataset: Dataset, request: StatsRequest | None, frame: DataFrame, *,
+                 cache_cells: int = 20_000_000, source: str = "") -> None:
+        self.dataset = dataset
+        self.request = request or StatsRequest()
+        self.frame = frame
+        self.source = source or dataset.source
+        bottom = _bottom_table(frame, dataset, self.request)
+        self._rows_fetched = bottom.n_classes
+        self._local = NumpyEngine(dataset, self.request, cache_cells, bottom=bottom)
+        self._closed = False
+
+    @property
+    def rows_read(self) -> int:
+        """Rows Spark read for the class tables (one pass)."""
+        return self.dataset.n_rows
+
+    @property
+    def nodes_computed(self) -> int:
+        """Class tables rolled up on the driver so far."""
+        return self._local.nodes_computed
+
+    @property
+    def rows_fetched(self) -> int:
+        """Rows that came from Spark to the driver for the search: the bottom class table's."""
+        return self._rows_fetched
+
+    @property
+    def bottom(self) -> ClassStats:
+        """Class statistics of the most specific node, as Spark counted them."""
+        return self._local.bottom
+
+    def class_stats(self, levels: tuple[int, ...]) -> ClassStats:
+        """Class statistics of node ``levels`` (rolled up on the driver)."""
+        return self._local.class_stats(levels)
+
+    def small_class_rows(self, levels: tuple[int, ...], k: int) -> int:
+        """Records in classes smaller than ``k`` at node ``levels``."""
+        return self._local.small_class_rows(levels, k)
+
+    def row_classes(self, levels: tuple[int, ...]) -> tuple[NDArray[np.int64], ClassStats]:
+        """Refused: the records are on Spark, and a release of them is written there."""
+        if self._closed:
+            raise RuntimeError("the Spark engine is closed; build another one")
+        raise DataError(f"{self.source}: the records stay on Spark; they are released in Spark by the engine's"
+                        " sink, never assigned to classes on the driver")
+
+    def close(self) -> None:
+        """Drop the local class tables (the Spark session belongs to the caller)."""
+        self._closed = True
+        self._local.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+def code_frame(frame: DataFrame, values: dict[str, int], value_column: str, code_column: str) -> DataFrame:
+    """A small Spark table (value text -> code) for a broadcast join, on ``frame``'s session."""
+    table = pd.DataFrame({value_column: pd.Series(list(values), dtype=object),
+                          code_column: pd.Series(list(values.values()), dtype="int32")})
+    return frame.sparkSession.createDataFrame(table)
+
+
+def leaf_code_columns(frame: DataFrame, dataset: Dataset) -> DataFrame:
+    """``frame`` with ``_k0 .. _k{d-1}``: each quasi-identifier's leaf code (its other columns kept)."""
+    from pyspark.sql import functions as F
+
+    out = frame
+    for j, q in enumerate(dataset.quasi):
+        out = out.withColumn(f"_q{j}", text_column(q, _marker(dataset, q)))
+        out = out.join(F.broadcast(code_frame(frame, dataset.value_codes(q), f"_q{j}", f"_k{j}")), on=f"_q{j}",
+                       how="left").drop(f"_q{j}")
+    return out
+
+
+def _bottom_table(frame: DataFrame, dataset: Dataset, request: StatsRequest) -> ClassStats:
+    """The bottom class table of ``frame`` with ``request``'s statistics, counted by one Spark job."""
+    from pyspark.sql import functions as F
+
+    histograms = sorted(request.histograms)
+    moments = sorted(request.moments)
+    coded = leaf_code_columns(frame, dataset)
+    for i, a in enumerate(histograms):
+        codes = {str(v): c for c, v in enumerate(dataset.encoded[a].categories)}
+        codes.update(dataset.value_codes(a))
+        coded = coded.withColumn(f"_sv{i}", text_column(a, _marker(dataset, a)))
+        coded = coded.join(F.broadcast(code_frame(frame, codes, f"_sv{i}", f"_s{i}")), on=f"_sv{i}", how="left")
+    aggregates: list[Any] = [F.count(F.lit(1)).alias("_n")]
+    for i, a in enumerate(histograms):
+        aggregates += [F.sum(F.when(F.col(f"_s{i}") == c, 1).otherwise(0)).alias(f"_h{i}_{c}")
+                       for c in range(dataset.encoded[a].n_categories)]
+    for i, a in enumerate(moments):
+        x = F.col(f"`{a}`").cast("double")
+        aggregates += [F.sum(x).alias(f"_x{i}"), F.sum(x * x).alias(f"_xx{i}")]
+    keys = [f"_k{j}" for j in range(len(dataset.quasi))]
+    try:
+        table = cast("pd.DataFrame", coded.groupBy(*keys).agg(*aggregates).toPandas())
+    except Exception as exc:  # Spark raises its own types: one line for the user
+        text = str(exc).strip()
+        raise DataError(f"{dataset.source}: Spark could not count the classes ({text.splitlines()[0] if text else exc})"
+                        ) from None
+    for j, q in enumerate(dataset.quasi):
+        if table[f"_k{j}"].isna().any():
+            raise DataError(f"{dataset.source}, column {q!r}: a value Spark read is not among the profiled values;"
+                            " was the table changed while anonset read it?")
+    key_matrix = (table[keys].to_numpy(dtype=np.int32) if keys
+                  else np.zeros((len(table), 0), dtype=np.int32))
+    hists = {a: table[[f"_h{i}_{c}" for c in range(dataset.encoded[a].n_categories)]].to_numpy(dtype=np.int64)
+             for i, a in enumerate(histograms)}
+    sums = {a: table[f"_x{i}"].to_numpy(dtype=np.float64) for i, a in enumerate(moments)}
+    sumsq = {a: table[f"_xx{i}"].to_numpy(dtype=np.float64) for i, a in enumerate(moments)}
+    return ClassStats(sizes=table["_n"].to_numpy(dtype=np.int64), keys=np.ascontiguousarray(key_matrix),
+                      histograms=hists, sums=sums, sumsq=sumsq, levels=tuple(0 for _ in dataset.quasi))
+
+
+def _marker(dataset: Dataset, name: str) -> str:
+    """How a missing value of ``name`` is spelled (its first missing marker, or the empty text)."""
+    missing = dataset.specs[name].missing
+    return missing[0] if missing else ""
+
+
+if TYPE_CHECKING:  # mypy checks that the class implements the protocol
+    from anonset.engine.base import Engine
+
+    _IS_AN_ENGINE: type[Engine] = SparkEngine
