@@ -14,13 +14,14 @@ any point leaves nothing behind:
 5. :meth:`~ReleaseSink.discard` on failure: remove what was staged, and what
    was placed ahead of a run's other outputs when removing it loses nothing.
 
-Two sinks exist.  :class:`~anonset.release.database.DatabaseSink` writes the
+Three sinks exist.  :class:`~anonset.release.database.DatabaseSink` writes the
 release of a full-domain node inside the database its engine reads, and
-re-checks it there in SQL.  :class:`FileSink` holds a run's output files (the
+re-checks it there in SQL; :class:`~anonset.release.spark.SparkSink` does the
+same on a Spark cluster.  :class:`FileSink` holds a run's output files (the
 release and the summary), built on :class:`~anonset.io.outputs.StagedOutputs`.
 
 The Anonymizer never names a sink: it asks :func:`sink_factory` for the sink
-of its engine, looked up by the engine's name (``duckdb``, ``postgresql``).
+of its engine, looked up by the engine's name (``duckdb``, ``postgresql``, ``spark``).
 Another engine registers its own with :func:`register_sink`.
 """
 
@@ -158,7 +159,13 @@ def _database_sink(engine: Engine, output_table: TableName, replace: bool) -> En
     return DatabaseSink.for_engine(engine, output_table, replace=replace)
 
 
-_SINKS: dict[str, SinkFactory] = {"duckdb": _database_sink, "postgresql": _database_sink}
+def _spark_sink(engine: Engine, output_table: TableName, replace: bool) -> EngineSink:
+    from anonset.release.spark import spark_sink
+
+    return spark_sink(engine, output_table, replace)
+
+
+_SINKS: dict[str, SinkFactory] = {"duckdb": _database_sink, "postgresql": _database_sink, "spark": _spark_sink}
 
 
 def register_sink(engine_name: str, factory: SinkFactory) -> None:

@@ -26,7 +26,7 @@ import pandas as pd
 from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.engine.numpy.engine import NumpyEngine
-from anonset.engine.spark.source import text_column
+from anonset.engine.spark.source import first_line, quoted_column, text_column
 from anonset.errors import DataError
 
 if TYPE_CHECKING:
@@ -51,17 +51,20 @@ class SparkEngine:
     cache_cells : int
         Budget of the local roll-up cache (see :class:`NumpyEngine`).
     source : str
-        How messages and the provenance name the table.
+        How messages and the provenance name the table (its path or catalog name).
+    output_delimiter : str
+        The field separator of a CSV release written by the engine's sink.
     """
 
     name = "spark"
 
     def __init__(self, dataset: Dataset, request: StatsRequest | None, frame: DataFrame, *,
-                 cache_cells: int = 20_000_000, source: str = "") -> None:
+                 cache_cells: int = 20_000_000, source: str = "", output_delimiter: str = ",") -> None:
         self.dataset = dataset
         self.request = request or StatsRequest()
         self.frame = frame
         self.source = source or dataset.source
+        self.output_delimiter = output_delimiter
         bottom = _bottom_table(frame, dataset, self.request)
         self._rows_fetched = bottom.n_classes
         self._local = NumpyEngine(dataset, self.request, cache_cells, bottom=bottom)
@@ -151,15 +154,13 @@ def _bottom_table(frame: DataFrame, dataset: Dataset, request: StatsRequest) -> 
         aggregates += [F.sum(F.when(F.col(f"_s{i}") == c, 1).otherwise(0)).alias(f"_h{i}_{c}")
                        for c in range(dataset.encoded[a].n_categories)]
     for i, a in enumerate(moments):
-        x = F.col(f"`{a}`").cast("double")
+        x = F.col(quoted_column(a)).cast("double")
         aggregates += [F.sum(x).alias(f"_x{i}"), F.sum(x * x).alias(f"_xx{i}")]
     keys = [f"_k{j}" for j in range(len(dataset.quasi))]
     try:
         table = cast("pd.DataFrame", coded.groupBy(*keys).agg(*aggregates).toPandas())
     except Exception as exc:  # Spark raises its own types: one line for the user
-        text = str(exc).strip()
-        raise DataError(f"{dataset.source}: Spark could not count the classes ({text.splitlines()[0] if text else exc})"
-                        ) from None
+        raise DataError(f"{dataset.source}: Spark could not count the classes ({first_line(exc)})") from None
     for j, q in enumerate(dataset.quasi):
         if table[f"_k{j}"].isna().any():
             raise DataError(f"{dataset.source}, column {q!r}: a value Spark read is not among the profiled values;"

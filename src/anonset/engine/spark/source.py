@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
     from pyspark.sql import Column, DataFrame, SparkSession
 
-__all__ = ["dataset_from_frame", "profile_frame", "read_frame", "text_column"]
+__all__ = ["dataset_from_frame", "first_line", "profile_frame", "quoted_column", "read_frame", "text_column"]
 
 
 def read_frame(spark: SparkSession, *, path: str | Path | None = None, table: str | None = None,
@@ -50,16 +50,16 @@ def read_frame(spark: SparkSession, *, path: str | Path | None = None, table: st
                 frame = spark.read.csv(str(path), header=True, sep=delimiter or ",", inferSchema=False,
                                        quote='"', escape='"', multiLine=False)
     except Exception as exc:  # Spark raises its own types: one line for the user
-        raise DataError(f"{path if table is None else table}: Spark could not read it ({_first_line(exc)}); check"
+        raise DataError(f"{path if table is None else table}: Spark could not read it ({first_line(exc)}); check"
                         " the path (or table name) and the format") from None
-    return frame.select(*[F.col(_quoted(c)).cast("string").alias(c) for c in frame.columns])
+    return frame.select(*[F.col(quoted_column(c)).cast("string").alias(c) for c in frame.columns])
 
 
 def text_column(name: str, marker: str) -> Column:
     """The column's value as text, ``NULL`` written as ``marker`` (how the in-memory dataset spells a missing value)."""
     from pyspark.sql import functions as F
 
-    return F.coalesce(F.col(_quoted(name)), F.lit(marker))
+    return F.coalesce(F.col(quoted_column(name)), F.lit(marker))
 
 
 def profile_frame(frame: DataFrame, columns: Sequence[str], missing: Mapping[str, str]) -> TableProfile:
@@ -105,11 +105,12 @@ def dataset_from_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec 
     return Dataset.from_profile(profile_frame(frame, columns, missing), specs, source)
 
 
-def _quoted(name: str) -> str:
+def quoted_column(name: str) -> str:
     """A column name for ``F.col``: backticks around it, so dots and dashes stay part of the name."""
     return "`" + name.replace("`", "``") + "`"
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (Spark's run to pages), or its type's name."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,285 @@
+"""Release a full-domain node of a table on Spark, on the cluster: written in parallel, re-checked there, placed.
+
+:class:`SparkSink` is the :class:`~anonset.release.sinks.ReleaseSink` of the
+Spark engine.  The records never come to the driver:
+
+- :meth:`SparkSink.stage` maps every record on the cluster: each
+  quasi-identifier's leaf code (a broadcast join with the value -> code
+  table) to its label at the node's level and to its code there (one more
+  small broadcast table per attribute); a record whose node codes are those
+  of a violating class (a broadcast table of the few violating keys) gets
+  ``*`` in every quasi-identifier, or is dropped on request.  Identifiers are
+  left out; every other column passes through as text.  Spark writes the
+  result, in parallel, to a staging folder beside the output (CSV with a
+  header, or Parquet for an output ending in ``.parquet``).
+- :meth:`SparkSink.verify` reads the staged files back and groups the
+  *released* label columns on the cluster (never the engine's codes):
+  class sizes and, per sensitive attribute, the count of each value per
+  class come to the driver and are judged by
+  :func:`~anonset.release.verify.judge_released_classes`, as a pandas
+  release is.  It also checks that exactly the node's records were suppressed.
+- :meth:`SparkSink.place` renames the staging folder to the output (through
+  Hadoop's file system, so it works on HDFS and object stores as on local
+  disk); :meth:`SparkSink.discard` deletes what was staged.
+
+An output that already exists is refused before any work.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import pandas as pd
+
+from anonset.core.dataset import Dataset, Role
+from anonset.core.stats import ClassStats
+from anonset.engine.spark.source import first_line, quoted_column
+from anonset.errors import ConfigError, DataError
+from anonset.release.release import SUPPRESSED
+from anonset.release.sinks import NodeRelease
+from anonset.release.verify import VerificationReport, judge_released_classes, require_verified
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+    from pyspark.sql import DataFrame
+
+    from anonset.engine.base import Engine
+    from anonset.engine.spark.engine import SparkEngine
+
+__all__ = ["SparkSink", "release_frame", "spark_sink", "verify_frame"]
+
+
+def release_frame(engine: SparkEngine, levels: tuple[int, ...], violating_keys: NDArray[np.int32],
+                  drop_suppressed: bool = False) -> DataFrame:
+    """The released records of node ``levels`` as a Spark DataFrame (a plan: nothing runs until it is written)."""
+    from pyspark.sql import functions as F
+
+    from anonset.engine.spark.engine import leaf_code_columns
+
+    dataset, frame = engine.dataset, engine.frame
+    spark = frame.sparkSession
+    coded = leaf_code_columns(frame, dataset)
+    for j, q in enumerate(dataset.quasi):
+        h = dataset.require_hierarchy(q)
+        level = int(levels[j])
+        node_codes = h.maps[level]
+        table = pd.DataFrame({f"_k{j}": np.arange(h.n_leaves, dtype=np.int32),
+                              f"_l{j}": pd.Series(h.labels[level][node_codes].astype(str), dtype=object),
+                              f"_c{j}": node_codes.astype(np.int32)})
+        coded = coded.join(F.broadcast(spark.createDataFrame(table)), on=f"_k{j}", how="left")
+    node_columns = [f"_c{j}" for j in range(len(dataset.quasi))]
+    if len(violating_keys) and node_columns:
+        violating = pd.DataFrame(np.asarray(violating_keys, dtype=np.int32), columns=node_columns)
+        violating["_sup"] = 1
+        coded = coded.join(F.broadcast(spark.createDataFrame(violating)), on=node_columns, how="left")
+        suppressed = F.col("_sup").isNotNull()
+    else:
+        suppressed = F.lit(False)
+    if drop_suppressed:
+        coded = coded.filter(~suppressed)
+    columns = []
+    for name in dataset.columns:
+        role = dataset.specs[name].role
+        if role is Role.IDENTIFIER:
+            continue
+        if role is Role.QUASI:
+            j = dataset.quasi.index(name)
+            columns.append(F.when(suppressed, F.lit(SUPPRESSED)).otherwise(F.col(f"_l{j}")).alias(name))
+        else:
+            columns.append(F.col(quoted_column(name)).alias(name))
+    return coded.select(*columns)
+
+
+def verify_frame(released: DataFrame, dataset: Dataset, requirements: Any,
+                 n_input_rows: int | None = None) -> VerificationReport:
+    """Re-check a released Spark table: classes grouped on its label columns on the cluster, judged on the driver.
+
+    Only class sizes and per-class counts of each sensitive value reach the
+    driver.  The all-``*`` group is the suppressed set when it fits the
+    budget (as :func:`anonset.release.verify.verify_release` decides).
+    """
+    from pyspark.sql import functions as F
+
+    from anonset.engine.spark.source import text_column
+
+    request = requirements.request
+    quasi = list(dataset.quasi)
+    missing = [c for c in quasi + sorted(set(request.histograms) | set(request.moments)) if c not in released.columns]
+    if missing:
+        raise DataError(f"the release has no column {missing[0]!r}; columns are {', '.join(released.columns)}")
+    labels = [text_column(q, "nan").alias(f"_g{j}") for j, q in enumerate(quasi)]
+    groups = [f"_g{j}" for j in range(len(quasi))]
+    sizes = cast("pd.DataFrame", released.select(*labels).groupBy(*groups).count().toPandas())
+    index = pd.MultiIndex.from_frame(sizes[groups]) if groups else pd.RangeIndex(len(sizes))
+    n_classes = len(sizes)
+    class_sizes = sizes["count"].to_numpy(dtype=np.int64)
+    all_star = (sizes[groups] == SUPPRESSED).all(axis=1).to_numpy() if groups else np.zeros(n_classes, np.bool_)
+    hists: dict[str, NDArray[np.int64]] = {}
+    sums: dict[str, NDArray[np.float64]] = {}
+    sumsq: dict[str, NDArray[np.float64]] = {}
+    for a in sorted(set(request.histograms) | set(request.moments)):
+        marker = dataset.specs[a].missing[0] if dataset.specs[a].missing else ""
+        counted = cast("pd.DataFrame", released.select(*labels, text_column(a, marker).alias("_v"))
+                       .groupBy(*groups, "_v").agg(F.count(F.lit(1)).alias("_n")).toPandas())
+        cls = (index.get_indexer(pd.MultiIndex.from_frame(counted[groups])) if groups
+               else np.zeros(len(counted), dtype=np.int64))
+        codes_of = {str(v): i for i, v in enumerate(dataset.encoded[a].categories)}
+        codes_of.update(dataset.value_codes(a))
+        codes = np.array([codes_of.get(str(v), -1) for v in counted["_v"]], dtype=np.int64)
+        if (codes < 0).any():
+            unknown = counted["_v"].iloc[int(np.flatnonzero(codes < 0)[0])]
+            raise DataError(f"released value {unknown!r} of column {a!r} is not a value of the input; the release"
+                            " does not belong to this dataset")
+        counts = counted["_n"].to_numpy(dtype=np.float64)
+        if a in request.histograms:
+            m = dataset.encoded[a].n_categories
+            flat = np.bincount(cls * m + codes, weights=counts, minlength=n_classes * m)
+            hists[a] = flat.reshape(n_classes, m).astype(np.int64)
+        if a in request.moments:
+            numbers = dataset.encoded[a].numbers
+            if numbers is None:
+                raise ValueError(f"{a!r} is not numeric")
+            x = numbers[codes]
+            sums[a] = np.bincount(cls, weights=counts * x, minlength=n_classes).astype(np.float64)
+            sumsq[a] = np.bincount(cls, weights=counts * x * x, minlength=n_classes).astype(np.float64)
+    stats = ClassStats(sizes=class_sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
+                       sums=sums, sumsq=sumsq)
+    return judge_released_classes(stats, all_star, requirements,
+                                  dataset.n_rows if n_input_rows is None else n_input_rows)
+
+
+class SparkSink:
+    """The release of a Spark engine's node, written to ``path`` by Spark (see the module docstring).
+
+    Parameters
+    ----------
+    engine : SparkEngine
+        The engine the node was found with (its session, table and dataset).
+    path : str
+        The output: a folder Spark writes part files into (a local path, or
+        ``hdfs://...``, ``s3a://...``).  ``.parquet`` / ``.pq`` means Parquet,
+        anything else CSV with a header.
+    delimiter : str
+        The CSV field separator.
+    input_location : str, optional
+        The input's path, refused as the output.
+    """
+
+    def __init__(self, engine: SparkEngine, path: str, *, delimiter: str = ",", input_location: str | None = None):
+        self.engine = engine
+        self.path = path
+        self.delimiter = delimiter
+        self.input_location = input_location
+        self.kind = "parquet" if path.lower().rstrip("/").endswith((".parquet", ".pq")) else "csv"
+        self._staging: str | None = None
+        self._item: NodeRelease | None = None
+        self._placed = False
+
+    @property
+    def location(self) -> str:
+        return self.path
+
+    @property
+    def database(self) -> str:
+        return f"Spark {self.engine.frame.sparkSession.sparkContext.master}"
+
+    @property
+    def output_table(self) -> str:
+        return self.path
+
+    def check(self) -> None:
+        """Refuse an output that is the input or that already exists (nothing is overwritten)."""
+        if self.input_location is not None and self.path.rstrip("/") == self.input_location.rstrip("/"):
+            raise ConfigError(f"{self.path}: the release would overwrite the input; choose another output path")
+        if self._exists(self.path):
+            raise DataError(f"{self.path}: already exists; anonset never writes over a release or a table: choose"
+                            " another output path or remove it")
+
+    def stage(self, item: NodeRelease) -> None:
+        """Write the node's release with Spark into a staging folder beside the output."""
+        if item.engine is not self.engine:
+            raise ValueError("the node's engine must be this sink's Spark engine")
+        if self._staging is not None or self._placed:
+            raise ValueError("this sink has already staged a release")
+        parent, _, name = self.path.rstrip("/").rpartition("/")
+        staging = f"{parent}/.{name}.anonset-{secrets.token_hex(4)}" if parent else f".{name}.anonset-staging"
+        released = release_frame(self.engine, item.levels, item.violating_keys, item.drop_suppressed)
+        self._staging = staging
+        try:
+            writer = released.write.mode("errorifexists")
+            if self.kind == "parquet":
+                writer.parquet(staging)
+            else:
+                (writer.option("header", True).option("sep", self.delimiter).option("quote", '"')
+                 .option("escape", '"').csv(staging))
+        except Exception as exc:  # Spark's own exception types, as one line
+            raise DataError(f"{self.path}: Spark could not write the release ({first_line(exc)})") from None
+        self._item = item
+
+    def verify(self) -> VerificationReport:
+        """Re-check the staged files on the cluster; RuntimeError when they fail or suppressed other records."""
+        from anonset.engine.spark.source import read_frame
+
+        item, staging = self._item, self._staging
+        if item is None or staging is None:
+            raise ValueError("nothing is staged to verify")
+        dataset = self.engine.dataset
+        released = read_frame(self.engine.frame.sparkSession, path=staging, delimiter=self.delimiter, fmt=self.kind)
+        report = verify_frame(released, dataset, item.requirements, dataset.n_rows)
+        require_verified(report)
+        if report.suppressed_rows != item.suppressed_rows:
+            raise RuntimeError(f"the release suppressed {report.suppressed_rows} records but the node's classes say"
+                               f" {item.suppressed_rows} (this is a bug in anonset)")
+        return report
+
+    def place(self) -> None:
+        """Rename the staging folder to the output path (refused when the output appeared meanwhile)."""
+        if self._staging is None:
+            raise ValueError("nothing is staged to place")
+        if self._exists(self.path):
+            raise DataError(f"{self.path}: appeared during the run; choose another output path or remove it")
+        fs, source = self._fs(self._staging)
+        _, target = self._fs(self.path)
+        if not fs.rename(source, target):
+            raise DataError(f"{self.path}: the staged release could not be renamed into place")
+        self._staging, self._placed = None, True
+
+    def discard(self) -> None:
+        """Delete the staging folder; after :meth:`place`, delete the placed release."""
+        if self._staging is not None:
+            staging, self._staging = self._staging, None
+            fs, p = self._fs(staging)
+            fs.delete(p, True)
+        elif self._placed:
+            self._placed = False
+            fs, p = self._fs(self.path)
+            fs.delete(p, True)
+
+    def caveats(self, k: int) -> list[str]:
+        """No check of unnamed columns on Spark: every column of the table should be named in the config."""
+        del k
+        return []
+
+    def _fs(self, path: str) -> tuple[Any, Any]:
+        """Hadoop's file system of ``path`` and the path as Hadoop's ``Path`` (local disk, HDFS, object stores)."""
+        spark = self.engine.frame.sparkSession
+        jvm: Any = spark.sparkContext._jvm
+        hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+        return hadoop_path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), hadoop_path
+
+    def _exists(self, path: str) -> bool:
+        fs, p = self._fs(path)
+        return bool(fs.exists(p))
+
+
+def spark_sink(engine: Engine, output: Any, replace: bool) -> SparkSink:
+    """The sink factory registered for engines named ``spark`` (``replace`` is refused: nothing is overwritten)."""
+    from anonset.engine.spark.engine import SparkEngine
+
+    if not isinstance(engine, SparkEngine):
+        raise ValueError("the spark sink needs a SparkEngine")
+    if replace:
+        raise ConfigError(f"{output}: a Spark release never replaces an existing one; choose a new output path")
+    return SparkSink(engine, str(output), delimiter=engine.output_delimiter, input_location=engine.source)
