@@ -119,9 +119,11 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
                           " into output.table of the same database; set output.table in the config")
     target = output or cfg.output_path
     require_reportable(cfg, reports)
-    files = FileSink({"release": target, "summary": summary_path, **report_outputs(reports)}, cfg.input_files())
+    spark_output = (str(output) if output is not None else cfg.output_location) if cfg.engine == "spark" else None
+    files = FileSink({"release": None if spark_output else target, "summary": summary_path,
+                      **report_outputs(reports)}, cfg.input_files())
     files.check()
-    model = _anonymizer(cfg, pick, allow_unprotected)
+    model = _anonymizer(cfg, pick, allow_unprotected, output)
     out = _console(target, summary_path)
     with terminal_progress(enabled=not quiet):
         if registry.get(model.method).family is Family.FRONT and model.member_rule() is None:
@@ -130,11 +132,13 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
         with files:
             if cfg.engine == "numpy":
                 release, summary, dataset = _anonymize_in_memory(cfg, model, files, started)
+            elif spark_output is not None:
+                release, summary, dataset = _anonymize_on_spark(cfg, model, files, spark_output, started)
             else:
                 release, summary, dataset = _anonymize_in_database(cfg, model, files, started)
     for warning in release.warnings:
         click.echo(f"warning: {warning}", err=True)
-    if target is None and cfg.sql is None:
+    if target is None and cfg.sql is None and spark_output is None:
         click.echo("note: no output path (output.path in the config, or --output): the release was not written",
                    err=True)
     if not quiet:
@@ -245,14 +249,61 @@ def _json_writer(summary: dict[str, Any]) -> Callable[[Path], None]:
 DUCKDB_RELEASE_TABLE = "anonset_release"
 
 
-def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool) -> Anonymizer:
-    """The Anonymizer a config describes (a DuckDB run releases into a table of its own in-memory database)."""
+def _anonymizer(cfg: RunConfig, pick: int | None, allow_unprotected: bool, output: Path | None = None) -> Anonymizer:
+    """The Anonymizer a config describes (a DuckDB run releases into a table of its own in-memory database; a
+    Spark run into its output folder, ``output`` when --output overrides the config's)."""
     output_table: TableName | None = None
     if cfg.sql is not None:
         output_table = cfg.output_table
     elif cfg.engine == "duckdb":
         output_table = DUCKDB_RELEASE_TABLE
+    elif cfg.engine == "spark":
+        output_table = str(output) if output is not None else cfg.output_location
     return cfg.anonymizer(pick, allow_unprotected, output_table)
+
+
+def _anonymize_on_spark(cfg: RunConfig, model: Anonymizer, files: FileSink, output: str,
+                        started: float) -> tuple[Release, dict[str, Any], Dataset]:
+    """Read and profile the input on Spark, search on the driver, write and re-check the release on Spark.
+
+    The release goes to ``output`` (a folder Spark writes, refused when it
+    exists), and is deleted again when the summary cannot be written.  The
+    release, the summary and the dataset.
+    """
+    from anonset.engine.spark.engine import SparkEngine
+    from anonset.engine.spark.session import spark_session
+    from anonset.engine.spark.source import dataset_from_frame, read_frame
+    from anonset.io.delimiters import sniff_delimiter
+
+    assert cfg.spark is not None
+    local = None if "://" in output else Path(output)
+    if local is not None and (local.exists() or not local.parent.is_dir()):  # refused before Spark starts
+        raise DataError(f"{output}: already exists; anonset never writes over a release: choose another output path"
+                        " or remove it" if local.exists() else
+                        f"{output}: folder {local.parent} does not exist; create it first or correct output.path")
+    spark = spark_session(cfg.spark.master, timeout=cfg.spark.timeout, options=cfg.spark.options)
+    profiling = time.perf_counter()
+    delimiter = cfg.delimiter
+    if delimiter is None and cfg.input_path is not None and cfg.input_path.is_file() and cfg.input_format != "parquet":
+        delimiter = sniff_delimiter(cfg.input_path)
+    frame = read_frame(spark, path=None if cfg.spark_table else cfg.input_location, table=cfg.spark_table,
+                       delimiter=delimiter, fmt=cfg.input_format)
+    specs = cfg.attribute_specs()
+    dataset = dataset_from_frame(frame, specs, cfg.input_location)
+    profile_seconds = time.perf_counter() - profiling - dataset.encode_seconds
+    cfg.requirements.validate(dataset)
+    release_delimiter = cfg.output_delimiter or delimiter or ","
+    with SparkEngine(dataset, cfg.requirements.request, frame, source=cfg.input_location,
+                     output_delimiter=release_delimiter) as engine:
+        release = model.fit_transform(dataset, engine=engine)
+    release = release.timed(load=profile_seconds, encode=dataset.encode_seconds)
+    try:
+        summary = _place(files, release, cfg, started)
+    except DataError:
+        if model.sink_ is not None:
+            model.sink_.discard()  # a release whose summary could not be written does not stay
+        raise
+    return release, summary, dataset
 
 
 def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,

@@ -47,14 +47,17 @@ if TYPE_CHECKING:
 
 __all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
 
-TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation"}
+TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation",
+            "spark"}
 EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predicates", "queries", "patterns"}
 #: Keys of ``evaluation.queries`` (aggregate-query accuracy of a release fitted on all records).
 QUERY_KEYS = {"count", "dimension", "selectivity", "seed", "threshold"}
 #: Keys of ``evaluation.patterns`` (pattern survival of a release fitted on all records).
 PATTERN_KEYS = {"target", "task", "test_fraction", "depth", "seed"}
 #: Values of the top-level ``engine`` key.
-ENGINES = ("numpy", "duckdb", "postgresql")
+ENGINES = ("numpy", "duckdb", "postgresql", "spark")
+#: Keys of the ``spark`` section (``engine: spark``).
+SPARK_KEYS = {"master", "timeout", "options"}
 #: The view :meth:`RunConfig.connect` exposes an input file as (``engine: duckdb``).
 DUCKDB_VIEW = "data"
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
@@ -62,6 +65,15 @@ PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "m
                 "highest_risk", "sample_uniqueness", "population_uniqueness"}
 #: Keys of ``privacy.population_uniqueness``.
 POPULATION_KEYS = {"max", "sampling_fraction", "population_size", "model"}
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """The ``spark`` section: the master URL, seconds to wait for a session, further Spark settings."""
+
+    master: str = "local[*]"
+    timeout: float = 120.0
+    options: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -85,9 +97,12 @@ class SqlInput:
 class RunConfig:
     """A parsed configuration.
 
-    ``input_path`` is ``None`` for a table in PostgreSQL (``sql``);
-    ``engine`` is ``numpy``, ``duckdb`` or ``postgresql``; ``output_table``
-    and ``output_replace`` describe the output of a PostgreSQL input.
+    ``input_path`` is ``None`` for a table in PostgreSQL (``sql``), a
+    Spark catalog table (``spark_table``) or a file Spark reads from a URL
+    (``input_uri``: ``hdfs://...``, ``s3a://...``); ``engine`` is ``numpy``,
+    ``duckdb``, ``postgresql`` or ``spark``; ``output_table`` and
+    ``output_replace`` describe the output of a PostgreSQL input;
+    ``output_uri`` the release folder of a Spark run written to a URL.
     """
 
     path: Path
@@ -111,6 +126,25 @@ class RunConfig:
     output_table: TableName | None = None
     output_replace: bool = False
     evaluation: dict[str, Any] = field(default_factory=dict)
+    spark: SparkSettings | None = None
+    spark_table: str | None = None
+    input_uri: str | None = None
+    output_uri: str | None = None
+
+    @property
+    def input_location(self) -> str:
+        """The input as messages and Spark name it: the file's path or URL, or the catalog table."""
+        if self.spark_table is not None:
+            return self.spark_table
+        if self.input_uri is not None:
+            return self.input_uri
+        return str(self.input_path)
+
+    @property
+    def output_location(self) -> str | None:
+        """Where a Spark run writes its release: ``output.path`` as a path or URL."""
+        return self.output_uri if self.output_uri is not None else (
+            None if self.output_path is None else str(self.output_path))
 
     def quasi_columns(self) -> list[str]:
         """The columns the config gives role quasi, in config order."""
@@ -179,13 +213,20 @@ class RunConfig:
         """
         if backend is not None:
             return self._profiled_dataset(backend)
-        if self.input_path is None:
+        if self.input_path is None and self.sql is not None:
             raise ConfigError(f"{self.path}: input.sql is a table in PostgreSQL; it is profiled in the database"
                               " (load_dataset(config.connect())), never read into memory")
+        if self.input_path is None:
+            raise ConfigError(f"{self.path}: {self.input_location} is read by Spark (engine: spark), not into this"
+                              " process's memory; this command needs a local file")
         from anonset.io.tables import read_dataset
 
-        specs = {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
+        specs = self.attribute_specs()
         return read_dataset(self.input_path, specs, self.delimiter, self.input_format)
+
+    def attribute_specs(self) -> dict[str, AttributeSpec]:
+        """The attribute specs of the config (hierarchy files resolved against the config's folder)."""
+        return {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
 
     def anonymizer(self, pick: int | None = None, allow_unprotected: bool = False,
                    output_table: TableName | None = None) -> Anonymizer:
@@ -201,7 +242,7 @@ class RunConfig:
         """The dataset of the source table, built from value counts computed in the database."""
         from anonset.engine.sql.profile import dataset_from_table
 
-        specs = {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
+        specs = self.attribute_specs()
         return dataset_from_table(backend, self.source_table, specs)
 
 
@@ -263,22 +304,30 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     inp = raw.get("input")
     if isinstance(inp, str):
         inp = {"path": inp}
-    if isinstance(inp, Mapping) and "path" in inp and "sql" in inp:
-        raise ConfigError(f"{where}: `input` has both `path` and `sql`; give one: a file, or a table in PostgreSQL")
-    if not isinstance(inp, Mapping) or ("path" not in inp and "sql" not in inp):
+    if isinstance(inp, Mapping) and sum(key in inp for key in ("path", "sql", "table")) > 1:
+        raise ConfigError(f"{where}: `input` has more than one of `path`, `sql` and `table`; give one: a file, a"
+                          " table in PostgreSQL (sql) or a Spark catalog table (table)")
+    if not isinstance(inp, Mapping) or ("path" not in inp and "sql" not in inp and "table" not in inp):
         raise ConfigError(f"{where}: `input` needs a `path`, e.g. input: {{path: data.csv, delimiter: ';'}},"
                           " or `sql` for a table in PostgreSQL, e.g. input: {sql: {url:"
                           " 'postgresql://user@host:5432/db', table: schema.patients}}")
     sql: SqlInput | None = None
+    spark_table: str | None = None
     if "sql" in inp:
         _unknown(where, "input.", inp, {"sql"})
         sql = _sql_input(inp["sql"], where)
+    elif "table" in inp:
+        _unknown(where, "input.", inp, {"table"})
+        if not isinstance(inp["table"], str) or not inp["table"].strip():
+            raise ConfigError(f"{where}: input.table must name a Spark catalog table such as warehouse.patients")
+        spark_table = inp["table"]
     else:
         _unknown(where, "input.", inp, {"path", "delimiter", "format"})
         for key in ("delimiter", "format"):
             if inp.get(key) is not None and not isinstance(inp[key], str):
                 raise ConfigError(f"{where}: input.{key} must be a string; got {inp[key]!r}")
     engine = _engine(raw, sql, where)
+    spark = _spark_settings(raw, engine, spark_table, where)
     attributes = raw.get("attributes")
     if not isinstance(attributes, Mapping) or not attributes:
         raise ConfigError(f"{where}: `attributes` must map column names to {{role: ..., ...}}")
@@ -318,6 +367,9 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         raise ConfigError(f"{where}: `output` must be a mapping such as {{path: released.csv}}"
                           + (" (or {table: NAME} for input.sql)" if sql is not None else ""))
     output_table, output_replace = _output_table(out, sql, where)
+    if engine == "spark" and not out.get("path"):
+        raise ConfigError(f"{where}: engine: spark writes the release with Spark; give output.path, a folder (or URL)"
+                          " that does not exist yet, e.g. output: {path: patients-anonymized.csv}")
     if out.get("delimiter") is not None:
         check_delimiter(out["delimiter"], f"{where}: output.delimiter")
     if inp.get("delimiter") is not None:
@@ -358,16 +410,55 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     if models is not None and (isinstance(models, str) or not isinstance(models, list)):
         raise ConfigError(f"{where}: evaluation.models must be a list such as [decision_tree, naive_bayes]")
     evaluation = _utility_checks(evaluation, attrs, seed, where)
+    input_uri = inp["path"] if isinstance(inp.get("path"), str) and _is_url(inp["path"]) else None
+    output_uri = out["path"] if isinstance(out.get("path"), str) and _is_url(out["path"]) else None
+    if engine != "spark" and (input_uri or output_uri):
+        raise ConfigError(f"{where}: {input_uri or output_uri} is a URL; only engine: spark reads and writes URLs"
+                          " (hdfs://, s3a://, ...): set engine: spark or give a local path")
     return RunConfig(
-        path=path, input_path=_resolve(base, inp["path"]) if sql is None else None, delimiter=inp.get("delimiter"),
+        path=path, input_path=_resolve(base, inp["path"]) if "path" in inp and input_uri is None else None,
+        delimiter=inp.get("delimiter"),
         input_format=inp.get("format"), attributes=attrs, requirements=requirements, method=name, metric=metric,
         weights={str(k): float(v) for k, v in weights.items()} if weights else None,
-        output_path=_resolve(base, out["path"]) if out.get("path") else None,
+        output_path=_resolve(base, out["path"]) if out.get("path") and output_uri is None else None,
         output_delimiter=out.get("delimiter"), drop_suppressed=suppressed == "drop", seed=seed,
         method_options=options, metric_object=metric_object, raw=dict(raw),
         engine=engine, sql=sql, output_table=output_table, output_replace=output_replace,
-        evaluation=dict(evaluation),
+        evaluation=dict(evaluation), spark=spark, spark_table=spark_table, input_uri=input_uri,
+        output_uri=output_uri,
     )
+
+
+def _is_url(path: str) -> bool:
+    """``hdfs://...``, ``s3a://...``, ``file://...``: a location Spark reads or writes, not a local path."""
+    scheme, sep, _ = path.partition("://")
+    return bool(sep) and scheme.isidentifier()
+
+
+def _spark_settings(raw: Mapping[str, Any], engine: str, spark_table: str | None, where: str) -> SparkSettings | None:
+    """The ``spark`` section, checked (only with ``engine: spark``; a catalog table needs that engine)."""
+    section = raw.get("spark")
+    if engine != "spark":
+        if section is not None:
+            raise ConfigError(f"{where}: a spark section is used only with engine: spark; remove it or set the engine")
+        if spark_table is not None:
+            raise ConfigError(f"{where}: input.table is a Spark catalog table; set engine: spark")
+        return None
+    section = section or {}
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{where}: `spark` must be a mapping such as {{master: 'local[*]', timeout: 120}}")
+    _unknown(where, "spark.", section, SPARK_KEYS)
+    master = section.get("master", "local[*]")
+    if not isinstance(master, str) or not master.strip():
+        raise ConfigError(f"{where}: spark.master must be a Spark master URL such as local[*] or spark://host:7077")
+    timeout = section.get("timeout", 120)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ConfigError(f"{where}: spark.timeout must be a number of seconds > 0; got {timeout!r}")
+    options = section.get("options") or {}
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"{where}: spark.options must map Spark settings to values, e.g."
+                          " {spark.executor.memory: 4g}")
+    return SparkSettings(master=master, timeout=float(timeout), options={str(k): str(v) for k, v in options.items()})
 
 
 def _sql_input(section: Any, where: str) -> SqlInput:

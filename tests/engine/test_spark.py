@@ -1,0 +1,144 @@
+"""The Spark engine end to end (local mode): the same releases as the numpy engine, and its bad input.
+
+Each release is made twice from one config, with ``engine: numpy`` and with ``engine: spark``;
+the Spark release (the part files Spark wrote) must hold exactly the records of the numpy
+release, and its summary the same levels, suppressed records and classes.  The release is also
+re-checked here with pandas from the files.  Bad input: an output that exists, a column missing
+from the table, pyspark or Java missing, and a master that does not answer (in a fresh process,
+bounded by the configured timeout).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from anonset.cli import main
+from anonset.datasets.synthetic import patient_register
+
+CONFIG = """
+input: {{path: register.csv}}
+attributes:
+  patient_id: {{role: identifier}}
+  age:        {{role: quasi, type: numeric, hierarchy: {{builder: intervals, widths: [5, 10, 20, 40]}}}}
+  sex:        {{role: quasi, hierarchy: {{builder: flat}}}}
+  zip:        {{role: quasi, hierarchy: {{builder: masking, levels: 3}}}}
+  race:       {{role: quasi, hierarchy: {{builder: flat}}}}
+  diagnosis:  {{role: sensitive}}
+privacy: {{k: 5, l_diversity: {{attribute: diagnosis, l: 2, variant: entropy}}, max_suppression: 0.03}}
+method: {{name: {method}}}
+output: {{path: {output}, suppressed: {suppressed}}}
+"""
+QUASI = ["age", "sex", "zip", "race"]
+
+
+def _config(folder: Path, name: str, *, method: str = "optimal", output: str, suppressed: str = "mark",
+            spark: bool) -> Path:
+    text = CONFIG.format(method=method, output=output, suppressed=suppressed)
+    if spark:
+        text += "engine: spark\nspark: {master: 'local[2]'}\n"
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _anonymize(config: Path, *args: str) -> tuple[int, str, dict[str, Any] | None]:
+    summary = config.with_suffix(".json")
+    result = CliRunner().invoke(main, ["anonymize", str(config), "-q", "--summary", str(summary), *args])
+    return result.exit_code, result.output, (json.loads(summary.read_text()) if summary.exists() else None)
+
+
+def _spark_release(folder: Path) -> pd.DataFrame:
+    if any(folder.glob("*.parquet")):
+        return pd.concat([pd.read_parquet(p) for p in sorted(folder.glob("part-*.parquet"))], ignore_index=True)
+    return pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False) for p in sorted(folder.glob("part-*.csv"))],
+                     ignore_index=True)
+
+
+def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
+    columns = sorted(frame.columns)
+    return frame[columns].astype(str).sort_values(columns).reset_index(drop=True)
+
+
+@pytest.mark.parametrize(("method", "suppressed", "fmt"), [("optimal", "mark", "csv"), ("rv-global", "drop", "csv"),
+                                                           ("optimal", "mark", "parquet")])
+def test_spark_releases_what_numpy_releases(spark: Any, tmp_path: Path, method: str, suppressed: str,
+                                            fmt: str) -> None:
+    patient_register(3000, seed=6).to_csv(tmp_path / "register.csv", index=False)
+    reference = _config(tmp_path, "numpy.yaml", method=method, output="numpy.csv", suppressed=suppressed, spark=False)
+    on_spark = _config(tmp_path, "spark.yaml", method=method, output=f"spark.{fmt}", suppressed=suppressed, spark=True)
+    code, out, expected = _anonymize(reference)
+    assert code == 0, out
+    code, out, got = _anonymize(on_spark)
+    assert code == 0, out
+    assert expected is not None and got is not None
+    assert got["engine"] == "spark" and got["verified"]
+    for key in ("levels", "suppressed_rows", "classes", "min_class_size"):
+        assert got[key] == expected[key], key
+    assert got["metrics"]["loss"] == pytest.approx(expected["metrics"]["loss"], rel=1e-12)
+    released = _spark_release(tmp_path / f"spark.{fmt}")
+    numpy_release = pd.read_csv(tmp_path / "numpy.csv", dtype=str, keep_default_na=False)
+    pd.testing.assert_frame_equal(_sorted(released), _sorted(numpy_release))
+    # the release itself: every class of the released labels has at least k records
+    kept = released[(released[QUASI] != "*").any(axis=1)]
+    assert kept.groupby(QUASI).size().min() >= 5
+    assert len(released) == 3000 - (expected["suppressed_rows"] if suppressed == "drop" else 0)
+
+
+def test_existing_output_and_missing_column_are_refused_before_any_work(spark: Any, tmp_path: Path) -> None:
+    patient_register(500, seed=1).to_csv(tmp_path / "register.csv", index=False)
+    config = _config(tmp_path, "spark.yaml", output="out.csv", spark=True)
+    (tmp_path / "out.csv").mkdir()
+    code, out, _ = _anonymize(config)
+    assert code == 2 and "out.csv: already exists" in out and out.count("\n") == 1
+    (tmp_path / "out.csv").rmdir()
+    config.write_text(config.read_text(encoding="utf-8").replace("race:       ", "ethnicity:  "), encoding="utf-8")
+    code, out, _ = _anonymize(config)
+    assert code == 2 and "'ethnicity' is not in the table" in out
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_missing_pyspark_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonset.engine.spark.session import require_pyspark
+    from anonset.errors import ConfigError
+
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    with pytest.raises(ConfigError, match=r"pip install 'anonset\[spark\]'"):
+        require_pyspark()
+
+
+def test_missing_java_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonset.engine.spark.session import spark_session
+    from anonset.errors import ConfigError
+
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(ConfigError, match="needs Java 17"):
+        spark_session("local[1]")
+
+
+def test_unreachable_master_fails_within_its_timeout(tmp_path: Path) -> None:
+    """A fresh process (one Spark session per process): a master nobody answers at stops the run in time."""
+    pytest.importorskip("pyspark")
+    patient_register(200, seed=1).to_csv(tmp_path / "register.csv", index=False)
+    config = _config(tmp_path, "spark.yaml", output="out.csv", spark=True)
+    config.write_text(config.read_text(encoding="utf-8").replace("master: 'local[2]'",
+                                                                 "master: 'spark://127.0.0.1:9', timeout: 15"),
+                      encoding="utf-8")
+    started = time.perf_counter()
+    proc = subprocess.run([str(Path(sys.executable).with_name("anonset")), "anonymize", str(config)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    seconds = time.perf_counter() - started
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert lines and "spark://127.0.0.1:9" in lines[0] and "Traceback" not in proc.stderr
+    assert seconds < 90
+    assert not (tmp_path / "out.csv").exists()
