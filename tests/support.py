@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,37 @@ def pg_random_project(pg: PgSchema, directory: Path, output: str) -> tuple[Path,
                       " q1.csv}\n  s: {role: sensitive}\n"
                       f"privacy: {{k: 2}}\noutput: {{{output.format(schema=schema)}}}\n")
     return config, name
+
+
+#: The cgroup-v1 memory controller, where a test can give one process a memory limit the kernel enforces.
+MEMORY_CGROUP = Path("/sys/fs/cgroup/memory")
+
+
+def run_with_memory_limit(command: list[str], limit_bytes: int, cwd: Path,
+                          timeout: float = 600) -> tuple[subprocess.CompletedProcess[str], int, int]:
+    """Run ``command`` in a memory cgroup of its own limited to ``limit_bytes``; the process, and the peaks.
+
+    Returns the completed process (a run killed for exceeding the limit exits with 137), the
+    cgroup's peak usage (``memory.max_usage_in_bytes``: the process and the page cache it caused)
+    and the command's peak resident set size (GNU time's ``%M``, in bytes).  Skips loudly when the
+    controller cannot be written (not root, no cgroup v1), except under CI, where it fails.
+    """
+    group = MEMORY_CGROUP / f"anonset-test-{secrets.token_hex(4)}"
+    try:
+        group.mkdir()
+    except OSError as exc:
+        message = (f"cannot make a memory cgroup under {MEMORY_CGROUP} ({exc.strerror}); the test needs root and"
+                   " cgroup v1")
+        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        (group / "memory.limit_in_bytes").write_text(str(limit_bytes))
+        wrapped = ["bash", "-c", f'echo $$ > {group / "cgroup.procs"}; exec /usr/bin/time -f "peak-rss %M" "$@"',
+                   "anonset-memory-limit", *command]
+        proc = subprocess.run(wrapped, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+        peak = int((group / "memory.max_usage_in_bytes").read_text())
+    finally:
+        group.rmdir()
+    rss = [line for line in proc.stderr.splitlines() if line.startswith("peak-rss ")]
+    return proc, peak, int(rss[-1].split()[1]) * 1024 if rss else -1

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
 
 TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation",
-            "spark"}
+            "spark", "duckdb"}
 EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predicates", "queries", "patterns"}
 #: Keys of ``evaluation.queries`` (aggregate-query accuracy of a release fitted on all records).
 QUERY_KEYS = {"count", "dimension", "selectivity", "seed", "threshold"}
@@ -127,6 +127,7 @@ class RunConfig:
     output_replace: bool = False
     evaluation: dict[str, Any] = field(default_factory=dict)
     spark: SparkSettings | None = None
+    duckdb: dict[str, Any] = field(default_factory=dict)
     spark_table: str | None = None
     input_uri: str | None = None
     output_uri: str | None = None
@@ -195,7 +196,8 @@ class RunConfig:
         if self.sql is not None:
             return PostgresBackend(self.sql.url)
         if self.engine == "duckdb" and self.input_path is not None:
-            return DuckDBBackend.from_file(self.input_path, self.delimiter, table=DUCKDB_VIEW, fmt=self.input_format)
+            return DuckDBBackend.from_file(self.input_path, self.delimiter, table=DUCKDB_VIEW, fmt=self.input_format,
+                                           settings=self.duckdb)
         raise ConfigError(f"{self.path}: engine: {self.engine} reads the input into memory; there is no database"
                           " to connect to")
 
@@ -328,6 +330,7 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
                 raise ConfigError(f"{where}: input.{key} must be a string; got {inp[key]!r}")
     engine = _engine(raw, sql, where)
     spark = _spark_settings(raw, engine, spark_table, where)
+    duckdb_settings = _duckdb_settings(raw, engine, where)
     attributes = raw.get("attributes")
     if not isinstance(attributes, Mapping) or not attributes:
         raise ConfigError(f"{where}: `attributes` must map column names to {{role: ..., ...}}")
@@ -424,7 +427,7 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         output_delimiter=out.get("delimiter"), drop_suppressed=suppressed == "drop", seed=seed,
         method_options=options, metric_object=metric_object, raw=dict(raw),
         engine=engine, sql=sql, output_table=output_table, output_replace=output_replace,
-        evaluation=dict(evaluation), spark=spark, spark_table=spark_table, input_uri=input_uri,
+        evaluation=dict(evaluation), spark=spark, duckdb=duckdb_settings, spark_table=spark_table, input_uri=input_uri,
         output_uri=output_uri,
     )
 
@@ -459,6 +462,26 @@ def _spark_settings(raw: Mapping[str, Any], engine: str, spark_table: str | None
         raise ConfigError(f"{where}: spark.options must map Spark settings to values, e.g."
                           " {spark.executor.memory: 4g}")
     return SparkSettings(master=master, timeout=float(timeout), options={str(k): str(v) for k, v in options.items()})
+
+
+def _duckdb_settings(raw: Mapping[str, Any], engine: str, where: str) -> dict[str, Any]:
+    """The ``duckdb`` section (``engine: duckdb`` only): DuckDB settings such as memory_limit and temp_directory."""
+    from anonset.engine.sql.duckdb import SETTINGS
+
+    section = raw.get("duckdb")
+    if section is None:
+        return {}
+    if engine != "duckdb":
+        raise ConfigError(f"{where}: a duckdb section is used only with engine: duckdb; remove it or set the engine")
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{where}: `duckdb` must be a mapping such as"
+                          " {memory_limit: 2GB, temp_directory: /tmp/spill}")
+    _unknown(where, "duckdb.", section, set(SETTINGS))
+    base = Path(where).parent
+    out = {str(k): v for k, v in section.items()}
+    if "temp_directory" in out:
+        out["temp_directory"] = str(_resolve(base, out["temp_directory"]))
+    return out
 
 
 def _sql_input(section: Any, where: str) -> SqlInput:

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = ["DuckDBBackend"]
 
+#: DuckDB settings a run may give (``duckdb:`` in a config): how much memory DuckDB may hold before it spills
+#: to ``temp_directory``, its threads, and whether it may reorder rows (less memory for large scans).
+SETTINGS = ("memory_limit", "threads", "temp_directory", "max_temp_directory_size", "preserve_insertion_order")
+
 #: A null marker no CSV field is expected to hold: DuckDB then reads empty fields as ''.
 _NO_NULL = "\x01anonset-no-null\x02"
 
@@ -39,6 +43,10 @@ class DuckDBBackend(_BackendBase):
     connection : duckdb.DuckDBPyConnection, optional
         Use this connection instead of opening one (it is not closed by
         :meth:`close`).
+    settings : mapping of str to str, optional
+        DuckDB settings (:data:`SETTINGS`): ``memory_limit`` (``"1GB"``) with
+        ``temp_directory`` lets DuckDB work on tables larger than memory by
+        spilling to disk.
 
     Attributes
     ----------
@@ -49,7 +57,8 @@ class DuckDBBackend(_BackendBase):
     dialect = "duckdb"
     placeholder = "?"
 
-    def __init__(self, database: str = ":memory:", connection: Any = None):
+    def __init__(self, database: str = ":memory:", connection: Any = None,
+                 settings: Mapping[str, Any] | None = None):
         super().__init__()
         import duckdb
 
@@ -63,6 +72,13 @@ class DuckDBBackend(_BackendBase):
                             " check the path and that no other process holds it") from exc
         self.table: str | None = None
         self._source = "" if database == ":memory:" else database
+        for key, value in (settings or {}).items():
+            if key not in SETTINGS:
+                raise DataError(f"DuckDB setting {key!r} is not one anonset sets; use {', '.join(SETTINGS)}")
+            try:
+                self.con.execute(f"SET {key} = ?", [value])
+            except duckdb.Error as exc:
+                raise DataError(f"DuckDB setting {key} = {value!r}: {_first_line(exc)}") from None
         self._views: list[str] = []
         self._registered: list[str] = []
 
@@ -74,7 +90,7 @@ class DuckDBBackend(_BackendBase):
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_file(cls, path: str | Path, delimiter: str | None = None, table: str = "data",
-                  fmt: str | None = None) -> DuckDBBackend:
+                  fmt: str | None = None, settings: Mapping[str, Any] | None = None) -> DuckDBBackend:
         """An in-memory DuckDB database with a CSV or Parquet file exposed as view ``table``.
 
         CSV columns are read as text exactly as written (``007`` stays
@@ -91,13 +107,15 @@ class DuckDBBackend(_BackendBase):
             Name of the view.
         fmt : {"csv", "parquet"}, optional
             Format; inferred from the suffix (``.parquet`` / ``.pq`` is Parquet).
+        settings : mapping of str to str, optional
+            DuckDB settings (see the class).
         """
         from anonset.io.delimiters import sniff_delimiter
 
         p = Path(path)
         if not p.is_file():
             raise DataError(f"{p}: file not found; check the path")
-        backend = cls()
+        backend = cls(settings=settings)
         backend._source = str(p)
         kind = fmt or ("parquet" if p.suffix.lower() in (".parquet", ".pq") else "csv")
         try:
