@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -116,7 +117,7 @@ def patients_hierarchies(workdir: Path) -> dict[str, Path]:
                                                                  "diagnosis")}
 
 
-def patients_config(workdir: Path, table: Path, method: str) -> Path:
+def patients_config(workdir: Path, table: Path, method: str, engine: str = "numpy") -> Path:
     """The run configuration of ``method`` on a patient register table."""
     files = patients_hierarchies(workdir)
     education = [line.split(";")[0] for line in files["education"].read_text(encoding="utf-8").splitlines()]
@@ -132,7 +133,7 @@ def patients_config(workdir: Path, table: Path, method: str) -> Path:
              f" hierarchy: {json.dumps(str(files['education']))}}}",
              f"  diagnosis: {{role: sensitive, hierarchy: {json.dumps(str(files['diagnosis']))}}}",
              "  length_of_stay: {role: insensitive}"]
-    return _write_config(workdir, table.stem, method, lines)
+    return _write_config(workdir, table.stem, method, lines, engine)
 
 
 def adult_table(workdir: Path, factor: int) -> Path:
@@ -148,21 +149,26 @@ def adult_table(workdir: Path, factor: int) -> Path:
     return target
 
 
-def adult_config(workdir: Path, table: Path, method: str) -> Path:
+def adult_config(workdir: Path, table: Path, method: str, engine: str = "numpy") -> Path:
     """The run configuration of ``method`` on a scaled Adult table: every column a quasi-identifier."""
     lines = [f"input: {{path: {json.dumps(str(table))}, delimiter: ';'}}", "attributes:"]
     for column in ADULT_COLUMNS:
         hierarchy = json.dumps(str(ADULT_DIR / "hierarchies" / f"{column}.csv"))
         numeric = ", type: numeric" if column == "age" else ""
         lines.append(f"  {column}: {{role: quasi{numeric}, hierarchy: {hierarchy}}}")
-    return _write_config(workdir, table.stem, method, lines)
+    return _write_config(workdir, table.stem, method, lines, engine)
 
 
-def _write_config(workdir: Path, stem: str, method: str, lines: list[str]) -> Path:
+def _write_config(workdir: Path, stem: str, method: str, lines: list[str], engine: str = "numpy") -> Path:
     privacy = "{k: 5, max_suppression: 0.01}" if method == "optimal" else "{k: 10}"
+    name = f"{stem}_{method}" + ("" if engine == "numpy" else f"_{engine}")
     lines += [f"privacy: {privacy}", f"method: {{name: {method}}}",
-              f"output: {{path: {json.dumps(str(workdir / f'{stem}_{method}_released.csv'))}}}"]
-    path = workdir / f"{stem}_{method}.yaml"
+              f"output: {{path: {json.dumps(str(workdir / f'{name}_released.csv'))}}}"]
+    if engine != "numpy":
+        lines.append(f"engine: {engine}")
+    if engine == "spark":
+        lines.append("spark: {master: 'local[2]'}")
+    path = workdir / f"{name}.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -177,6 +183,9 @@ def run(config: Path, timeout: float, src: Path | None) -> Run:
     peak_path = config.with_suffix(".peak")
     for stale in (summary_path, peak_path):
         stale.unlink(missing_ok=True)
+    released = config.with_name(config.stem + "_released.csv")
+    if released.is_dir():  # a Spark release is a folder, and an existing one is refused
+        shutil.rmtree(released)
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", _PEAK_WRAPPER, str(peak_path), "anonymize", str(config),
                              "--summary", str(summary_path), "--quiet"], env=_environment(src),
@@ -224,7 +233,7 @@ def _peak_rss() -> int:
 def report(method: str, rows: int, result: Run, before: str, timeout: float) -> None:
     """One line per run: stages, whole process, peak memory, load average before and after."""
     after = load()
-    head = f"{method:<12} {rows:>11,} rows:"
+    head = f"{method:<20} {rows:>11,} rows:"
     if not result.finished:
         print(f"{head} stopped after {timeout:.0f} s (--timeout), peak RSS {result.peak_rss / 1e9:.2f} GB;"
               f" {before} -> {after}", flush=True)
@@ -312,6 +321,9 @@ def main() -> None:
                         help="comma-separated table sizes (patients; adult-mix uses --factor)")
     parser.add_argument("--factor", type=int, default=330, help="make_mix.py factor of adult-mix (330: 9,953,460)")
     parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--engines", default="numpy",
+                        help="comma-separated engines of the runs: numpy, duckdb, spark (optimal only for the last"
+                             " two)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is stopped")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/anonset-scale"))
     parser.add_argument("--sections", default="load,runs", help="load, runs (default both)")
@@ -342,12 +354,16 @@ def main() -> None:
         tables = [(rows, patients_table(args.workdir, rows)) for rows in sizes]
     else:
         tables = [(ADULT_ROWS * args.factor, adult_table(args.workdir, args.factor))]
+    engines = [e for e in args.engines.split(",") if e]
     for rows, table in tables:
         for method in methods:
-            config = (patients_config(args.workdir, table, method) if args.data == "patients"
-                      else adult_config(args.workdir, table, method))
-            before = load()
-            report(method, rows, run(config, args.timeout, args.src), before, args.timeout)
+            for engine in engines:
+                if engine != "numpy" and method != "optimal":
+                    continue
+                config = (patients_config(args.workdir, table, method, engine) if args.data == "patients"
+                          else adult_config(args.workdir, table, method, engine))
+                before = load()
+                report(f"{method} {engine}", rows, run(config, args.timeout, args.src), before, args.timeout)
 
 
 if __name__ == "__main__":
