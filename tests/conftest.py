@@ -136,14 +136,14 @@ def _postgres(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any
 def _spark(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any], request: StatsRequest, *,
            cache_cells: int, direct_rows: int) -> tuple[Engine, Dataset]:
     from anonset.engine.spark.engine import SparkEngine
-    from anonset.engine.spark.source import dataset_from_frame, read_frame
+    from anonset.engine.spark.source import count_frame, read_frame
 
     spark = ctx.spark()
     path = ctx.tmp_path / f"table{secrets.token_hex(3)}.csv"
     write_table(table, path, delimiter=";")
     frame = read_frame(spark, path=path, delimiter=";")
-    ds = dataset_from_frame(frame, attributes, str(path))  # no record reaches the driver
-    return ctx.stack.enter_context(SparkEngine(ds, request, frame, cache_cells=cache_cells)), ds
+    counts = count_frame(frame, attributes, request, str(path))  # no record reaches the driver
+    return ctx.stack.enter_context(SparkEngine(counts, request, frame, cache_cells=cache_cells)), counts.dataset
 
 
 #: Every engine the conformance suite runs on, by test id.

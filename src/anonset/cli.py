@@ -266,15 +266,16 @@ def _anonymize_on_spark(cfg: RunConfig, model: Anonymizer, files: FileSink, outp
                         started: float) -> tuple[Release, dict[str, Any], Dataset]:
     """Read and profile the input on Spark, search on the driver, write and re-check the release on Spark.
 
-    Stages: ``load`` is the session's start, reading and profiling;
-    ``search`` includes the Spark job that counts the bottom class table.
+    Stages: ``load`` is the session's start and reading; ``search``
+    includes the Spark jobs that count the bottom class table (whose
+    marginals are the profile).
     The release goes to ``output`` (a folder Spark writes, refused when it
     exists), and is deleted again when the summary cannot be written.  The
     release, the summary and the dataset.
     """
     from anonset.engine.spark.engine import SparkEngine
     from anonset.engine.spark.session import spark_session
-    from anonset.engine.spark.source import dataset_from_frame, read_frame
+    from anonset.engine.spark.source import count_frame, read_frame
     from anonset.io.delimiters import sniff_delimiter
 
     assert cfg.spark is not None
@@ -283,24 +284,24 @@ def _anonymize_on_spark(cfg: RunConfig, model: Anonymizer, files: FileSink, outp
         raise DataError(f"{output}: already exists; anonset never writes over a release: choose another output path"
                         " or remove it" if local.exists() else
                         f"{output}: folder {local.parent} does not exist; create it first or correct output.path")
-    profiling = time.perf_counter()
+    loading = time.perf_counter()
     spark = spark_session(cfg.spark.master, timeout=cfg.spark.timeout, options=cfg.spark.options)
     delimiter = cfg.delimiter
     if delimiter is None and cfg.input_path is not None and cfg.input_path.is_file() and cfg.input_format != "parquet":
         delimiter = sniff_delimiter(cfg.input_path)
     frame = read_frame(spark, path=None if cfg.spark_table else cfg.input_location, table=cfg.spark_table,
                        delimiter=delimiter, fmt=cfg.input_format)
-    specs = cfg.attribute_specs()
-    dataset = dataset_from_frame(frame, specs, cfg.input_location)
-    profile_seconds = time.perf_counter() - profiling - dataset.encode_seconds
+    started_search = time.perf_counter()  # the counting job is the search's class table; the profile comes with it
+    counts = count_frame(frame, cfg.attribute_specs(), cfg.requirements.request, cfg.input_location)
+    dataset = counts.dataset
+    counted = time.perf_counter() - started_search - dataset.encode_seconds
+    load_seconds = started_search - loading
     cfg.requirements.validate(dataset)
     release_delimiter = cfg.output_delimiter or delimiter or ","
-    counting = time.perf_counter()
-    with SparkEngine(dataset, cfg.requirements.request, frame, source=cfg.input_location,
+    with SparkEngine(counts, cfg.requirements.request, frame, source=cfg.input_location,
                      output_delimiter=release_delimiter) as engine:
-        counted = time.perf_counter() - counting  # the bottom class table: the search's one Spark job
         release = model.fit_transform(dataset, engine=engine)
-    release = release.timed(load=profile_seconds, encode=dataset.encode_seconds,
+    release = release.timed(load=load_seconds, encode=dataset.encode_seconds,
                             search=release.stages.search + counted)
     try:
         summary = _place(files, release, cfg, started)

@@ -1,15 +1,13 @@
 """The Spark engine: one GROUP BY on the cluster, then every node rolled up on the driver.
 
 A Spark job costs about a second whatever it does, so the engine never runs
-one per lattice node.  At construction it runs one job over the table: every
-quasi-identifier's value is mapped to its hierarchy leaf code (a broadcast
-join with a small value -> code table), every requested sensitive value to
-its code, and the rows are grouped by their leaf codes, with per class the
-count, one count per sensitive value (histograms) and the sums and sums of
-squares of numeric sensitive attributes.  That bottom class table (one row
-per distinct combination of leaf codes, never a record) comes to the driver
-as Arrow, and a :class:`~anonset.engine.numpy.engine.NumpyEngine` built on it
-rolls every other node up locally.  The statistics equal the numpy engine's.
+one per lattice node.  :func:`anonset.engine.spark.source.count_frame` groups
+the table once by its quasi-identifiers (with per class the count, one count
+per sensitive value and the sums of numeric sensitive attributes); that
+bottom class table (one row per distinct combination of values, never a
+record) is all the engine needs: a
+:class:`~anonset.engine.numpy.engine.NumpyEngine` built on it rolls every
+other node up locally.  The statistics equal the numpy engine's.
 
 The records stay on the cluster: :meth:`SparkEngine.row_classes` refuses, and
 a release is written there by :class:`~anonset.engine.spark.sink.SparkSink`.
@@ -18,7 +16,7 @@ a release is written there by :class:`~anonset.engine.spark.sink.SparkSink`.
 from __future__ import annotations
 
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 import pandas as pd
@@ -26,7 +24,7 @@ import pandas as pd
 from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.engine.numpy.engine import NumpyEngine
-from anonset.engine.spark.source import first_line, quoted_column, text_column
+from anonset.engine.spark.source import SparkCounts, text_column
 from anonset.errors import DataError
 
 if TYPE_CHECKING:
@@ -41,9 +39,9 @@ class SparkEngine:
 
     Parameters
     ----------
-    dataset : Dataset
-        The table's dataset, built from its profile
-        (:func:`anonset.engine.spark.source.dataset_from_frame`).
+    counts : SparkCounts
+        The table's dataset and bottom class table
+        (:func:`anonset.engine.spark.source.count_frame`), counted with ``request``.
     request : StatsRequest
         Sensitive statistics to carry per class.
     frame : pyspark.sql.DataFrame
@@ -58,16 +56,15 @@ class SparkEngine:
 
     name = "spark"
 
-    def __init__(self, dataset: Dataset, request: StatsRequest | None, frame: DataFrame, *,
+    def __init__(self, counts: SparkCounts, request: StatsRequest | None, frame: DataFrame, *,
                  cache_cells: int = 20_000_000, source: str = "", output_delimiter: str = ",") -> None:
-        self.dataset = dataset
+        self.dataset = counts.dataset
         self.request = request or StatsRequest()
         self.frame = frame
-        self.source = source or dataset.source
+        self.source = source or self.dataset.source
         self.output_delimiter = output_delimiter
-        bottom = _bottom_table(frame, dataset, self.request)
-        self._rows_fetched = bottom.n_classes
-        self._local = NumpyEngine(dataset, self.request, cache_cells, bottom=bottom)
+        self._rows_fetched = counts.bottom.n_classes
+        self._local = NumpyEngine(self.dataset, self.request, cache_cells, bottom=counts.bottom)
         self._closed = False
 
     @property
@@ -135,44 +132,6 @@ def leaf_code_columns(frame: DataFrame, dataset: Dataset) -> DataFrame:
         out = out.join(F.broadcast(code_frame(frame, dataset.value_codes(q), f"_q{j}", f"_k{j}")), on=f"_q{j}",
                        how="left").drop(f"_q{j}")
     return out
-
-
-def _bottom_table(frame: DataFrame, dataset: Dataset, request: StatsRequest) -> ClassStats:
-    """The bottom class table of ``frame`` with ``request``'s statistics, counted by one Spark job."""
-    from pyspark.sql import functions as F
-
-    histograms = sorted(request.histograms)
-    moments = sorted(request.moments)
-    coded = leaf_code_columns(frame, dataset)
-    for i, a in enumerate(histograms):
-        codes = {str(v): c for c, v in enumerate(dataset.encoded[a].categories)}
-        codes.update(dataset.value_codes(a))
-        coded = coded.withColumn(f"_sv{i}", text_column(a, _marker(dataset, a)))
-        coded = coded.join(F.broadcast(code_frame(frame, codes, f"_sv{i}", f"_s{i}")), on=f"_sv{i}", how="left")
-    aggregates: list[Any] = [F.count(F.lit(1)).alias("_n")]
-    for i, a in enumerate(histograms):
-        aggregates += [F.sum(F.when(F.col(f"_s{i}") == c, 1).otherwise(0)).alias(f"_h{i}_{c}")
-                       for c in range(dataset.encoded[a].n_categories)]
-    for i, a in enumerate(moments):
-        x = F.col(quoted_column(a)).cast("double")
-        aggregates += [F.sum(x).alias(f"_x{i}"), F.sum(x * x).alias(f"_xx{i}")]
-    keys = [f"_k{j}" for j in range(len(dataset.quasi))]
-    try:
-        table = cast("pd.DataFrame", coded.groupBy(*keys).agg(*aggregates).toPandas())
-    except Exception as exc:  # Spark raises its own types: one line for the user
-        raise DataError(f"{dataset.source}: Spark could not count the classes ({first_line(exc)})") from None
-    for j, q in enumerate(dataset.quasi):
-        if table[f"_k{j}"].isna().any():
-            raise DataError(f"{dataset.source}, column {q!r}: a value Spark read is not among the profiled values;"
-                            " was the table changed while anonset read it?")
-    key_matrix = (table[keys].to_numpy(dtype=np.int32) if keys
-                  else np.zeros((len(table), 0), dtype=np.int32))
-    hists = {a: table[[f"_h{i}_{c}" for c in range(dataset.encoded[a].n_categories)]].to_numpy(dtype=np.int64)
-             for i, a in enumerate(histograms)}
-    sums = {a: table[f"_x{i}"].to_numpy(dtype=np.float64) for i, a in enumerate(moments)}
-    sumsq = {a: table[f"_xx{i}"].to_numpy(dtype=np.float64) for i, a in enumerate(moments)}
-    return ClassStats(sizes=table["_n"].to_numpy(dtype=np.int64), keys=np.ascontiguousarray(key_matrix),
-                      histograms=hists, sums=sums, sumsq=sumsq, levels=tuple(0 for _ in dataset.quasi))
 
 
 def _marker(dataset: Dataset, name: str) -> str:
