@@ -56,19 +56,23 @@ def release_frame(engine: SparkEngine, levels: tuple[int, ...], violating_keys: 
     """The released records of node ``levels`` as a Spark DataFrame (a plan: nothing runs until it is written)."""
     from pyspark.sql import functions as F
 
-    from anonset.engine.spark.engine import leaf_code_columns
+    from anonset.engine.spark.source import text_column
 
     dataset, frame = engine.dataset, engine.frame
     spark = frame.sparkSession
-    coded = leaf_code_columns(frame, dataset)
+    coded = frame
     for j, q in enumerate(dataset.quasi):
+        # one small table per quasi-identifier: each value as written -> its label and node code at the level
         h = dataset.require_hierarchy(q)
         level = int(levels[j])
-        node_codes = h.maps[level]
-        table = pd.DataFrame({f"_k{j}": np.arange(h.n_leaves, dtype=np.int32),
-                              f"_l{j}": pd.Series(h.labels[level][node_codes].astype(str), dtype=object),
-                              f"_c{j}": node_codes.astype(np.int32)})
-        coded = coded.join(F.broadcast(spark.createDataFrame(table)), on=f"_k{j}", how="left")
+        value_codes = dataset.value_codes(q)
+        nodes = h.maps[level][np.fromiter(value_codes.values(), dtype=np.int64, count=len(value_codes))]
+        table = pd.DataFrame({f"_v{j}": pd.Series(list(value_codes), dtype=object),
+                              f"_l{j}": pd.Series(h.labels[level][nodes].astype(str), dtype=object),
+                              f"_c{j}": nodes.astype(np.int32)})
+        marker = dataset.specs[q].missing[0] if dataset.specs[q].missing else ""
+        coded = coded.withColumn(f"_v{j}", text_column(q, marker))
+        coded = coded.join(F.broadcast(spark.createDataFrame(table)), on=f"_v{j}", how="left")
     node_columns = [f"_c{j}" for j in range(len(dataset.quasi))]
     if len(violating_keys) and node_columns:
         violating = pd.DataFrame(np.asarray(violating_keys, dtype=np.int32), columns=node_columns)
@@ -111,28 +115,34 @@ def verify_frame(released: DataFrame, dataset: Dataset, requirements: Any,
         raise DataError(f"the release has no column {missing[0]!r}; columns are {', '.join(released.columns)}")
     labels = [text_column(q, "nan").alias(f"_g{j}") for j, q in enumerate(quasi)]
     groups = [f"_g{j}" for j in range(len(quasi))]
-    sizes = cast("pd.DataFrame", released.select(*labels).groupBy(*groups).count().toPandas())
-    index = pd.MultiIndex.from_frame(sizes[groups]) if groups else pd.RangeIndex(len(sizes))
-    n_classes = len(sizes)
-    class_sizes = sizes["count"].to_numpy(dtype=np.int64)
-    all_star = (sizes[groups] == SUPPRESSED).all(axis=1).to_numpy() if groups else np.zeros(n_classes, np.bool_)
+    judged = sorted(set(request.histograms) | set(request.moments))
+    values = [text_column(a, dataset.specs[a].missing[0] if dataset.specs[a].missing else "").alias(f"_v{i}")
+              for i, a in enumerate(judged)]
+    # one job: the released classes crossed with every judged sensitive value; sizes are the sums per class
+    counted = cast("pd.DataFrame", released.select(*labels, *values).groupBy(*groups, *[f"_v{i}" for i in
+                                                                                      range(len(judged))])
+                   .agg(F.count(F.lit(1)).alias("_n")).toPandas())
+    if groups:
+        cls, keys = pd.MultiIndex.from_frame(counted[groups]).factorize()
+        all_star = np.logical_and.reduce([np.asarray(keys.get_level_values(j) == SUPPRESSED)
+                                          for j in range(len(groups))])
+    else:
+        cls, all_star = np.zeros(len(counted), dtype=np.int64), np.zeros(min(len(counted), 1), dtype=np.bool_)
+    n_classes = len(all_star)
+    counts = counted["_n"].to_numpy(dtype=np.float64)
+    class_sizes = np.bincount(cls, weights=counts, minlength=n_classes).astype(np.int64)
     hists: dict[str, NDArray[np.int64]] = {}
     sums: dict[str, NDArray[np.float64]] = {}
     sumsq: dict[str, NDArray[np.float64]] = {}
-    for a in sorted(set(request.histograms) | set(request.moments)):
-        marker = dataset.specs[a].missing[0] if dataset.specs[a].missing else ""
-        counted = cast("pd.DataFrame", released.select(*labels, text_column(a, marker).alias("_v"))
-                       .groupBy(*groups, "_v").agg(F.count(F.lit(1)).alias("_n")).toPandas())
-        cls = (index.get_indexer(pd.MultiIndex.from_frame(counted[groups])) if groups
-               else np.zeros(len(counted), dtype=np.int64))
-        codes_of = {str(v): i for i, v in enumerate(dataset.encoded[a].categories)}
+    for i, a in enumerate(judged):
+        codes_of = {str(v): c for c, v in enumerate(dataset.encoded[a].categories)}
         codes_of.update(dataset.value_codes(a))
-        codes = np.array([codes_of.get(str(v), -1) for v in counted["_v"]], dtype=np.int64)
+        texts = counted[f"_v{i}"].astype(str)
+        codes = texts.map(codes_of).fillna(-1).to_numpy(dtype=np.int64)
         if (codes < 0).any():
-            unknown = counted["_v"].iloc[int(np.flatnonzero(codes < 0)[0])]
+            unknown = texts.iloc[int(np.flatnonzero(codes < 0)[0])]
             raise DataError(f"released value {unknown!r} of column {a!r} is not a value of the input; the release"
                             " does not belong to this dataset")
-        counts = counted["_n"].to_numpy(dtype=np.float64)
         if a in request.histograms:
             m = dataset.encoded[a].n_categories
             flat = np.bincount(cls * m + codes, weights=counts, minlength=n_classes * m)

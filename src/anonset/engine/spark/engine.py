@@ -19,19 +19,17 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
 import numpy as np
-import pandas as pd
 
-from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.engine.numpy.engine import NumpyEngine
-from anonset.engine.spark.source import SparkCounts, text_column
+from anonset.engine.spark.source import SparkCounts
 from anonset.errors import DataError
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
     from pyspark.sql import DataFrame
 
-__all__ = ["SparkEngine", "code_frame", "leaf_code_columns"]
+__all__ = ["SparkEngine"]
 
 
 class SparkEngine:
@@ -113,31 +111,6 @@ class SparkEngine:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
-
-
-def code_frame(frame: DataFrame, values: dict[str, int], value_column: str, code_column: str) -> DataFrame:
-    """A small Spark table (value text -> code) for a broadcast join, on ``frame``'s session."""
-    table = pd.DataFrame({value_column: pd.Series(list(values), dtype=object),
-                          code_column: pd.Series(list(values.values()), dtype="int32")})
-    return frame.sparkSession.createDataFrame(table)
-
-
-def leaf_code_columns(frame: DataFrame, dataset: Dataset) -> DataFrame:
-    """``frame`` with ``_k0 .. _k{d-1}``: each quasi-identifier's leaf code (its other columns kept)."""
-    from pyspark.sql import functions as F
-
-    out = frame
-    for j, q in enumerate(dataset.quasi):
-        out = out.withColumn(f"_q{j}", text_column(q, _marker(dataset, q)))
-        out = out.join(F.broadcast(code_frame(frame, dataset.value_codes(q), f"_q{j}", f"_k{j}")), on=f"_q{j}",
-                       how="left").drop(f"_q{j}")
-    return out
-
-
-def _marker(dataset: Dataset, name: str) -> str:
-    """How a missing value of ``name`` is spelled (its first missing marker, or the empty text)."""
-    missing = dataset.specs[name].missing
-    return missing[0] if missing else ""
 
 
 if TYPE_CHECKING:  # mypy checks that the class implements the protocol
