@@ -68,7 +68,10 @@ def spark_session(master: str = DEFAULT_MASTER, *, timeout: float = 120.0,
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                .config("spark.sql.ansi.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false"))
-    for key, value in (options or {}).items():
+    # the driver receives class tables (one row per class, millions on a large table): room for them, unless the
+    # config says otherwise
+    settings = {"spark.driver.memory": "4g", "spark.driver.maxResultSize": "0", **(options or {})}
+    for key, value in settings.items():
         builder = builder.config(key, value)
     result: dict[str, Any] = {}
 
