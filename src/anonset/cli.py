@@ -33,6 +33,8 @@ from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
 from anonset.methods.threads import THREADS_VARIABLE
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame as SparkFrame
+
     from anonset.anonymizer import Anonymizer
     from anonset.config import RunConfig
     from anonset.core.dataset import Dataset
@@ -277,8 +279,12 @@ def _anonymize_on_spark(cfg: RunConfig, model: Anonymizer, files: FileSink, outp
     from anonset.engine.spark.session import spark_session
     from anonset.engine.spark.source import count_frame, read_frame
     from anonset.io.delimiters import sniff_delimiter
+    from anonset.methods import registry
+    from anonset.release.spark_mondrian import DISTRIBUTED_METHODS, check_distributable
 
     assert cfg.spark is not None
+    if registry.get(model.method).in_memory:  # only Mondrian runs distributed: refused before Spark starts
+        check_distributable(model.requirements, model.method)
     local = None if "://" in output else Path(output)
     if local is not None and (local.exists() or not local.parent.is_dir()):  # refused before Spark starts
         raise DataError(f"{output}: already exists; anonset never writes over a release: choose another output path"
@@ -291,6 +297,9 @@ def _anonymize_on_spark(cfg: RunConfig, model: Anonymizer, files: FileSink, outp
         delimiter = sniff_delimiter(cfg.input_path)
     frame = read_frame(spark, path=None if cfg.spark_table else cfg.input_location, table=cfg.spark_table,
                        delimiter=delimiter, fmt=cfg.input_format)
+    if model.method in DISTRIBUTED_METHODS:
+        return _mondrian_on_spark(cfg, model, files, frame, output, cfg.output_delimiter or delimiter or ",",
+                                  loading, started)
     started_search = time.perf_counter()  # the counting job is the search's class table; the profile comes with it
     counts = count_frame(frame, cfg.attribute_specs(), cfg.requirements.request, cfg.input_location)
     dataset = counts.dataset
@@ -308,6 +317,31 @@ def _anonymize_on_spark(cfg: RunConfig, model: Anonymizer, files: FileSink, outp
     except DataError:
         if model.sink_ is not None:
             model.sink_.discard()  # a release whose summary could not be written does not stay
+        raise
+    return release, summary, dataset
+
+
+def _mondrian_on_spark(cfg: RunConfig, model: Anonymizer, files: FileSink, frame: SparkFrame, output: str,
+                       delimiter: str, loading: float, started: float) -> tuple[Release, dict[str, Any], Dataset]:
+    """Distributed Mondrian (:mod:`anonset.release.spark_mondrian`): the dataset from value counts, first cuts on
+    the driver, Mondrian per fragment on the workers, the release written and re-checked by Spark.
+
+    Stages: ``load`` is the session's start, reading and the value counts.  The release is deleted again when
+    the summary cannot be written.
+    """
+    from anonset.engine.spark.source import dataset_from_frame
+    from anonset.release.spark_mondrian import release_mondrian_on_spark
+
+    dataset = dataset_from_frame(frame, cfg.attribute_specs(), cfg.input_location)
+    load_seconds = time.perf_counter() - loading - dataset.encode_seconds
+    cfg.requirements.validate(dataset)
+    release, placed = release_mondrian_on_spark(frame, dataset, model, output, delimiter=delimiter,
+                                                input_location=cfg.input_location)
+    release = release.timed(load=load_seconds, encode=dataset.encode_seconds)
+    try:
+        summary = _place(files, release, cfg, started)
+    except DataError:
+        placed.discard()  # a release whose summary could not be written does not stay
         raise
     return release, summary, dataset
 
@@ -962,6 +996,9 @@ def _print_summary(summary: dict[str, Any], out: Console, dataset: Dataset | Non
     if "nodes_checked" in search:
         table.add_row("nodes checked", f"{search['nodes_checked']:,} of {search['lattice_size']:,}",
                       "generalizations judged")
+    if "fragments" in search:
+        table.add_row("fragments", f"{search['fragments']:,} (sampled {search['sample_rows']:,} records)",
+                      "Mondrian ran on each fragment apart (engine: spark)")
     if "ranges_may_overlap" in search:
         table.add_row("class ranges", "may overlap" if search["ranges_may_overlap"] else "do not overlap",
                       "each class is generalized on its own")

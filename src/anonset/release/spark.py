@@ -22,7 +22,9 @@ Spark engine.  The records never come to the driver:
   Hadoop's file system, so it works on HDFS and object stores as on local
   disk); :meth:`SparkSink.discard` deletes what was staged.
 
-An output that already exists is refused before any work.
+An output that already exists is refused before any work.  The folder's
+steps (check, stage, read back, place, discard) are :class:`SparkOutput`,
+which any release Spark writes uses (distributed Mondrian's too).
 """
 
 from __future__ import annotations
@@ -43,12 +45,12 @@ from anonset.release.verify import VerificationReport, judge_released_classes, r
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
     from anonset.engine.base import Engine
     from anonset.engine.spark.engine import SparkEngine
 
-__all__ = ["SparkSink", "release_frame", "spark_sink", "verify_frame"]
+__all__ = ["SparkOutput", "SparkSink", "release_frame", "spark_sink", "verify_frame"]
 
 
 def release_frame(engine: SparkEngine, levels: tuple[int, ...], violating_keys: NDArray[np.int32],
@@ -160,13 +162,16 @@ def verify_frame(released: DataFrame, dataset: Dataset, requirements: Any,
                                   dataset.n_rows if n_input_rows is None else n_input_rows)
 
 
-class SparkSink:
-    """The release of a Spark engine's node, written to ``path`` by Spark (see the module docstring).
+class SparkOutput:
+    """A release folder Spark writes: refused when it exists, staged beside it, renamed into place, or deleted.
+
+    The file-system half of :class:`SparkSink`, shared by every release Spark
+    writes (a full-domain node, distributed Mondrian's fragments).
 
     Parameters
     ----------
-    engine : SparkEngine
-        The engine the node was found with (its session, table and dataset).
+    spark : pyspark.sql.SparkSession
+        The session that writes.
     path : str
         The output: a folder Spark writes part files into (a local path, or
         ``hdfs://...``, ``s3a://...``).  ``.parquet`` / ``.pq`` means Parquet,
@@ -177,27 +182,14 @@ class SparkSink:
         The input's path, refused as the output.
     """
 
-    def __init__(self, engine: SparkEngine, path: str, *, delimiter: str = ",", input_location: str | None = None):
-        self.engine = engine
+    def __init__(self, spark: SparkSession, path: str, *, delimiter: str = ",", input_location: str | None = None):
+        self.spark = spark
         self.path = path
         self.delimiter = delimiter
         self.input_location = input_location
         self.kind = "parquet" if path.lower().rstrip("/").endswith((".parquet", ".pq")) else "csv"
         self._staging: str | None = None
-        self._item: NodeRelease | None = None
         self._placed = False
-
-    @property
-    def location(self) -> str:
-        return self.path
-
-    @property
-    def database(self) -> str:
-        return f"Spark {self.engine.frame.sparkSession.sparkContext.master}"
-
-    @property
-    def output_table(self) -> str:
-        return self.path
 
     def check(self) -> None:
         """Refuse an output that is the input or that already exists (nothing is overwritten)."""
@@ -207,15 +199,12 @@ class SparkSink:
             raise DataError(f"{self.path}: already exists; anonset never writes over a release or a table: choose"
                             " another output path or remove it")
 
-    def stage(self, item: NodeRelease) -> None:
-        """Write the node's release with Spark into a staging folder beside the output."""
-        if item.engine is not self.engine:
-            raise ValueError("the node's engine must be this sink's Spark engine")
+    def stage(self, released: DataFrame) -> None:
+        """Write ``released`` with Spark into a staging folder beside the output."""
         if self._staging is not None or self._placed:
-            raise ValueError("this sink has already staged a release")
+            raise ValueError("this output has already staged a release")
         parent, _, name = self.path.rstrip("/").rpartition("/")
         staging = f"{parent}/.{name}.anonset-{secrets.token_hex(4)}" if parent else f".{name}.anonset-staging"
-        released = release_frame(self.engine, item.levels, item.violating_keys, item.drop_suppressed)
         self._staging = staging
         try:
             writer = released.write.mode("errorifexists")
@@ -226,23 +215,14 @@ class SparkSink:
                  .option("escape", '"').csv(staging))
         except Exception as exc:  # Spark's own exception types, as one line
             raise DataError(f"{self.path}: Spark could not write the release ({first_line(exc)})") from None
-        self._item = item
 
-    def verify(self) -> VerificationReport:
-        """Re-check the staged files on the cluster; RuntimeError when they fail or suppressed other records."""
+    def staged(self) -> DataFrame:
+        """The staged files, read back as text columns (what the re-check groups)."""
         from anonset.engine.spark.source import read_frame
 
-        item, staging = self._item, self._staging
-        if item is None or staging is None:
-            raise ValueError("nothing is staged to verify")
-        dataset = self.engine.dataset
-        released = read_frame(self.engine.frame.sparkSession, path=staging, delimiter=self.delimiter, fmt=self.kind)
-        report = verify_frame(released, dataset, item.requirements, dataset.n_rows)
-        require_verified(report)
-        if report.suppressed_rows != item.suppressed_rows:
-            raise RuntimeError(f"the release suppressed {report.suppressed_rows} records but the node's classes say"
-                               f" {item.suppressed_rows} (this is a bug in anonset)")
-        return report
+        if self._staging is None:
+            raise ValueError("nothing is staged")
+        return read_frame(self.spark, path=self._staging, delimiter=self.delimiter, fmt=self.kind)
 
     def place(self) -> None:
         """Rename the staging folder to the output path (refused when the output appeared meanwhile)."""
@@ -267,21 +247,91 @@ class SparkSink:
             fs, p = self._fs(self.path)
             fs.delete(p, True)
 
-    def caveats(self, k: int) -> list[str]:
-        """No check of unnamed columns on Spark: every column of the table should be named in the config."""
-        del k
-        return []
-
     def _fs(self, path: str) -> tuple[Any, Any]:
         """Hadoop's file system of ``path`` and the path as Hadoop's ``Path`` (local disk, HDFS, object stores)."""
-        spark = self.engine.frame.sparkSession
-        jvm: Any = spark.sparkContext._jvm
+        jvm: Any = self.spark.sparkContext._jvm
         hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
-        return hadoop_path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), hadoop_path
+        return hadoop_path.getFileSystem(self.spark.sparkContext._jsc.hadoopConfiguration()), hadoop_path
 
     def _exists(self, path: str) -> bool:
         fs, p = self._fs(path)
         return bool(fs.exists(p))
+
+
+class SparkSink:
+    """The release of a Spark engine's node, written to ``path`` by Spark (see the module docstring).
+
+    Parameters
+    ----------
+    engine : SparkEngine
+        The engine the node was found with (its session, table and dataset).
+    path : str
+        The output: a folder Spark writes part files into (a local path, or
+        ``hdfs://...``, ``s3a://...``).  ``.parquet`` / ``.pq`` means Parquet,
+        anything else CSV with a header.
+    delimiter : str
+        The CSV field separator.
+    input_location : str, optional
+        The input's path, refused as the output.
+    """
+
+    def __init__(self, engine: SparkEngine, path: str, *, delimiter: str = ",", input_location: str | None = None):
+        self.engine = engine
+        self.output = SparkOutput(engine.frame.sparkSession, path, delimiter=delimiter, input_location=input_location)
+        self.path = path
+        self.delimiter = delimiter
+        self.input_location = input_location
+        self.kind = self.output.kind
+        self._item: NodeRelease | None = None
+
+    @property
+    def location(self) -> str:
+        return self.path
+
+    @property
+    def database(self) -> str:
+        return f"Spark {self.engine.frame.sparkSession.sparkContext.master}"
+
+    @property
+    def output_table(self) -> str:
+        return self.path
+
+    def check(self) -> None:
+        """Refuse an output that is the input or that already exists (nothing is overwritten)."""
+        self.output.check()
+
+    def stage(self, item: NodeRelease) -> None:
+        """Write the node's release with Spark into a staging folder beside the output."""
+        if item.engine is not self.engine:
+            raise ValueError("the node's engine must be this sink's Spark engine")
+        self.output.stage(release_frame(self.engine, item.levels, item.violating_keys, item.drop_suppressed))
+        self._item = item
+
+    def verify(self) -> VerificationReport:
+        """Re-check the staged files on the cluster; RuntimeError when they fail or suppressed other records."""
+        item = self._item
+        if item is None:
+            raise ValueError("nothing is staged to verify")
+        dataset = self.engine.dataset
+        report = verify_frame(self.output.staged(), dataset, item.requirements, dataset.n_rows)
+        require_verified(report)
+        if report.suppressed_rows != item.suppressed_rows:
+            raise RuntimeError(f"the release suppressed {report.suppressed_rows} records but the node's classes say"
+                               f" {item.suppressed_rows} (this is a bug in anonset)")
+        return report
+
+    def place(self) -> None:
+        """Rename the staging folder to the output path (refused when the output appeared meanwhile)."""
+        self.output.place()
+
+    def discard(self) -> None:
+        """Delete the staging folder; after :meth:`place`, delete the placed release."""
+        self.output.discard()
+
+    def caveats(self, k: int) -> list[str]:
+        """No check of unnamed columns on Spark: every column of the table should be named in the config."""
+        del k
+        return []
 
 
 def spark_sink(engine: Engine, output: Any, replace: bool) -> SparkSink:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from anonset.errors import ConfigError
 from anonset.methods.base import Family, Method, Option, Problem
 
 if TYPE_CHECKING:
@@ -12,11 +13,19 @@ if TYPE_CHECKING:
 __all__ = ["METHOD"]
 
 
+#: Options only distributed Mondrian reads (``engine: spark``; see :mod:`anonset.release.spark_mondrian`).
+SPARK_OPTIONS = ("fragments", "sample_rows")
+
+
 def _fit(problem: Problem) -> MondrianTree:
     from anonset.methods.mondrian.regions import mondrian
 
-    return mondrian(problem.dataset, problem.requirements, seed=problem.seed, weights=problem.weights,
-                    **problem.options)
+    options = dict(problem.options)
+    for name in SPARK_OPTIONS:
+        if options.pop(name, None) is not None:
+            raise ConfigError(f"mondrian: option {name!r} applies to engine: spark (distributed Mondrian); drop it"
+                              " to run in memory")
+    return mondrian(problem.dataset, problem.requirements, seed=problem.seed, weights=problem.weights, **options)
 
 
 def _criterion(value: Any) -> bool:
@@ -60,7 +69,12 @@ METHOD = Method(
              Option("selections", "any", None, "the selection criterion's predicates: a list of"
                     " {attribute: [lo, hi] or [label, ...]} rectangles (numeric ranges closed; labels are leaves or"
                     " hierarchy nodes)",
-                    optional=True, accepts=_selections, shape="a list of predicates")),
+                    optional=True, accepts=_selections, shape="a list of predicates"),
+             Option("fragments", "int", None, "engine: spark only: fragments the driver cuts the table into, each"
+                    " partitioned on a worker (unset: 3 per task slot, at least one per 4,000,000 records)",
+                    low=1, optional=True),
+             Option("sample_rows", "int", None, "engine: spark only: records sampled to the driver to choose the"
+                    " first cuts (unset: 1,000,000)", low=1, optional=True)),
     # every per-class model; the release-level risk models (average risk, uniqueness) are refused: a region is
     # judged alone, and a figure of the whole release cannot be judged one region at a time
     models=frozenset({"KAnonymity", "HighestRisk", "DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity",

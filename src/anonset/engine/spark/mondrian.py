@@ -1,0 +1,310 @@
+"""The Spark side of distributed Mondrian: the first-cut tree, the fragment of every record, per-fragment runs.
+
+Distributed Mondrian cuts the table on the driver, from a sample, into a few
+fragments and runs the in-memory Mondrian on each fragment on a worker.  This
+module holds what of that is Spark and tree bookkeeping, and nothing of
+Mondrian itself:
+
+- :class:`Cut`, the small decision tree of first cuts: a numeric
+  quasi-identifier cut at a threshold (left ``value <= threshold``), or a
+  categorical one split into the child nodes of its hierarchy at one level;
+  its leaves, numbered depth first, are the fragments.  :func:`collapsed`
+  merges a fragment with its siblings (undoes its parent's cut).
+- :func:`sample_records`, the seeded sample the driver cuts (the only records
+  that reach it).
+- :func:`with_fragments`: every record's fragment, a Spark column
+  expression (nested ``CASE WHEN`` over small broadcast tables that map a
+  value's text to its number or its hierarchy ancestor), no Python per row.
+- :func:`fragment_stats`: the class statistics of every fragment as a whole
+  (size, sensitive histograms and moments), one Spark job, P rows per value.
+- :func:`run_fragments`: ``groupBy(fragment).applyInPandas(fit)``, one
+  fragment per group.
+- :func:`input_class_sizes`: the class sizes of the input on its
+  quasi-identifiers, counted as a table of sizes (for the risk figures).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import pandas as pd
+
+from anonset.core.dataset import Dataset
+from anonset.core.stats import ClassStats, StatsRequest
+from anonset.engine.spark.source import first_line, text_column
+from anonset.errors import DataError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+__all__ = ["FRAGMENT", "Cut", "collapsed", "fragment_stats", "input_class_sizes", "prefer_worker_python",
+           "run_fragments", "sample_records", "with_fragments", "worker_error"]
+
+#: The column holding each record's fragment (0 .. P - 1).
+FRAGMENT = "_anonset_fragment"
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A node of the first-cut tree: a fragment (a leaf), or a cut of one quasi-identifier into children.
+
+    Attributes
+    ----------
+    attribute : str or None
+        The quasi-identifier cut; None for a leaf.
+    threshold : float
+        Numeric cut: child 0 takes ``value <= threshold``, child 1 the rest.
+    level : int
+        Categorical cut: the hierarchy level of the child nodes (−1 for a numeric cut).
+    keys : tuple of int
+        Categorical cut: each child's node code at ``level``.
+    default : int
+        Categorical cut: the child that takes a record whose node at ``level``
+        is none of ``keys`` (a branch the sample did not hold).
+    children : tuple of Cut
+        The children, in key order.
+    """
+
+    attribute: str | None = None
+    threshold: float = math.nan
+    level: int = -1
+    keys: tuple[int, ...] = ()
+    default: int = 0
+    children: tuple[Cut, ...] = ()
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for a fragment."""
+        return self.attribute is None
+
+    @property
+    def n_fragments(self) -> int:
+        """Leaves under this node."""
+        return 1 if self.is_leaf else sum(c.n_fragments for c in self.children)
+
+    def levels_used(self) -> dict[str, set[int]]:
+        """Per attribute cut somewhere in the tree, the levels its cuts use (−1: by value)."""
+        out: dict[str, set[int]] = {}
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if node.attribute is not None:
+                out.setdefault(node.attribute, set()).add(node.level)
+                stack.extend(node.children)
+        return out
+
+
+def collapsed(tree: Cut, failing: set[int]) -> tuple[Cut, NDArray[np.int64]]:
+    """``tree`` with the parent cut of every fragment in ``failing`` undone (the fragment merged with its siblings).
+
+    Returns the new tree and, per old fragment, its new fragment (depth-first
+    numbering both).  A failing root (a tree of one fragment) is returned as is.
+    """
+    mapping: list[int] = []
+    new_count = 0
+
+    def walk(node: Cut) -> Cut:
+        nonlocal new_count
+        if node.is_leaf:
+            mapping.append(new_count)
+            new_count += 1
+            return node
+        first = len(mapping)
+        ids = _leaf_ids(node, first)
+        if any(c.is_leaf and i in failing for c, i in zip(node.children, ids, strict=True)):
+            mapping.extend([new_count] * node.n_fragments)
+            new_count += 1
+            return Cut()
+        return Cut(node.attribute, node.threshold, node.level, node.keys, node.default,
+                   tuple(walk(c) for c in node.children))
+
+    new = walk(tree)
+    return new, np.array(mapping, dtype=np.int64)
+
+
+def _leaf_ids(node: Cut, first: int) -> list[int]:
+    """Depth-first number of each child of ``node`` that is a leaf (−1 for inner children)."""
+    ids, at = [], first
+    for child in node.children:
+        ids.append(at if child.is_leaf else -1)
+        at += child.n_fragments
+    return ids
+
+
+def sample_records(frame: DataFrame, columns: Sequence[str], n_rows: int, sample_rows: int,
+                   seed: int) -> pd.DataFrame:
+    """A seeded Bernoulli sample of about ``sample_rows`` records of ``columns`` (all when the table is smaller).
+
+    This is the only place records come to the driver.
+    """
+    from pyspark.sql import functions as F
+
+    from anonset.engine.spark.source import quoted_column
+
+    fraction = min(1.0, sample_rows / max(n_rows, 1))
+    chosen = frame.select(*[F.col(quoted_column(c)).alias(c) for c in dict.fromkeys(columns)])
+    if fraction < 1.0:
+        chosen = chosen.sample(withReplacement=False, fraction=fraction, seed=seed)
+    try:
+        return cast("pd.DataFrame", chosen.toPandas())
+    except Exception as exc:  # Spark raises its own types: one line for the user
+        raise DataError(f"Spark could not sample the table ({first_line(exc)})") from None
+
+
+def with_fragments(frame: DataFrame, dataset: Dataset, tree: Cut) -> DataFrame:
+    """``frame`` with :data:`FRAGMENT`: each record's fragment by ``tree`` (a plan; nothing runs).
+
+    Each attribute the tree cuts gets one broadcast join with a small table
+    (its distinct texts as profiled -> number, or ancestor code at each level
+    cut), then one nested ``CASE WHEN`` sends every record down the tree.
+    """
+    from pyspark.sql import functions as F
+
+    spark = frame.sparkSession
+    out = frame
+    names: dict[tuple[str, int], str] = {}
+    helpers: list[str] = []
+    for i, (q, levels) in enumerate(sorted(tree.levels_used().items())):
+        codes = dataset.value_codes(q)
+        leaf = np.fromiter(codes.values(), dtype=np.int64, count=len(codes))
+        table: dict[str, Any] = {f"_ft{i}": pd.Series(list(codes), dtype=object)}
+        for level in sorted(levels):
+            name = f"_fv{i}_{level + 1}"
+            if level < 0:
+                numbers = dataset.encoded[q].numbers
+                if numbers is None:
+                    raise ValueError(f"{q!r} is cut by value but has no numbers")
+                table[name] = np.asarray(numbers, dtype=np.float64)[leaf]
+            else:
+                table[name] = dataset.require_hierarchy(q).maps[level][leaf].astype(np.int64)
+            names[(q, level)] = name
+            helpers.append(name)
+        missing = dataset.specs[q].missing
+        out = out.withColumn(f"_ft{i}", text_column(q, missing[0] if missing else ""))
+        out = out.join(F.broadcast(spark.createDataFrame(pd.DataFrame(table))), on=f"_ft{i}", how="left")
+        helpers.append(f"_ft{i}")
+    counter = iter(range(tree.n_fragments))
+
+    def expression(node: Cut) -> Column:
+        if node.attribute is None:
+            return F.lit(next(counter))
+        value = F.col(names[(node.attribute, node.level)])
+        children = [expression(c) for c in node.children]  # depth first, so the numbering matches
+        if node.level < 0:
+            return F.when(value <= F.lit(node.threshold), children[0]).otherwise(children[1])
+        branch = F.when(value == F.lit(node.keys[0]), children[0])
+        for key, child in zip(node.keys[1:], children[1:], strict=True):
+            branch = branch.when(value == F.lit(key), child)
+        return branch.otherwise(children[node.default])
+
+    return out.withColumn(FRAGMENT, expression(tree).cast("int")).drop(*helpers)
+
+
+def fragment_stats(framed: DataFrame, dataset: Dataset, request: StatsRequest,
+                   n_fragments: int) -> tuple[ClassStats, int]:
+    """Class statistics of each fragment as a whole (one class per fragment), counted by one Spark job.
+
+    The rows are stacked as (fragment, attribute, value) and grouped once:
+    one row per fragment for its size, and per sensitive attribute one row
+    per fragment and value; histograms and moments are assembled on the
+    driver.  Returns the statistics and the rows that reached the driver.
+    """
+    from pyspark.sql import functions as F
+
+    attributes = sorted(request.histograms | request.moments)
+    pairs = [F.struct(F.lit(-1).alias("c"), F.lit("").alias("v"))]
+    for i, a in enumerate(attributes):
+        missing = dataset.specs[a].missing
+        pairs.append(F.struct(F.lit(i).alias("c"), text_column(a, missing[0] if missing else "").alias("v")))
+    try:
+        counted = cast("pd.DataFrame", framed.select(F.col(FRAGMENT).alias("f"), F.explode(F.array(*pairs)).alias("p"))
+                       .groupBy("f", "p.c", "p.v").count().toPandas())
+    except Exception as exc:  # Spark raises its own types: one line for the user
+        raise DataError(f"{dataset.source}: Spark could not count the fragments ({first_line(exc)})") from None
+    fragment = counted["f"].to_numpy(dtype=np.int64)
+    which = counted["c"].to_numpy(dtype=np.int64)
+    counts = counted["count"].to_numpy(dtype=np.int64)
+    sizes = np.bincount(fragment[which < 0], weights=counts[which < 0], minlength=n_fragments).astype(np.int64)
+    hists: dict[str, NDArray[np.int64]] = {}
+    sums: dict[str, NDArray[np.float64]] = {}
+    sumsq: dict[str, NDArray[np.float64]] = {}
+    for i, a in enumerate(attributes):
+        rows = which == i
+        codes_of = {str(v): c for c, v in enumerate(dataset.encoded[a].categories)}
+        codes_of.update(dataset.value_codes(a))
+        codes = np.array([codes_of.get(str(v), -1) for v in counted["v"][rows]], dtype=np.int64)
+        if (codes < 0).any():
+            raise DataError(f"{dataset.source}, column {a!r}: a value Spark read is not among the profiled values;"
+                            " was the table changed while anonset read it?")
+        m = dataset.encoded[a].n_categories
+        cells = fragment[rows] * m + codes
+        if a in request.histograms:
+            hists[a] = np.bincount(cells, weights=counts[rows], minlength=n_fragments * m).reshape(
+                n_fragments, m).astype(np.int64)
+        if a in request.moments:
+            numbers = dataset.encoded[a].numbers
+            if numbers is None:
+                raise ValueError(f"{a!r} is not numeric")
+            x = np.asarray(numbers, dtype=np.float64)[codes]
+            weight = counts[rows].astype(np.float64)
+            sums[a] = np.bincount(fragment[rows], weights=weight * x, minlength=n_fragments).astype(np.float64)
+            sumsq[a] = np.bincount(fragment[rows], weights=weight * x * x, minlength=n_fragments).astype(np.float64)
+    return ClassStats(sizes=sizes, keys=np.zeros((n_fragments, 0), dtype=np.int32), histograms=hists, sums=sums,
+                      sumsq=sumsq), len(counted)
+
+
+def input_class_sizes(frame: DataFrame, dataset: Dataset) -> NDArray[np.int64]:
+    """Sizes of the input's classes on its quasi-identifiers (their texts), from a table of how many classes have
+    each size: one GROUP BY over the records and a second over the classes, so only distinct sizes travel.
+    """
+    from pyspark.sql import functions as F
+
+    keys = [text_column(q, dataset.specs[q].missing[0] if dataset.specs[q].missing else "").alias(f"_k{j}")
+            for j, q in enumerate(dataset.quasi)]
+    try:
+        table = cast("pd.DataFrame", frame.groupBy(*keys).count().groupBy("count")
+                     .agg(F.count(F.lit(1)).alias("classes")).toPandas())
+    except Exception as exc:  # Spark raises its own types: one line for the user
+        raise DataError(f"{dataset.source}: Spark could not count the input's classes ({first_line(exc)})") from None
+    return np.repeat(table["count"].to_numpy(dtype=np.int64), table["classes"].to_numpy(dtype=np.int64))
+
+
+def prefer_worker_python(spark: SparkSession) -> None:
+    """In local mode without ``PYSPARK_PYTHON``, run Python workers with this interpreter (its anonset and numba).
+
+    pyspark's default, ``python3`` on the PATH, need not have anonset.  On a
+    cluster the workers' Python is the cluster's setting (``PYSPARK_PYTHON``).
+    """
+    context = spark.sparkContext
+    if "PYSPARK_PYTHON" not in os.environ and str(context.master).startswith("local"):
+        context.pythonExec = sys.executable
+
+
+def run_fragments(framed: DataFrame, n_fragments: int, fit: Callable[[pd.DataFrame], pd.DataFrame],
+                  schema: str) -> DataFrame:
+    """``fit`` on the records of each fragment, on the workers: one group per fragment (a plan; nothing runs).
+
+    The records are range-partitioned by fragment into ``n_fragments``
+    partitions first (an explicit count, which adaptive execution does not
+    merge), so the fragments run in parallel tasks.
+    """
+    def fit_group(records: pd.DataFrame) -> pd.DataFrame:  # a plain function: pyspark reads its arity
+        return fit(records)
+
+    return framed.repartitionByRange(n_fragments, FRAGMENT).groupBy(FRAGMENT).applyInPandas(fit_group, schema)
+
+
+def worker_error(exc: BaseException) -> str:
+    """The line of a Spark failure that says what went wrong: a Python worker's own exception when there is one."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    raised = [line for line in lines if re.match(r"^[A-Za-z_.]*(Error|Exception|Interrupt|Exit)\b:?", line)
+              and not line.startswith(("at ", "org.apache", "java."))]
+    return raised[-1] if raised else first_line(exc)

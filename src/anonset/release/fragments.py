@@ -1,0 +1,205 @@
+"""One fragment of distributed Mondrian on a worker: its release, and partial sums of the release's metrics.
+
+:class:`FragmentJob` is what ``applyInPandas`` calls with the records of one
+fragment (a pandas DataFrame of text columns).  It builds the fragment's
+:class:`~anonset.core.dataset.Dataset` with the *table's* resolved attribute
+specs (the hierarchies built once on the driver, so every fragment codes and
+labels values alike) and fits the configured model on it: an
+:class:`~anonset.anonymizer.Anonymizer` with ``method="mondrian"`` and the
+run's options, the same code as a run in memory, whose release is rendered by
+:func:`~anonset.release.release.render_partition` and re-checked on the
+worker.  It returns the released rows (every column as text) and one more
+row holding, as JSON in :data:`STATS`, the fragment's facts and the partial
+sums the driver adds up into the release's metrics (:func:`combine_metrics`):
+
+- per-cell metrics (NCP, GCP, GLM, Loss, precision, Total-IL): per
+  quasi-identifier the sum over classes of size × cell cost, the costs taken
+  against the *whole table* (its value ranges and hierarchies), so the sums
+  add up to exactly the release's;
+- discernibility (Σ size²), the classes and records (average class size);
+- the classification metric (records outside their class's majority label).
+
+A fragment that fails (it should not: the driver checked that each fragment
+as a whole satisfies every model) returns its error in the statistics row
+instead of raising, so the driver reports it as one line naming the fragment.
+
+The model class comes from the caller (``make_model``): this module sits
+below :mod:`anonset.anonymizer` and never imports it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from anonset.core.dataset import AttributeSpec, Dataset, row_values
+from anonset.core.weights import quasi_weights
+from anonset.metrics.base import CellMetric, Metric
+from anonset.metrics.class_metrics import AverageClassSize, ClassificationMetric, Discernibility
+from anonset.privacy.base import Requirements
+
+if TYPE_CHECKING:
+    from anonset.release.release import Release
+
+__all__ = ["FRAGMENT_ERRORS", "STATS", "FragmentJob", "FragmentModel", "combine_metrics"]
+
+#: The column of the statistics row (null on every released row).
+STATS = "_anonset_fragment_stats"
+
+#: anonset's errors a fragment may report, by name (anything else is a bug, reported as RuntimeError).
+FRAGMENT_ERRORS = ("ConfigError", "DataError", "HierarchyError", "InfeasibleError")
+
+
+class FragmentModel(Protocol):
+    """What ``make_model(...)`` returns: a model that releases a dataset (an Anonymizer)."""
+
+    def fit_transform(self, data: Dataset, source: str = ...) -> Release:
+        """Fit on ``data`` and return its release (rendered and re-checked)."""
+        ...
+
+
+@dataclass(frozen=True)
+class FragmentJob:
+    """The fit of one fragment, pickled to the workers once per task (see the module docstring).
+
+    Attributes
+    ----------
+    make_model : callable
+        ``make_model(specs, requirements, method=..., weights=..., method_options=..., seed=...,
+        allow_unprotected=...)``: the model class (:class:`~anonset.anonymizer.Anonymizer`).
+    specs : mapping of str to AttributeSpec
+        The table's resolved attribute specs.
+    requirements : Requirements
+        The privacy models.
+    method, method_options, weights, seed, allow_unprotected
+        As configured (``method_options`` without the options only the driver reads).
+    whole : Dataset
+        The table's profiled dataset: the value ranges and hierarchies the metrics are measured against.
+    metrics : tuple of Metric
+        The metrics the release reports.
+    columns : tuple of str
+        The released columns, in order.
+    source : str
+        How messages name the table.
+    spans : mapping of str to float
+        The table's range of each quasi-identifier compared by value.
+    global_ranges : bool
+        Scale each such attribute's weight by the fragment's range over the
+        table's, so that Mondrian in the fragment ranks attributes by their
+        range normalized by the *table's* range, as Mondrian on the table does
+        (with one fragment the weights are unchanged).
+    """
+
+    make_model: Callable[..., FragmentModel]
+    specs: Mapping[str, AttributeSpec]
+    requirements: Requirements
+    method: str
+    method_options: Mapping[str, Any]
+    weights: Mapping[str, float] | None
+    seed: int
+    allow_unprotected: bool
+    whole: Dataset
+    metrics: tuple[Metric, ...]
+    columns: tuple[str, ...]
+    source: str
+    spans: Mapping[str, float]
+    global_ranges: bool = True
+
+    def schema(self) -> str:
+        """The Spark schema of what :meth:`__call__` returns (DDL: every column text)."""
+        return ", ".join(f"`{c.replace('`', '``')}` string" for c in (*self.columns, STATS))
+
+    def __call__(self, records: pd.DataFrame) -> pd.DataFrame:
+        """The released rows of one fragment's records (with column :data:`FRAGMENT`), and its statistics row."""
+        from anonset.engine.spark.mondrian import FRAGMENT
+
+        fragment = int(records[FRAGMENT].iloc[0])
+        table = records.drop(columns=[FRAGMENT]).reset_index(drop=True)
+        facts: dict[str, Any] = {"fragment": fragment, "rows": len(table)}
+        started = time.perf_counter()
+        try:
+            data = Dataset(table, self.specs, source=f"{self.source} (fragment {fragment})")
+            model = self.make_model(self.specs, self.requirements, method=self.method, weights=self.weights_of(data),
+                                    method_options=dict(self.method_options), seed=self.seed,
+                                    allow_unprotected=self.allow_unprotected)
+            release = model.fit_transform(data)
+            assert release.table is not None
+            facts.update(_partials(release, data, self.whole, self.metrics))
+        except Exception as exc:  # reported by the driver as one line naming the fragment
+            text = str(exc).strip().splitlines()
+            facts["error"] = {"type": type(exc).__name__, "message": text[0] if text else type(exc).__name__}
+            return self._rows(pd.DataFrame(columns=list(self.columns)), facts)
+        facts["seconds"] = time.perf_counter() - started
+        return self._rows(release.table, facts)
+
+    def weights_of(self, data: Dataset) -> dict[str, float] | None:
+        """The weights the fragment's Mondrian gets (see ``global_ranges``)."""
+        if not self.global_ranges:
+            return None if self.weights is None else dict(self.weights)
+        given = quasi_weights(data.quasi, self.weights, data.source, "mondrian")
+        scaled = dict(given)
+        for q in data.quasi:
+            values = row_values(data, q)
+            span = float(self.spans.get(q, 0.0))
+            if values is not None and span > 0:
+                scaled[q] = given[q] * (float(values.max()) - float(values.min())) / span
+        return scaled if any(scaled.values()) else given  # all 0: nothing can be cut; keep the weights given
+
+    def _rows(self, released: pd.DataFrame, facts: Mapping[str, Any]) -> pd.DataFrame:
+        """``released`` as text (missing values null) with a null :data:`STATS`, then the statistics row."""
+        out = pd.DataFrame({c: _text(released[c]) for c in self.columns}, index=pd.RangeIndex(len(released)))
+        out[STATS] = None
+        stats = pd.DataFrame({c: [None] for c in self.columns})
+        stats[STATS] = [json.dumps(facts)]
+        return pd.concat([out, stats], ignore_index=True)
+
+
+def _text(column: pd.Series) -> pd.Series:
+    """A column as Python strings, missing values None (what Arrow writes as null text)."""
+    values = column.astype(object)
+    return values.where(values.notna(), None).map(lambda v: v if v is None else str(v))
+
+
+def _partials(release: Release, data: Dataset, whole: Dataset, metrics: Sequence[Metric]) -> dict[str, Any]:
+    """The fragment's classes and the partial sums of ``metrics`` (see the module docstring)."""
+    partition = release.partition
+    sizes = partition.sizes.astype(np.float64)
+    cells: dict[str, list[float]] = {}
+    outside: dict[str, float] = {}
+    for m in metrics:
+        if isinstance(m, CellMetric):
+            cells[m.name] = [float(np.dot(sizes, m.class_costs(whole, q, partition.values[q]))) for q in whole.quasi]
+        elif isinstance(m, ClassificationMetric):
+            outside[m.name] = data.n_rows * m.score(partition, data)
+    return {"classes": partition.n_classes, "largest": int(partition.sizes.max()),
+            "smallest": int(partition.sizes.min()), "squares": float((sizes * sizes).sum()), "cells": cells,
+            "outside": outside}
+
+
+def combine_metrics(metrics: Sequence[Metric], whole: Dataset,
+                    parts: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float], dict[str, str]]:
+    """The release's metrics from the fragments' partial sums, and those that cannot be added up (with why)."""
+    n = sum(int(p["rows"]) for p in parts)
+    classes = sum(int(p["classes"]) for p in parts)
+    scores: dict[str, float] = {}
+    omitted: dict[str, str] = {}
+    for m in metrics:
+        if isinstance(m, CellMetric):
+            sums = np.sum([np.asarray(p["cells"][m.name], dtype=np.float64) for p in parts], axis=0)
+            scores[m.name] = float(m.combine(whole, sums))
+        elif isinstance(m, Discernibility):
+            scores[m.name] = float(sum(float(p["squares"]) for p in parts))
+        elif isinstance(m, AverageClassSize):
+            scores[m.name] = n / classes / m.k if classes else float("inf")
+        elif isinstance(m, ClassificationMetric):
+            scores[m.name] = float(sum(float(p["outside"][m.name]) for p in parts)) / n
+        else:
+            omitted[m.name] = ("measures each record's cell against value counts of the whole table, which no"
+                               " fragment holds; not added up over fragments")
+    return scores, omitted
