@@ -1,37 +1,40 @@
-"""The first cuts of distributed Mondrian: Mondrian's median cuts of a sample, down to a few fragments.
+"""The first cuts of distributed Mondrian: the top of the tree Mondrian grows, grown on a sample.
 
 Distributed Mondrian (the driver cuts a sample, each worker runs Mondrian on
-one fragment) starts here.  :func:`first_cuts` cuts the quasi-identifier
-space of a sample of the table the way Mondrian's median criterion cuts the
-table (:class:`~anonset.methods.mondrian.split.MedianCriterion`, strict): the
-same candidates in the same order, numeric attributes cut at the median,
+one fragment) starts here.  :func:`first_cuts` grows the top of the tree
+Mondrian's median criterion grows
+(:class:`~anonset.methods.mondrian.split.MedianCriterion`, strict), on a
+sample of the table: the same candidates in the same order (the attribute of
+widest weighted normalized range first, numeric attributes cut at the median,
 categorical ones split into the child nodes of the region's lowest common
-ancestor in their hierarchy, the attribute of widest weighted normalized range
-first, ranges normalized by the *whole table's* span so the order is the one
-Mondrian would follow on the table.  It stops at ``fragments`` leaves, always
-cutting the leaf holding the most sample records next.
+ancestor in their hierarchy), ranges normalized by the *whole table's* span as
+Mondrian on the table normalizes them.  It stops at ``fragments`` leaves,
+always cutting the leaf holding the most sample records next.
 
 Which cuts are taken
 --------------------
-A candidate cut is taken only when every child would clearly still hold a
-valid class with room to spare:
+For a region, the cut Mondrian would make is the first candidate whose
+children are all allowable: each holds at least k records (estimated as
+``c / f`` from its ``c`` sample records at sampling fraction ``f``) and its
+sample records satisfy every other model (l-diversity, squared-error
+diversity).  That cut is taken only when it also leaves every child room to
+spare: each child's size, estimated low as ``(c − 3·√(c·(1 − f))) / f``
+(three standard deviations below ``c / f``; the count itself when
+``f = 1``), is at least ``margin × m``, where ``m`` is the smallest class the
+models allow (``k``, or an l-diversity model's ``l`` when larger) and
+``margin`` is 4.  Otherwise the region stays a fragment, and Mondrian on its
+worker makes that cut itself.
 
-- **size**: each child's size, estimated from its ``c`` sample records at
-  sampling fraction ``f`` as ``(c − 3·√(c·(1 − f))) / f`` (three standard
-  deviations below the estimate ``c / f``), is at least ``margin × m``,
-  where ``m`` is the smallest class the models allow (``k``, or ``l`` of an
-  l-diversity model when larger) and ``margin`` is 4.  Why 4: Mondrian cuts
-  only a region of at least ``2m`` records, so a fragment of fewer than
-  ``4m`` records can be cut once at most; fragmenting further buys no
-  parallelism and only forces a cut Mondrian might not have made.  The three
-  standard deviations keep a fragment's true size above ``4m`` with
-  overwhelming probability (and equal the count itself when ``f = 1``);
-- **other models** (l-diversity, squared-error diversity): each child's
-  sample records satisfy them.
-
-When a leaf has no such cut it stays a fragment.  The sample is only an
-estimate: the caller counts every fragment exactly on the cluster and merges a
-fragment that fails a model with its siblings before any worker runs.
+Why so: Mondrian cuts only a region of at least ``2m`` records, so a fragment
+below ``4m`` records can be cut once at most — fragmenting further buys no
+parallelism; the three standard deviations keep a fragment's true size above
+``4m`` with overwhelming probability.  And because a region's cut is
+Mondrian's own cut or none (never the next candidate), the first cuts are the
+top of Mondrian's tree: with the whole table as the sample (``f = 1``) the
+fragments' trees complete it into the very tree Mondrian grows on the table.
+With a smaller sample a first cut sits at the sample's median, not the
+table's.  The driver then counts every fragment exactly on the cluster and
+merges one that fails a model with its siblings before any worker runs.
 
 Relaxed Mondrian (``strict: false``) divides records of equal value, which no
 threshold on a value expresses; the first cuts are therefore always strict
@@ -73,7 +76,7 @@ def smallest_class(requirements: Requirements) -> int:
 def first_cuts(sample: Dataset, requirements: Requirements, *, n_rows: int, fragments: int,
                spans: Mapping[str, float], by_value: frozenset[str],
                weights: Mapping[str, float] | None = None, margin: float = MARGIN) -> Cut:
-    """The first-cut tree of a table, from a sample of its records (see the module docstring).
+    """The first-cut tree of a table: the top of Mondrian's tree, grown on a sample (see the module docstring).
 
     Parameters
     ----------
@@ -110,21 +113,21 @@ def first_cuts(sample: Dataset, requirements: Requirements, *, n_rows: int, frag
             break
         node = max(open_leaves, key=lambda n: len(n.rows))  # the first of the largest
         region = describe_region(space, node.rows)
+        node.final = True
         for cand in criterion.candidates(space, region, strict=True):
             counts = np.bincount(cand.labels, minlength=len(cand.keys))
-            low = (counts - 3.0 * np.sqrt(counts * (1.0 - fraction))) / fraction
-            if low.min() < floor:
+            if counts.min() / fraction < requirements.k:
                 continue
             if columns is not None:
                 stats = columns.stats(node.rows, cand.labels, len(cand.keys))
                 if not all(bool(m.satisfied(stats).all()) for m in others):
                     continue
-            node.split(cand)
-            leaves.remove(node)
-            leaves.extend(node.children)
+            # Mondrian's cut of this region: taken when every child keeps the margin, else the worker makes it
+            if ((counts - 3.0 * np.sqrt(counts * (1.0 - fraction))) / fraction).min() >= floor:
+                node.split(cand)
+                leaves.remove(node)
+                leaves.extend(node.children)
             break
-        else:
-            node.final = True
     return root.cut(space)
 
 
