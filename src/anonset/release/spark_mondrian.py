@@ -107,6 +107,10 @@ class MondrianModel(FragmentModel, Protocol):
 class DistributedFacts(GroupingFacts):
     """How distributed Mondrian grouped the records: a partitioning method's facts, and its fragments.
 
+    ``method_seconds`` is the fragments' Mondrian time summed over the
+    workers, ``classes`` and ``largest_class`` Mondrian's classes over all
+    fragments.
+
     Attributes
     ----------
     fragments : int

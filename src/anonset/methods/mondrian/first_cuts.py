@@ -31,7 +31,8 @@ parallelism; the three standard deviations keep a fragment's true size above
 ``4m`` with overwhelming probability.  And because a region's cut is
 Mondrian's own cut or none (never the next candidate), the first cuts are the
 top of Mondrian's tree: with the whole table as the sample (``f = 1``) the
-fragments' trees complete it into the very tree Mondrian grows on the table.
+fragments' trees complete it into the very tree median Mondrian grows on the
+table.  (A workload criterion runs within each fragment, below these cuts.)
 With a smaller sample a first cut sits at the sample's median, not the
 table's.  The driver then counts every fragment exactly on the cluster and
 merges one that fails a model with its siblings before any worker runs.
