@@ -294,10 +294,14 @@ def run_fragments(framed: DataFrame, n_fragments: int, fit: Callable[[pd.DataFra
 
     The records are range-partitioned by fragment into ``n_fragments``
     partitions first (an explicit count, which adaptive execution does not
-    merge), so the fragments run in parallel tasks.
+    merge), so the fragments run in parallel tasks.  ``fit`` (which may hold
+    the table's profile) travels as a broadcast variable, once per executor
+    rather than once per task.
     """
+    shared = framed.sparkSession.sparkContext.broadcast(fit)
+
     def fit_group(records: pd.DataFrame) -> pd.DataFrame:  # a plain function: pyspark reads its arity
-        return fit(records)
+        return shared.value(records)
 
     return framed.repartitionByRange(n_fragments, FRAGMENT).groupBy(FRAGMENT).applyInPandas(fit_group, schema)
 
