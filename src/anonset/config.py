@@ -466,11 +466,11 @@ def _spark_settings(raw: Mapping[str, Any], engine: str, spark_table: str | None
 
 def _duckdb_settings(raw: Mapping[str, Any], engine: str, where: str) -> dict[str, Any]:
     """The ``duckdb`` section (``engine: duckdb`` only): DuckDB settings such as memory_limit and temp_directory."""
-    from anonset.engine.sql.duckdb import SETTINGS
-
     section = raw.get("duckdb")
     if section is None:
         return {}
+    from anonset.engine.sql.duckdb import SETTINGS
+
     if engine != "duckdb":
         raise ConfigError(f"{where}: a duckdb section is used only with engine: duckdb; remove it or set the engine")
     if not isinstance(section, Mapping):

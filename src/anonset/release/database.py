@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from anonset.core.dataset import Dataset, Role
-from anonset.core.stats import ClassStats
 from anonset.engine.base import Engine
 from anonset.engine.sql.base import ColumnType, SqlBackend, TableName, table_parts
 from anonset.engine.sql.engine import SqlEngine, match_keys
@@ -43,7 +42,12 @@ from anonset.privacy.base import Requirements
 from anonset.release.caveats import passthrough_columns_in_database
 from anonset.release.release import SUPPRESSED
 from anonset.release.sinks import NodeRelease
-from anonset.release.verify import VerificationReport, judge_released_classes, require_verified
+from anonset.release.verify import (
+    VerificationReport,
+    judge_released_classes,
+    require_verified,
+    stats_of_value_counts,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -277,25 +281,8 @@ def verify_table(backend: SqlBackend, table: TableName, dataset: Dataset, requir
         raise RuntimeError("released classes are not numbered 0..c-1; this is a bug")
     class_sizes = sizes[order].astype(np.int64)
     all_star = stars[order].astype(np.bool_)
-    hists: dict[str, NDArray[np.int64]] = {}
-    sums: dict[str, NDArray[np.float64]] = {}
-    sumsq: dict[str, NDArray[np.float64]] = {}
-    for a in sensitive:
-        value_cls, codes, counts = _value_counts(backend, ref, table, dataset, a, labels, rank, d)
-        if a in request.histograms:
-            m = dataset.encoded[a].n_categories
-            flat = np.bincount(value_cls * m + codes, weights=counts, minlength=n_classes * m)
-            hists[a] = flat.reshape(n_classes, m).astype(np.int64)
-        if a in request.moments:
-            numbers = dataset.encoded[a].numbers
-            if numbers is None:
-                raise ValueError(f"{a!r} is not numeric")
-            x = numbers[codes]
-            sums[a] = cast("NDArray[np.float64]", np.bincount(value_cls, weights=counts * x, minlength=n_classes))
-            sumsq[a] = cast("NDArray[np.float64]",
-                            np.bincount(value_cls, weights=counts * x * x, minlength=n_classes))
-    stats = ClassStats(sizes=class_sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
-                       sums=sums, sumsq=sumsq)
+    counted = {a: _value_counts(backend, ref, table, dataset, a, labels, rank, d) for a in sensitive}
+    stats = stats_of_value_counts(dataset, requirements, class_sizes, counted)
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
     return judge_released_classes(stats, all_star, requirements, n_in)
 

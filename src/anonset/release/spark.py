@@ -36,12 +36,16 @@ import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import Dataset, Role
-from anonset.core.stats import ClassStats
 from anonset.engine.spark.source import first_line, quoted_column
 from anonset.errors import ConfigError, DataError
 from anonset.release.release import SUPPRESSED
 from anonset.release.sinks import NodeRelease
-from anonset.release.verify import VerificationReport, judge_released_classes, require_verified
+from anonset.release.verify import (
+    VerificationReport,
+    judge_released_classes,
+    require_verified,
+    stats_of_value_counts,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -133,9 +137,7 @@ def verify_frame(released: DataFrame, dataset: Dataset, requirements: Any,
     n_classes = len(all_star)
     counts = counted["_n"].to_numpy(dtype=np.float64)
     class_sizes = np.bincount(cls, weights=counts, minlength=n_classes).astype(np.int64)
-    hists: dict[str, NDArray[np.int64]] = {}
-    sums: dict[str, NDArray[np.float64]] = {}
-    sumsq: dict[str, NDArray[np.float64]] = {}
+    value_counts = {}
     for i, a in enumerate(judged):
         codes_of = {str(v): c for c, v in enumerate(dataset.encoded[a].categories)}
         codes_of.update(dataset.value_codes(a))
@@ -145,19 +147,8 @@ def verify_frame(released: DataFrame, dataset: Dataset, requirements: Any,
             unknown = texts.iloc[int(np.flatnonzero(codes < 0)[0])]
             raise DataError(f"released value {unknown!r} of column {a!r} is not a value of the input; the release"
                             " does not belong to this dataset")
-        if a in request.histograms:
-            m = dataset.encoded[a].n_categories
-            flat = np.bincount(cls * m + codes, weights=counts, minlength=n_classes * m)
-            hists[a] = flat.reshape(n_classes, m).astype(np.int64)
-        if a in request.moments:
-            numbers = dataset.encoded[a].numbers
-            if numbers is None:
-                raise ValueError(f"{a!r} is not numeric")
-            x = numbers[codes]
-            sums[a] = np.bincount(cls, weights=counts * x, minlength=n_classes).astype(np.float64)
-            sumsq[a] = np.bincount(cls, weights=counts * x * x, minlength=n_classes).astype(np.float64)
-    stats = ClassStats(sizes=class_sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
-                       sums=sums, sumsq=sumsq)
+        value_counts[a] = (np.asarray(cls, dtype=np.int64), codes, counts)
+    stats = stats_of_value_counts(dataset, requirements, class_sizes, value_counts)
     return judge_released_classes(stats, all_star, requirements,
                                   dataset.n_rows if n_input_rows is None else n_input_rows)
 

@@ -26,7 +26,8 @@ from anonset.release.release import SUPPRESSED
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["VerificationReport", "classes_of_table", "judge_released_classes", "require_verified", "verify_release"]
+__all__ = ["VerificationReport", "classes_of_table", "judge_released_classes", "require_verified",
+           "stats_of_value_counts", "verify_release"]
 
 
 @dataclass
@@ -191,6 +192,37 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
         suppressed_rows=suppressed, violating_rows=int(stats.sizes[~ok & released].sum()), problems=problems,
         root_class_rows=root_class, released_sizes=np.asarray(sizes, dtype=np.int64),
     )
+
+
+def stats_of_value_counts(dataset: Dataset, requirements: Requirements, sizes: NDArray[np.int64],
+                          value_counts: dict[str, tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]],
+                          ) -> ClassStats:
+    """The class statistics of released classes counted where the release is (in SQL, on Spark).
+
+    ``sizes`` holds each class's records; ``value_counts[a]`` gives, for a
+    sensitive attribute the requirements judge, triples (class index, the
+    value's code in ``dataset``, count) as arrays.  Histograms and the sums
+    of numeric values are assembled here, on the driver.
+    """
+    request = requirements.request
+    n_classes = len(sizes)
+    hists: dict[str, NDArray[np.int64]] = {}
+    sums: dict[str, NDArray[np.float64]] = {}
+    sumsq: dict[str, NDArray[np.float64]] = {}
+    for a, (cls, codes, counts) in value_counts.items():
+        if a in request.histograms:
+            m = dataset.encoded[a].n_categories
+            flat = np.bincount(cls * m + codes, weights=counts, minlength=n_classes * m)
+            hists[a] = flat.reshape(n_classes, m).astype(np.int64)
+        if a in request.moments:
+            numbers = dataset.encoded[a].numbers
+            if numbers is None:
+                raise ValueError(f"{a!r} is not numeric")
+            x = numbers[codes]
+            sums[a] = np.bincount(cls, weights=counts * x, minlength=n_classes).astype(np.float64)
+            sumsq[a] = np.bincount(cls, weights=counts * x * x, minlength=n_classes).astype(np.float64)
+    return ClassStats(sizes=np.asarray(sizes, dtype=np.int64), keys=np.zeros((n_classes, 0), dtype=np.int32),
+                      histograms=hists, sums=sums, sumsq=sumsq)
 
 
 def _suppressed_group(size: int, n_released: int, dropped: int, budget: int, satisfies: bool) -> bool:
