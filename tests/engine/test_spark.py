@@ -142,3 +142,21 @@ def test_unreachable_master_fails_within_its_timeout(tmp_path: Path) -> None:
     assert lines and "spark://127.0.0.1:9" in lines[0] and "Traceback" not in proc.stderr
     assert seconds < 90
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_catalog_table_is_read_by_name(spark: Any, tmp_path: Path) -> None:
+    """``input: {table: NAME}`` reads a table of Spark's catalog (here a view) and releases what numpy does."""
+    patient_register(800, seed=9).to_csv(tmp_path / "register.csv", index=False)
+    spark.read.csv(str(tmp_path / "register.csv"), header=True).createOrReplaceTempView("anonset_test_register")
+    reference = _config(tmp_path, "numpy.yaml", output="numpy.csv", spark=False)
+    on_spark = _config(tmp_path, "spark.yaml", output="spark.csv", spark=True)
+    on_spark.write_text(on_spark.read_text(encoding="utf-8").replace("input: {path: register.csv}",
+                                                                     "input: {table: anonset_test_register}"),
+                        encoding="utf-8")
+    code, out, expected = _anonymize(reference)
+    assert code == 0, out
+    code, out, got = _anonymize(on_spark)
+    assert code == 0, out
+    assert got is not None and expected is not None and got["levels"] == expected["levels"]
+    pd.testing.assert_frame_equal(_sorted(_spark_release(tmp_path / "spark.csv")),
+                                  _sorted(pd.read_csv(tmp_path / "numpy.csv", dtype=str, keep_default_na=False)))
