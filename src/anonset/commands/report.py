@@ -48,8 +48,8 @@ def require_reportable(cfg: RunConfig, paths: Sequence[Path]) -> None:
 
 def stage_reports(files: FileSink, dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
                   summary: Mapping[str, Any], *, partition: Partition | None = None,
-                  run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None) -> float:
-    """Build the report of a run's release and stage it at every ``report`` output; the seconds it took.
+                  run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None) -> None:
+    """Build the report of a run's release and stage it at every ``report`` output (none asked: nothing is built).
 
     ``run`` holds what the command knows of the run (:func:`run_facts`);
     ``workload`` the config's ``evaluation`` section (its query and pattern
@@ -60,12 +60,10 @@ def stage_reports(files: FileSink, dataset: Dataset, released: pd.DataFrame, req
 
     paths = [p for name, p in files.outputs.items() if name.startswith("report") and p is not None]
     if not paths:
-        return 0.0
-    started = time.perf_counter()
+        return
     contents = _contents(dataset, released, requirements, summary, partition=partition, run=run, workload=workload)
     for path in paths:
         files.stage(FileOutput(path, report_writer(contents, path)))
-    return time.perf_counter() - started
 
 
 def _contents(dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
