@@ -17,3 +17,14 @@ def test_day_first_dates_are_ordered_by_the_builders_format() -> None:
     expected = (pd.to_datetime(table["admitted"], format="%d/%m/%Y") - pd.Timestamp("1970-01-01")).dt.days
     assert list(days) == list(expected.astype(float))
     assert days[1] < days[2] < days[0]
+
+
+def test_the_format_survives_a_second_encoding() -> None:
+    """A dataset rebuilt from resolved specs (as transform and distributed fragments do) reads dates the same way."""
+    table = pd.DataFrame({"admitted": ["01/02/2020", "02/01/2020", "15/01/2020"]})
+    spec = {"role": "quasi", "type": "date",
+            "hierarchy": {"builder": "dates", "levels": ["month", "year"], "format": "%d/%m/%Y"}}
+    first = Dataset(table, {"admitted": spec})
+    again = Dataset(table, first.resolved_specs())
+    assert first.require_hierarchy("admitted").date_format == "%d/%m/%Y"
+    assert list(row_values(again, "admitted")) == list(row_values(first, "admitted"))

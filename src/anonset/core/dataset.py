@@ -419,7 +419,6 @@ class Dataset:
 
     def _encode_quasi(self, name: str) -> EncodedColumn:
         spec = self.specs[name]
-        date_format = spec.hierarchy.get("format") if isinstance(spec.hierarchy, Mapping) else None
         found = self._distinct_of(name)
         missing_present = self._missing_check(name, found)
         h = self._given_hierarchy(name, found)
@@ -455,7 +454,7 @@ class Dataset:
         if spec.type is AttributeType.NUMERIC:
             leaf_numbers = _leaf_numbers(h, spec.missing)
         elif spec.type is AttributeType.DATE:
-            leaf_numbers = _date_numbers(h.labels[0], spec.missing, date_format)
+            leaf_numbers = _date_numbers(h.labels[0], spec.missing, h.date_format)
         elif spec.type is AttributeType.ORDINAL:
             leaf_numbers = _leaf_ranks(self.source, name, h, spec.order, spec.missing, leaf_of_unique)
         return self._column(name, leaf_of_unique, found, h.labels[0], leaf_numbers)
@@ -579,8 +578,9 @@ def _date_numbers(labels: NDArray[np.object_], missing: Sequence[str],
                   date_format: str | None = None) -> NDArray[np.float64]:
     """Days since 1970-01-01 of date labels (NaN for missing markers and unparseable labels).
 
-    ``date_format`` is the ``format`` of the attribute's ``dates`` builder:
-    day-first dates such as ``03/04/2020`` are read with it, not guessed.
+    ``date_format`` is the hierarchy's (the ``format`` of the ``dates``
+    builder that made it): day-first dates such as ``03/04/2020`` are read
+    with it, not guessed, however often the attribute is encoded.
     """
     text = pd.Series(list(map(str, labels)), dtype=object)
     text[text.isin(list(missing))] = None

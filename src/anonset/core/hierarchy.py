@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
@@ -45,6 +45,10 @@ class Hierarchy:
         (int32); ``maps[0]`` is the identity.
     source : str
         Where the hierarchy came from (a file path or a builder description).
+    date_format : str, optional
+        How the leaves read as dates (the ``format`` of the ``dates``
+        builder that made it), so that every encoding of the attribute reads
+        them the same way (day-first dates stay day-first).
 
     Use :meth:`from_rows` to build one from leaf-to-root label rows; it
     validates the structure.
@@ -54,6 +58,7 @@ class Hierarchy:
     labels: tuple[NDArray[np.object_], ...]
     maps: tuple[NDArray[np.int32], ...]
     source: str = "<memory>"
+    date_format: str | None = None
     _leaf_index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -228,7 +233,7 @@ class Hierarchy:
                 " list the marker as a value in the hierarchy file (or choose another marker)"
             )
         rows = self.rows() + [[str(v)] * self.max_level + [root] for v in values]
-        return Hierarchy.from_rows(self.name, rows, source=self.source)
+        return replace(Hierarchy.from_rows(self.name, rows, source=self.source), date_format=self.date_format)
 
     def __repr__(self) -> str:
         sizes = "/".join(str(self.size(j)) for j in range(self.n_levels))

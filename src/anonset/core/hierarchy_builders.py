@@ -45,6 +45,7 @@ the offending value or parameter and the fix.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import math
 import numbers
@@ -535,7 +536,7 @@ def date_hierarchy(
         else:
             columns.append([f"{y // 100 * 100}-{y // 100 * 100 + 99}" for y in years])
     given = _describe(levels=list(levels), format=format)
-    return _assemble(name, columns, root, f"dates({given})")
+    return dataclasses.replace(_assemble(name, columns, root, f"dates({given})"), date_format=format)
 
 
 # ---------------------------------------------------------------------------- flat
