@@ -333,6 +333,9 @@ class Anonymizer:
             raise ConfigError(f"method {self.method!r} finds a front of releases and releases one only when told"
                               " which: pick a member (--pick N; run without an output to see the front) or state"
                               " a floor such as privacy.k (KAnonymity(K) in the API)")
+        sink = None
+        if not dataset.in_memory:  # released where the records are, through the engine's sink
+            engine, sink = self._engine_sink(dataset, engine)
         result = self._front(dataset, engine)
         index = self._chosen_member(result, floors)
         member = result.front[index]
@@ -340,7 +343,10 @@ class Anonymizer:
         eta = self.requirements.max_suppression
         if engine is None:
             engine = NumpyEngine(dataset, self.requirements.request)
-        row_class, stats = engine.row_classes(levels)
+        if sink is None:
+            row_class, stats = engine.row_classes(levels)
+        else:
+            row_class, stats = None, engine.class_stats(levels)
         k = suppression_threshold(stats.sizes, budget_rows(eta, dataset.n_rows))
         partition = Partition.from_node(dataset.quasi, stats, stats.sizes >= k, row_class)
         claimed: list[PrivacyModel] = [KAnonymity(int(k))]
@@ -361,6 +367,13 @@ class Anonymizer:
         self.sink_ = None
         search = FrontFacts.of(result, picked=index, chosen_by="pick" if self.pick is not None else "floor",
                                floors=floors, eta=eta)
+        if sink is not None:
+            node = NodeRelease(engine=engine, levels=levels, violating_keys=stats.keys[stats.sizes < k],
+                               suppressed_rows=partition.n_suppressed, requirements=release_requirements,
+                               drop_suppressed=self.drop_suppressed)
+            self.release_ = self._release_through(sink, node, partition, clock, search)
+            self.sink_ = sink
+            return self
         self.release_ = self._release(dataset, levels, partition, clock, search=search,
                                       requirements=release_requirements)
         return self
@@ -474,9 +487,8 @@ class Anonymizer:
                               " with the requirements' request (requirements.request)")
 
     # ------------------------------------------------------------------ fit inside a database
-    def _fit_in_database(self, dataset: Dataset, engine: Engine | None, metric: Metric,
-                         clock: StageClock) -> Anonymizer:
-        """Search through the engine, release through its sink into ``output_table``, re-checked where written."""
+    def _engine_sink(self, dataset: Dataset, engine: Engine | None) -> tuple[Engine, EngineSink]:
+        """The engine of a dataset that lives in a database and the sink its release goes to (checked)."""
         factory = None if engine is None else sink_factory(engine.name)
         if engine is None or factory is None:
             raise ConfigError(f"{dataset.source}: the rows of this dataset stay in a database; pass"
@@ -486,6 +498,14 @@ class Anonymizer:
                               " database; give Anonymizer(..., output_table='schema.name')")
         sink = factory(engine, self.output_table, self.replace_output)
         sink.check()
+        return engine, sink
+
+    def _fit_in_database(self, dataset: Dataset, engine: Engine | None, metric: Metric,
+                         clock: StageClock) -> Anonymizer:
+        """Search through the engine, release through its sink into ``output_table``, re-checked where written."""
+        if registry.get(self.method).family is Family.FRONT:
+            return self._fit_pareto(dataset, engine, metric, clock)
+        engine, sink = self._engine_sink(dataset, engine)
         metric.prepare(dataset, engine)
         spec = registry.get(self.method)
         result = _node_result(spec, spec.fit(self._problem(dataset, engine, metric)))
@@ -506,13 +526,16 @@ class Anonymizer:
         return self
 
     def _release_through(self, sink: EngineSink, node: NodeRelease, partition: Partition, clock: StageClock,
-                         search: SearchFacts) -> Release:
+                         search: SearchFacts | FrontFacts) -> Release:
         """Stage the node's release in the sink, have it re-checked there, place it; discard it on any failure.
 
         Nothing is left behind on failure, and an output that is replaced
-        goes only when the checked release is placed (see the sink).
+        goes only when the checked release is placed (see the sink).  The
+        release is judged by the node's requirements (a front member's: the
+        privacy it claims).
         """
         engine, dataset = node.engine, node.engine.dataset
+        requirements = node.requirements
         clock.lap("search")
         reported, omitted = self._reported_metrics(dataset, in_memory=False)
         with progress_task("releasing: writing", total=3 + len(reported), unit="steps") as bar:
@@ -528,8 +551,8 @@ class Anonymizer:
             except BaseException:
                 sink.discard()
                 raise
-            useless = useless_release(report.classes, report.suppressed_rows, dataset.n_rows, self.requirements,
-                                      binding_models(engine, self.requirements, node.levels, dataset.n_rows)
+            useless = useless_release(report.classes, report.suppressed_rows, dataset.n_rows, requirements,
+                                      binding_models(engine, requirements, node.levels, dataset.n_rows)
                                       if report.classes <= 1 else None)
             clock.lap("verify")
             bar.update(completed=3, description="releasing: scoring")
@@ -544,11 +567,11 @@ class Anonymizer:
             table=None, partition=partition, method=self.method,
             levels=dict(zip(dataset.quasi, node.levels, strict=True)),
             metrics=metrics, suppressed_rows=partition.n_suppressed, verified=True,
-            requirements=self.requirements.describe(), search=search, seconds=clock.elapsed(),
+            requirements=requirements.describe(), search=search, seconds=clock.elapsed(),
             provenance=provenance, location=sink.location, engine=engine.name,
             rows_fetched=rows_fetched, omitted_metrics=omitted, classes=report.classes,
             smallest_class=report.min_class_size,
-            warnings=tuple(([useless] if useless else []) + sink.caveats(self.requirements.k)), risk=risk,
+            warnings=tuple(([useless] if useless else []) + sink.caveats(requirements.k)), risk=risk,
             stages=clock.times(),
         )
 

@@ -221,7 +221,9 @@ def _explore_front(cfg: RunConfig, model: Anonymizer, files: FileSink, quiet: bo
                           " which: give --pick N or a floor such as privacy.k (run it without an output first to"
                           " see the front)")
     if cfg.engine != "numpy":
-        raise ConfigError(f"{cfg.path}: method {cfg.method} runs in memory; set engine: numpy")
+        raise ConfigError(f"{cfg.path}: looking at the front of method {cfg.method} without releasing a member needs"
+                          " the records in memory (engine: numpy); with engine: " + cfg.engine + " give --pick N or"
+                          " a floor such as privacy.k")
     result = model.front(cfg.load_dataset())
     summary = front_summary(cfg.method, result)
     if summary_path is not None:

@@ -160,3 +160,32 @@ def test_a_catalog_table_is_read_by_name(spark: Any, tmp_path: Path) -> None:
     assert got is not None and expected is not None and got["levels"] == expected["levels"]
     pd.testing.assert_frame_equal(_sorted(_spark_release(tmp_path / "spark.csv")),
                                   _sorted(pd.read_csv(tmp_path / "numpy.csv", dtype=str, keep_default_na=False)))
+
+
+@pytest.mark.parametrize("engine", ["spark", "duckdb"])
+def test_a_front_member_is_released_where_the_records_are(spark: Any, tmp_path: Path, engine: str) -> None:
+    """pareto-exhaustive with a floor (k >= 5): the member Spark or DuckDB releases is the numpy engine's."""
+    patient_register(2000, seed=4).to_csv(tmp_path / "register.csv", index=False)
+    configs = []
+    for name in ("numpy", engine):
+        text = (CONFIG.format(method="pareto-exhaustive", output=f"{name}.csv", suppressed="mark")
+                .replace("l_diversity: {attribute: diagnosis, l: 2, variant: entropy}, ", ""))
+        if name == "spark":
+            text += "engine: spark\nspark: {master: 'local[2]'}\n"
+        elif name == "duckdb":
+            text += "engine: duckdb\n"
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text, encoding="utf-8")
+        configs.append(path)
+    code, out, expected = _anonymize(configs[0])
+    assert code == 0, out
+    code, out, got = _anonymize(configs[1])
+    assert code == 0, out
+    assert got is not None and expected is not None and got["engine"] == engine
+    for key in ("levels", "suppressed_rows", "classes", "min_class_size", "requirements"):
+        assert got[key] == expected[key], key
+    assert got["search"]["picked"] == expected["search"]["picked"]
+    released = (_spark_release(tmp_path / "spark.csv") if engine == "spark"
+                else pd.read_csv(tmp_path / "duckdb.csv", dtype=str, keep_default_na=False))
+    pd.testing.assert_frame_equal(_sorted(released),
+                                  _sorted(pd.read_csv(tmp_path / "numpy.csv", dtype=str, keep_default_na=False)))

@@ -25,6 +25,7 @@ def _fit(problem: Problem) -> ParetoResult:
 METHOD = Method(
     name="pareto-ea",
     ranked=True,
+    in_memory=False,
     family=Family.FRONT,
     summary="PBG-EA: an evolutionary search with a box-dominance archive; evaluates a small share of the lattice",
     fit=_fit,

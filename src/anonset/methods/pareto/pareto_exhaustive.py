@@ -29,6 +29,6 @@ METHOD = Method(
     summary="evaluates every lattice node on several properties and keeps the non-dominated ones (exact front)",
     fit=_fit,
     options=FRONT_OPTIONS,
-    in_memory=True,
+    in_memory=False,
     models=frozenset({"KAnonymity", "DistinctLDiversity"}),
 )
