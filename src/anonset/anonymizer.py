@@ -326,7 +326,9 @@ class Anonymizer:
         chosen on the user's behalf, and ``fit`` refuses before any work.
         The released member is re-verified against the privacy it claims:
         k-anonymity with its ``k`` (the η rule's) and, when ``l`` is an
-        objective, distinct l-diversity with its ``l``.
+        objective, distinct l-diversity with its ``l``.  A dataset that lives
+        in a database or on Spark is searched through its engine and the
+        member released through the engine's sink, re-checked where written.
         """
         floors = self._front_floors()
         if self.pick is None and not floors:
