@@ -8,6 +8,7 @@ that keeps the records out of memory, a front with no member chosen, a summary t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -129,9 +130,10 @@ def test_summary_says_which_way_is_better_and_levels_of_their_height(tmp_path: P
     loss = next(line for line in summary_lines if line.startswith("│ loss"))
     precision = next(line for line in summary_lines if line.startswith("│ precision"))
     assert "lower is better" in loss and "higher is better" in precision
-    levels = next(line for line in summary_lines if line.startswith("│ levels"))
+    assert any(line.startswith("│ levels") for line in summary_lines)
     # age has 4 builder widths (5 levels with the top), sex a flat hierarchy, zip 3 masked digits + the top
-    assert " of 5" in levels.split("sex")[0] and "sex 0 of 1" in levels or "sex 1 of 1" in levels
+    for pattern in (r"age \d of 5", r"sex \d of 1", r"zip \d of 4"):
+        assert re.search(pattern, result.stdout), pattern
 
 
 def test_demo_writes_its_report_and_its_generated_table(tmp_path: Path) -> None:

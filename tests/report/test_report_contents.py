@@ -154,3 +154,15 @@ def test_report_without_summary_recomputes_the_runs_metrics() -> None:
     found = {m["name"]: m["value"] for m in report["utility"]}
     for name, value in release.metrics.items():
         assert found[name] == pytest.approx(value, rel=1e-9), name
+
+
+def test_a_guarantee_the_release_breaks_is_reported_violated() -> None:
+    """A 4-anonymous release reported against 8-anonymity: that guarantee fails, the budget still holds."""
+    dataset = _dataset()
+    release = _release("optimal", dataset, Requirements([KAnonymity(K)], max_suppression=0.02))
+    assert release.table is not None and release.min_class_size < 8
+    stricter = Requirements([KAnonymity(8)], max_suppression=0.5)
+    report = build_report(dataset, release.table, stricter, None)
+    holds = {g["requirement"]: g["holds"] for g in report["guarantees"]}
+    assert holds["8-anonymity"] is False
+    assert [v for k, v in holds.items() if k != "8-anonymity"] == [True]

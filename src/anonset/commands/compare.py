@@ -20,6 +20,8 @@ from anonset.commands import user_errors
 from anonset.errors import ConfigError
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from anonset.config import RunConfig
     from anonset.report.comparison import ComparedRelease
 
@@ -57,9 +59,13 @@ def compare(configs: tuple[Path, ...], report_path: Path | None, json_path: Path
         inputs.update({f"{k} of {cfg.path}": v for k, v in cfg.input_files().items()})
     check_output_paths({"comparison report": report_path, "comparison": json_path}, inputs)
     _require_same_table(loaded)
-    releases = [_measure(cfg, queries) for cfg in loaded]
-    threshold = 0.1
+    from anonset.io.tables import read_arrow_table
+
     first = loaded[0]
+    assert first.input_path is not None
+    table = read_arrow_table(first.input_path, first.delimiter, first.input_format)  # read once, for every config
+    releases = [_measure(cfg, table, queries) for cfg in loaded]
+    threshold = 0.1
     comparison: dict[str, Any] = {
         "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "source": str(first.input_path), "records": releases[0].summary["rows"],
@@ -100,7 +106,8 @@ def _require_same_table(configs: list[RunConfig]) -> None:
                               " same quasi-identifiers")
 
 
-def _measure(cfg: RunConfig, queries: int) -> ComparedRelease:
+def _measure(cfg: RunConfig, table: pa.Table, queries: int) -> ComparedRelease:
+    from anonset.core.dataset import Dataset
     from anonset.evaluation import query_accuracy
     from anonset.methods import registry
     from anonset.methods.base import Family
@@ -111,7 +118,7 @@ def _measure(cfg: RunConfig, queries: int) -> ComparedRelease:
         raise ConfigError(f"{cfg.path}: method {cfg.method} finds a front of releases; state a floor such as"
                           " privacy.k so that one member is compared")
     started = time.perf_counter()
-    dataset = cfg.load_dataset()
+    dataset = Dataset(table, cfg.attribute_specs(), source=str(cfg.input_path))
     release = model.fit(dataset).release_
     summary = release.summary(seconds=time.perf_counter() - started, config=str(cfg.path))
     error = above = None

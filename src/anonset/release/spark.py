@@ -38,6 +38,7 @@ import pandas as pd
 from anonset.core.dataset import Dataset, Role
 from anonset.engine.spark.source import first_line, quoted_column
 from anonset.errors import ConfigError, DataError
+from anonset.privacy.base import Requirements
 from anonset.release.release import SUPPRESSED
 from anonset.release.sinks import NodeRelease
 from anonset.release.verify import (
@@ -102,7 +103,7 @@ def release_frame(engine: SparkEngine, levels: tuple[int, ...], violating_keys: 
     return coded.select(*columns)
 
 
-def verify_frame(released: DataFrame, dataset: Dataset, requirements: Any,
+def verify_frame(released: DataFrame, dataset: Dataset, requirements: Requirements,
                  n_input_rows: int | None = None) -> VerificationReport:
     """Re-check a released Spark table: classes grouped on its label columns on the cluster, judged on the driver.
 
@@ -187,8 +188,8 @@ class SparkOutput:
         if self.input_location is not None and self.path.rstrip("/") == self.input_location.rstrip("/"):
             raise ConfigError(f"{self.path}: the release would overwrite the input; choose another output path")
         if self._exists(self.path):
-            raise DataError(f"{self.path}: already exists; anonset never writes over a release or a table: choose"
-                            " another output path or remove it")
+            raise DataError(f"{self.path}: already exists; anonset never writes over a release: choose another"
+                            " output path or remove it")
 
     def stage(self, released: DataFrame) -> None:
         """Write ``released`` with Spark into a staging folder beside the output."""
@@ -250,34 +251,20 @@ class SparkOutput:
 
 
 class SparkSink:
-    """The release of a Spark engine's node, written to ``path`` by Spark (see the module docstring).
+    """The release of a Spark engine's node, written by Spark to ``path`` (see the module docstring).
 
-    Parameters
-    ----------
-    engine : SparkEngine
-        The engine the node was found with (its session, table and dataset).
-    path : str
-        The output: a folder Spark writes part files into (a local path, or
-        ``hdfs://...``, ``s3a://...``).  ``.parquet`` / ``.pq`` means Parquet,
-        anything else CSV with a header.
-    delimiter : str
-        The CSV field separator.
-    input_location : str, optional
-        The input's path, refused as the output.
+    ``path``, ``delimiter`` and ``input_location`` are those of the
+    :class:`SparkOutput` the sink writes through.
     """
 
     def __init__(self, engine: SparkEngine, path: str, *, delimiter: str = ",", input_location: str | None = None):
         self.engine = engine
         self.output = SparkOutput(engine.frame.sparkSession, path, delimiter=delimiter, input_location=input_location)
-        self.path = path
-        self.delimiter = delimiter
-        self.input_location = input_location
-        self.kind = self.output.kind
         self._item: NodeRelease | None = None
 
     @property
     def location(self) -> str:
-        return self.path
+        return self.output.path
 
     @property
     def database(self) -> str:
@@ -285,7 +272,7 @@ class SparkSink:
 
     @property
     def output_table(self) -> str:
-        return self.path
+        return self.output.path
 
     def check(self) -> None:
         """Refuse an output that is the input or that already exists (nothing is overwritten)."""

@@ -44,6 +44,8 @@ class VerificationReport:
     root_class_rows: int = 0
     #: Sizes of the released classes as the re-check grouped them (suppressed records left out).
     released_sizes: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64), compare=False)
+    #: The models (as described) that some released class violates.
+    violated: tuple[str, ...] = ()
 
 
 def require_verified(report: VerificationReport) -> None:
@@ -174,10 +176,12 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
             verdict[kept] = m.satisfied(stats.subset(released))
             verdicts[id(m)] = verdict
             ok &= verdict
+    violated = []
     for model in requirements.models:
         satisfied = verdicts[id(model)]
         bad = ~satisfied & released
         if bad.any():
+            violated.append(model.describe())
             problems.append(f"{int(bad.sum())} released class(es) with {int(stats.sizes[bad].sum())} records"
                             f" violate {model.describe()}")
     if root_class and not ok[star[0]]:
@@ -190,7 +194,7 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
     return VerificationReport(
         ok=not problems, classes=int(released.sum()), min_class_size=int(sizes.min()) if len(sizes) else 0,
         suppressed_rows=suppressed, violating_rows=int(stats.sizes[~ok & released].sum()), problems=problems,
-        root_class_rows=root_class, released_sizes=np.asarray(sizes, dtype=np.int64),
+        root_class_rows=root_class, released_sizes=np.asarray(sizes, dtype=np.int64), violated=tuple(violated),
     )
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import AttributeType, Dataset
-from anonset.core.partition import HierarchyNodes, Partition
+from anonset.core.partition import HierarchyNodes, Intervals, Partition
 from anonset.metrics.loss import Loss
 from anonset.release.release import SUPPRESSED
 from anonset.report.svg import nice_step
@@ -240,11 +240,9 @@ def _generalization(dataset: Dataset, name: str, level: int | None, partition: P
         share = np.bincount(values.levels.astype(np.int64), weights=weights, minlength=h.n_levels) / weights.sum()
         parts = [f"{share[i]:.0%} at {level_text(i, h.max_level)}" for i in range(h.n_levels) if share[i] >= 0.005]
         return "each class its own node of the hierarchy: " + ", ".join(parts)
-    if len(weights):
-        width = np.asarray(values.hi - values.lo, dtype=np.float64) if not isinstance(values, HierarchyNodes) else None
-        if width is not None:
-            median = float(np.median(np.repeat(width, partition.sizes)))
-            return f"each class its own range; a record's range is {median:.4g} wide at the median"
+    if isinstance(values, Intervals) and len(weights):
+        median = float(np.median(np.repeat(np.asarray(values.hi - values.lo, dtype=np.float64), partition.sizes)))
+        return f"each class its own range; a record's range is {median:.4g} wide at the median"
     return "each class generalized on its own"
 
 

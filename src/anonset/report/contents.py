@@ -24,8 +24,8 @@ from anonset.metrics import reported_metrics
 from anonset.metrics.descriptions import describe_metric
 from anonset.privacy.base import Requirements
 from anonset.release.release import SUPPRESSED
-from anonset.release.verify import classes_of_table, verify_release
-from anonset.report.attributes import attribute_sections, level_text, suppressed_breakdown
+from anonset.release.verify import VerificationReport, classes_of_table, verify_release
+from anonset.report.attributes import attribute_sections, suppressed_breakdown
 from anonset.report.explain import alternatives, why_this_release
 from anonset.risk.report import class_sizes_of_codes, risk_report
 from anonset.risk.sample import DEFAULT_THRESHOLDS
@@ -98,7 +98,8 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
     metrics = _metrics(summary, dataset, requirements, partition)
     k = requirements.k
     released_sizes = verification.released_sizes
-    before = risk_report(class_sizes_of_codes(dataset.qi_codes()))
+    # the input's risk: the run measured it already; a report of a file measures it here
+    before = ((summary or {}).get("risk") or {}).get("input") or risk_report(class_sizes_of_codes(dataset.qi_codes()))
     after = (risk_report(released_sizes, records_excluded=verification.suppressed_rows)
              if len(released_sizes) else None)
     method = summary["method"] if summary is not None else "unknown (no run summary given)"
@@ -271,10 +272,10 @@ def _headline(dataset: Dataset, classes: int, smallest: int, suppressed: int, si
     return lines
 
 
-def _guarantees(requirements: Requirements, verification: Any, budget: int, n_rows: int) -> list[dict[str, Any]]:
+def _guarantees(requirements: Requirements, verification: VerificationReport, budget: int,
+                n_rows: int) -> list[dict[str, Any]]:
     """Each model and the suppression budget, as the re-check of the released values found them."""
-    failing = {p.split(" violate ", 1)[-1] for p in verification.problems if " violate " in p}
-    out = [{"requirement": m.describe(), "holds": m.describe() not in failing,
+    out = [{"requirement": m.describe(), "holds": m.describe() not in verification.violated,
             "detail": (f"smallest group {verification.min_class_size:,} records"
                        if type(m).__name__ == "KAnonymity" else f"checked in all {verification.classes:,} groups")}
            for m in requirements.models]
@@ -316,9 +317,4 @@ def _method_section(facts: Mapping[str, Any], family: str | None) -> dict[str, A
     if facts.get("front"):
         out["front"] = list(facts["front"])
     return out
-
-
-def levels_in_words(levels: Mapping[str, int], dataset: Dataset) -> dict[str, str]:
-    """``{"age": "level 2 of 5", ...}`` for a full-domain node."""
-    return {q: level_text(int(v), dataset.require_hierarchy(q).max_level) for q, v in levels.items()}
 
