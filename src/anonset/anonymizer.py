@@ -505,11 +505,11 @@ class Anonymizer:
     def _fit_in_database(self, dataset: Dataset, engine: Engine | None, metric: Metric,
                          clock: StageClock) -> Anonymizer:
         """Search through the engine, release through its sink into ``output_table``, re-checked where written."""
-        if registry.get(self.method).family is Family.FRONT:
+        spec = registry.get(self.method)
+        if spec.family is Family.FRONT:
             return self._fit_pareto(dataset, engine, metric, clock)
         engine, sink = self._engine_sink(dataset, engine)
         metric.prepare(dataset, engine)
-        spec = registry.get(self.method)
         result = _node_result(spec, spec.fit(self._problem(dataset, engine, metric)))
         levels = self._picked(result, dataset)
         stats = engine.class_stats(levels)

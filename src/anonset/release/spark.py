@@ -137,6 +137,7 @@ def verify_frame(released: DataFrame, dataset: Dataset, requirements: Requiremen
         cls, all_star = np.zeros(len(counted), dtype=np.int64), np.zeros(min(len(counted), 1), dtype=np.bool_)
     n_classes = len(all_star)
     counts = counted["_n"].to_numpy(dtype=np.float64)
+    cls = np.asarray(cls, dtype=np.int64)
     class_sizes = np.bincount(cls, weights=counts, minlength=n_classes).astype(np.int64)
     value_counts = {}
     for i, a in enumerate(judged):
@@ -148,7 +149,7 @@ def verify_frame(released: DataFrame, dataset: Dataset, requirements: Requiremen
             unknown = texts.iloc[int(np.flatnonzero(codes < 0)[0])]
             raise DataError(f"released value {unknown!r} of column {a!r} is not a value of the input; the release"
                             " does not belong to this dataset")
-        value_counts[a] = (np.asarray(cls, dtype=np.int64), codes, counts)
+        value_counts[a] = (cls, codes, counts)
     stats = stats_of_value_counts(dataset, requirements, class_sizes, value_counts)
     return judge_released_classes(stats, all_star, requirements,
                                   dataset.n_rows if n_input_rows is None else n_input_rows)
