@@ -78,6 +78,10 @@ class Run:
     error: str = ""
 
 
+#: Records generated at a time when a register is built (a larger one is written chunk by chunk).
+BUILD_CHUNK = 10_000_000
+
+
 def patients_table(workdir: Path, rows: int) -> Path:
     """The synthetic patient register of ``rows`` records as Parquet (built, in a child process, unless there).
 
@@ -94,7 +98,12 @@ def patients_table(workdir: Path, rows: int) -> Path:
 
 
 def build_child(workdir: Path, rows: int) -> None:
-    """Write the register of ``rows`` records as Parquet and the hierarchy files of its categorical columns."""
+    """Write the register of ``rows`` records as Parquet and the hierarchy files of its categorical columns.
+
+    Above :data:`BUILD_CHUNK` records the table is written in chunks of that size (seeds 0, 1, ...), so
+    building it needs the memory of one chunk.
+    """
+    import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -105,7 +114,20 @@ def build_child(workdir: Path, rows: int) -> None:
     target = workdir / f"patients_{rows}.parquet"
     if not target.exists():
         partial = workdir / f".{target.name}.part"
-        pq.write_table(pa.Table.from_pandas(patient_register(rows, seed=0), preserve_index=False), partial)
+        if rows <= BUILD_CHUNK:
+            pq.write_table(pa.Table.from_pandas(patient_register(rows, seed=0), preserve_index=False), partial)
+        else:  # chunk i is the register of seed i, its record numbers shifted to follow the previous chunk's
+            writer = None
+            for i, start in enumerate(range(0, rows, BUILD_CHUNK)):
+                chunk = patient_register(min(BUILD_CHUNK, rows - start), seed=i)
+                width = max(7, len(str(rows)))
+                numbers = np.arange(start + 1, start + len(chunk) + 1).astype(np.str_)
+                chunk["patient_id"] = np.strings.add("P", np.strings.zfill(numbers, width)).astype(object)
+                table = pa.Table.from_pandas(chunk, preserve_index=False)
+                writer = writer or pq.ParquetWriter(partial, table.schema)
+                writer.write_table(table)
+            assert writer is not None
+            writer.close()
         os.replace(partial, target)
     attributes = patient_register_attributes(patient_register(1_000, seed=0))  # the whole domains
     for name, path in patients_hierarchies(workdir).items():

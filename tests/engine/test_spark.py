@@ -131,7 +131,7 @@ def test_unreachable_master_fails_within_its_timeout(tmp_path: Path) -> None:
     patient_register(200, seed=1).to_csv(tmp_path / "register.csv", index=False)
     config = _config(tmp_path, "spark.yaml", output="out.csv", spark=True)
     config.write_text(config.read_text(encoding="utf-8").replace("master: 'local[2]'",
-                                                                 "master: 'spark://127.0.0.1:9', timeout: 15"),
+                                                                 "master: 'spark://127.0.0.1:9', timeout: 6"),
                       encoding="utf-8")
     started = time.perf_counter()
     proc = subprocess.run([str(Path(sys.executable).with_name("anonset")), "anonymize", str(config)],
