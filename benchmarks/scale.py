@@ -1,11 +1,12 @@
-"""Ten million rows on one machine: whole ``anonset anonymize`` processes, stage by stage.
+"""Ten (or a hundred) million rows on one machine: whole ``anonset anonymize`` processes, stage by stage.
 
 The table is built once under ``--workdir`` (default ``/tmp/anonset-scale``, never in the project):
 
 - ``patients`` (default): the built-in synthetic patient register
   (:func:`anonset.datasets.patient_register`, seed 0) written to Parquet; six quasi-identifiers (age,
   sex, zip, race, marital status, education), diagnosis sensitive, patient_id an identifier,
-  length of stay passed through;
+  length of stay passed through; above ten million records it is written ten million at a time
+  (seeds 0, 1, ...);
 - ``adult-mix``: the Adult table scaled by ``make_mix.py`` from the shared Adult directory (factor
   330 gives 9,953,460 records; ``;``-separated CSV), its hierarchy files read where they are.
 
@@ -18,9 +19,10 @@ fresh, with a run configuration written beside the table:
 
 Each run prints the seconds of every stage as the run summary reports them (``stage_seconds``: load,
 encode, search — engine included —, release, metrics, verify, write), the whole process's wall time
-(interpreter start and imports included) and its peak resident set size (``ru_maxrss`` of the child,
-from ``os.wait4``), with the 1-minute load average before and after the run: other processes
-share the machine.  A run that exceeds ``--timeout`` seconds is stopped and reported as such.
+(interpreter start and imports included), its peak resident set size (the process's own
+``VmHWM``) and the peak of the process and the processes it starts together (Spark's JVM and Python
+workers; sampled every 0.2 s), with the 1-minute load average before and after the run: other
+processes share the machine.  A run that exceeds ``--timeout`` seconds is stopped and reported as such.
 ``--src DIR`` runs the anonset of another source tree (an earlier commit exported with
 ``git archive``) for before/after figures; a version without stage times prints the total only.
 
@@ -47,6 +49,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +77,7 @@ class Run:
     wall: float
     peak_rss: int
     finished: bool
+    tree_peak: int
     summary: dict[str, Any] | None
     error: str = ""
 
@@ -215,6 +219,8 @@ def run(config: Path, timeout: float, src: Path | None) -> Run:
     proc = subprocess.Popen([sys.executable, "-c", _PEAK_WRAPPER, str(peak_path), "anonymize", str(config),
                              "--summary", str(summary_path), "--quiet"], env=_environment(src),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    sampler = SessionMemory(proc.pid)
+    sampler.start()
     try:
         _, err = proc.communicate(timeout=timeout)
         finished = True
@@ -222,13 +228,48 @@ def run(config: Path, timeout: float, src: Path | None) -> Run:
         os.killpg(proc.pid, signal.SIGKILL)
         _, err = proc.communicate()
         finished = False
+    finally:
+        sampler.stop()
     wall = time.perf_counter() - started
     error = err.decode("utf-8", "replace").strip()
     summary = json.loads(summary_path.read_text()) if finished and proc.returncode == 0 else None
     if finished and proc.returncode != 0:
         error = f"exit {proc.returncode}: {error.splitlines()[-1] if error else ''}"
     peak = int(peak_path.read_text()) if peak_path.exists() else 0
-    return Run(wall=wall, peak_rss=peak, finished=finished, summary=summary, error=error)
+    return Run(wall=wall, peak_rss=peak, finished=finished, tree_peak=sampler.peak, summary=summary, error=error)
+
+
+class SessionMemory(threading.Thread):
+    """The peak of the summed resident memory of every process in a session, sampled every 0.2 s.
+
+    A run's own ``VmHWM`` leaves out the processes it starts: Spark's JVM and its Python workers.
+    This sums them (and the run) as they are at each sample, so a peak shorter than a sample
+    can be missed.
+    """
+
+    def __init__(self, session: int) -> None:
+        super().__init__(daemon=True)
+        self.session = session
+        self.peak = 0
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        page = os.sysconf("SC_PAGE_SIZE")
+        while not self._done.wait(0.2):
+            total = 0
+            for stat in Path("/proc").glob("[0-9]*/stat"):
+                try:
+                    text = stat.read_text()
+                except OSError:  # the process ended meanwhile
+                    continue
+                fields = text[text.rindex(")") + 2:].split()
+                if int(fields[3]) == self.session:  # fields after the name: state, ppid, pgrp, session, ...
+                    total += int(fields[21]) * page  # rss, in pages
+            self.peak = max(self.peak, total)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
 
 
 #: Runs ``anonset`` with the arguments after the first, then writes the process's peak RSS (bytes) to the first.
@@ -260,7 +301,8 @@ def report(method: str, rows: int, result: Run, before: str, timeout: float) -> 
     after = load()
     head = f"{method:<20} {rows:>11,} rows:"
     if not result.finished:
-        print(f"{head} stopped after {timeout:.0f} s (--timeout), peak RSS {result.peak_rss / 1e9:.2f} GB;"
+        print(f"{head} stopped after {timeout:.0f} s (--timeout), peak RSS {result.peak_rss / 1e9:.2f} GB"
+              f" (with its child processes {result.tree_peak / 1e9:.2f} GB);"
               f" {before} -> {after}", flush=True)
         return
     if result.summary is None:
@@ -270,7 +312,8 @@ def report(method: str, rows: int, result: Run, before: str, timeout: float) -> 
     stages = s.get("stage_seconds")
     text = "" if stages is None else (" = " + ", ".join(f"{name} {stages[name]:.2f}" for name in STAGES)
                                       + f"; load+encode {stages['load'] + stages['encode']:.2f} s")
-    print(f"{head} process {result.wall:.1f} s, peak RSS {result.peak_rss / 1e9:.2f} GB; run {s['seconds']:.1f} s"
+    print(f"{head} process {result.wall:.1f} s, peak RSS {result.peak_rss / 1e9:.2f} GB (with its child processes"
+          f" {result.tree_peak / 1e9:.2f} GB); run {s['seconds']:.1f} s"
           f"{text}; {s['classes']:,} classes, {s['suppressed_rows']:,} suppressed; {before} -> {after}", flush=True)
 
 
