@@ -45,6 +45,8 @@ from anonset.metrics.class_metrics import AverageClassSize, ClassificationMetric
 from anonset.privacy.base import Requirements
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from anonset.release.release import Release
 
 __all__ = ["FRAGMENT_ERRORS", "STATS", "FragmentJob", "FragmentModel", "combine_metrics"]
@@ -152,18 +154,32 @@ class FragmentJob:
         return scaled if any(scaled.values()) else given  # all 0: nothing can be cut; keep the weights given
 
     def _rows(self, released: pd.DataFrame, facts: Mapping[str, Any]) -> pd.DataFrame:
-        """``released`` as text (missing values null) with a null :data:`STATS`, then the statistics row."""
-        out = pd.DataFrame({c: _text(released[c]) for c in self.columns}, index=pd.RangeIndex(len(released)))
-        out[STATS] = None
-        stats = pd.DataFrame({c: [None] for c in self.columns})
-        stats[STATS] = [json.dumps(facts)]
-        return pd.concat([out, stats], ignore_index=True)
+        """``released`` as text (missing values null) with a null :data:`STATS`, then the statistics row.
+
+        Built as whole columns one row longer than the release (no concatenation, no Python per record).
+        """
+        n = len(released)
+        columns: dict[str, NDArray[np.object_]] = {c: _text(released[c], n + 1) for c in self.columns}
+        stats = np.full(n + 1, None, dtype=object)
+        stats[n] = json.dumps(facts)
+        columns[STATS] = stats
+        return pd.DataFrame(columns, index=pd.RangeIndex(n + 1), copy=False)
 
 
-def _text(column: pd.Series) -> pd.Series:
-    """A column as Python strings, missing values None (what Arrow writes as null text)."""
-    values = column.astype(object)
-    return values.where(values.notna(), None).map(lambda v: v if v is None else str(v))
+def _text(column: pd.Series, length: int) -> NDArray[np.object_]:
+    """A column's values as Python strings, missing values None (Arrow's null text), padded with None to ``length``.
+
+    A column of strings is passed as it is; any other is converted by ``str``
+    value by value in numpy's C loop.
+    """
+    values = column.to_numpy(dtype=object)
+    missing = pd.isna(values)
+    if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
+        values = values.astype(str).astype(object)
+    out = np.full(length, None, dtype=object)
+    out[:len(values)] = values
+    out[:len(values)][missing] = None
+    return out
 
 
 def _partials(release: Release, data: Dataset, whole: Dataset, metrics: Sequence[Metric]) -> dict[str, Any]:
