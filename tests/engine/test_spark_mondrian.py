@@ -33,7 +33,7 @@ attributes:
   zip:        {{role: quasi, hierarchy: {{builder: masking, levels: 3}}}}
   race:       {{role: quasi}}
   diagnosis:  {{role: sensitive}}
-privacy: {privacy}
+{extra}privacy: {privacy}
 method: {method}
 output: {{path: {output}}}
 """
@@ -42,9 +42,10 @@ ROWS = 4000
 
 
 def _run(folder: Path, name: str, *, privacy: str = "{k: 10}", method: str = "{name: mondrian}",
-         output: str = "out.csv", spark: bool = True) -> tuple[int, str, dict[str, Any] | None]:
+         output: str = "out.csv", spark: bool = True, extra: str = "") -> tuple[int, str, dict[str, Any] | None]:
+    """Anonymize ``register.csv`` in ``folder``; ``extra`` is more attribute lines."""
     config = folder / f"{name}.yaml"
-    text = CONFIG.format(privacy=privacy, method=method, output=output)
+    text = CONFIG.format(privacy=privacy, method=method, output=output, extra=extra)
     config.write_text(text + ("engine: spark\nspark: {master: 'local[2]'}\n" if spark else ""), encoding="utf-8")
     summary = folder / f"{name}.json"
     result = CliRunner().invoke(main, ["anonymize", str(config), "-q", "--summary", str(summary)])
@@ -86,6 +87,23 @@ def test_fragments_release_every_record_once_k_anonymous(spark: Any, tmp_path: P
     code, out, _ = _run(tmp_path, "memory", output="memory.csv", spark=False)
     assert code == 0, out
     assert _sorted(released).equals(_sorted(pd.read_csv(tmp_path / "memory.csv", dtype=str, keep_default_na=False)))
+
+
+def test_an_identifier_is_left_out_and_never_reaches_a_fragment(spark: Any, tmp_path: Path,
+                                                                register: pd.DataFrame) -> None:
+    """The released columns are the in-memory release's: the identifier is dropped, every record kept."""
+    register.assign(record=register["patient_id"]).to_csv(tmp_path / "register.csv", index=False)
+    extra = "  record:     {role: identifier}\n"
+    code, out, summary = _run(tmp_path, "id", method="{name: mondrian, fragments: 4}", extra=extra)
+    assert code == 0, out
+    code, out, _ = _run(tmp_path, "memory", output="memory.csv", spark=False, extra=extra)
+    assert code == 0, out
+    released = _parts(tmp_path / "out.csv")
+    assert "record" not in released.columns and len(released) == ROWS
+    assert released.groupby(QUASI).size().min() >= 10
+    assert summary is not None and summary["search"]["fragments"] >= 2
+    in_memory = pd.read_csv(tmp_path / "memory.csv", dtype=str, keep_default_na=False)
+    assert _sorted(released).equals(_sorted(in_memory))
 
 
 def test_fragments_release_is_entropy_l_diverse(spark: Any, tmp_path: Path, register: pd.DataFrame) -> None:

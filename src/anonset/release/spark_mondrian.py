@@ -223,13 +223,16 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
     tree = _merge_failing(tree, stats, requirements, dataset)
     columns = tuple(c for c in dataset.columns if dataset.specs[c].role is not Role.IDENTIFIER)
     metrics = _metrics(model, dataset)
-    job = FragmentJob(make_model=cast("Any", type(model)), specs=specs, requirements=requirements,
+    released_specs = {c: spec for c, spec in specs.items() if spec.role is not Role.IDENTIFIER}
+    job = FragmentJob(make_model=cast("Any", type(model)), specs=released_specs, requirements=requirements,
                       method=model.method, method_options=options,
                       weights=model.weights, seed=model.seed, allow_unprotected=model.allow_unprotected,
                       whole=dataset, metrics=tuple(metrics), columns=columns, source=dataset.source, spans=spans,
                       global_ranges=global_ranges)
     prefer_worker_python(spark)
-    applied = run_fragments(with_fragments(frame, dataset, tree), tree.n_fragments, job, job.schema())
+    # identifiers are not released: they are not shuffled to the fragments' workers either
+    released_frame = frame.select(*[F.col(quoted_column(c)) for c in columns])
+    applied = run_fragments(with_fragments(released_frame, dataset, tree), tree.n_fragments, job, job.schema())
     applied = applied.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         try:
