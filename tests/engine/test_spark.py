@@ -4,8 +4,9 @@ Each release is made twice from one config, with ``engine: numpy`` and with ``en
 the Spark release (the part files Spark wrote) must hold exactly the records of the numpy
 release, and its summary the same levels, suppressed records and classes.  The release is also
 re-checked here with pandas from the files.  Bad input: an output that exists, a column missing
-from the table, pyspark or Java missing, and a master that does not answer (in a fresh process,
-bounded by the configured timeout).
+from the table, pyspark or Java missing, a master that does not answer (in a fresh process,
+bounded by the configured timeout), a driver memory Spark refuses, and the cause of a JVM error
+named on the error's one line.
 """
 
 from __future__ import annotations
@@ -141,6 +142,36 @@ def test_unreachable_master_fails_within_its_timeout(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert lines and "spark://127.0.0.1:9" in lines[0] and "Traceback" not in proc.stderr
     assert seconds < 90
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_spark_failures_are_told_by_their_cause() -> None:
+    """The line of a JVM error that names its cause; a JVM that is gone is said to be gone, with the fix."""
+    from anonset.engine.spark.source import first_line
+
+    jvm = Exception("An error occurred while calling o51.collectToPython.\n"
+                    ": org.apache.spark.SparkException: Job aborted due to stage failure\n\tat org.apache...")
+    assert first_line(jvm) == "org.apache.spark.SparkException: Job aborted due to stage failure"
+    assert first_line(ValueError("plain\nmore")) == "plain"
+    assert first_line(ValueError("")) == "ValueError"
+    gone = RuntimeError("py4j could not answer")
+    gone.__context__ = ConnectionRefusedError(111, "Connection refused")
+    for exc in (ConnectionRefusedError(111, "Connection refused"), gone):
+        assert "JVM stopped" in first_line(exc) and "spark.driver.memory" in first_line(exc)
+
+
+def test_a_driver_memory_spark_refuses_is_named(tmp_path: Path) -> None:
+    """A fresh process (one Spark session per process): the session's own reason, not a py4j call, on one line."""
+    pytest.importorskip("pyspark")
+    patient_register(200, seed=1).to_csv(tmp_path / "register.csv", index=False)
+    config = _config(tmp_path, "spark.yaml", output="out.csv", spark=True)
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "master: 'local[2]'", "master: 'local[2]', options: {spark.driver.memory: 100m}"), encoding="utf-8")
+    proc = subprocess.run([str(Path(sys.executable).with_name("anonset")), "anonymize", str(config)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert lines and "INVALID_DRIVER_MEMORY" in lines[0] and "Traceback" not in proc.stderr
     assert not (tmp_path / "out.csv").exists()
 
 

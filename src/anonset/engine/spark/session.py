@@ -14,6 +14,7 @@ import shutil
 import threading
 from typing import TYPE_CHECKING, Any
 
+from anonset.engine.spark.source import first_line
 from anonset.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
@@ -88,9 +89,8 @@ def spark_session(master: str = DEFAULT_MASTER, *, timeout: float = 120.0,
         raise DataError(f"Spark master {master}: no session after {timeout:g} s; check that the master is running"
                         " and reachable from this machine (spark.timeout in the config waits longer)")
     if "error" in result:
-        first = str(result["error"]).strip().splitlines()[0] if str(result["error"]).strip() else repr(result["error"])
-        raise DataError(f"Spark master {master}: the session did not start ({first}); check the master URL and"
-                        " that Java 17 works (java -version)")
+        raise DataError(f"Spark master {master}: the session did not start ({first_line(result['error'])}); check"
+                        " the master URL, the spark options in the config and that Java 17 works (java -version)")
     session: SparkSession = result["session"]
     session.sparkContext.setLogLevel("ERROR")
     return session

@@ -214,6 +214,32 @@ def quoted_column(name: str) -> str:
 
 
 def first_line(exc: BaseException) -> str:
-    """The first line of an exception's message (Spark's run to pages), or its type's name."""
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    """The line of an exception's message that says what went wrong (Spark's run to pages), or its type's name.
+
+    An error raised in the JVM reaches Python as "An error occurred while
+    calling X." followed by a line ": <Java exception>: <message>"; that line,
+    which names the cause, is the one returned.  When the JVM itself has
+    stopped (the connection to it is refused: in local mode, most often an
+    out-of-memory error), the line says so and names the setting to raise.
+    """
+    if _jvm_gone(exc):
+        return ("Spark's JVM stopped during the job, most often for want of memory; give the driver more, e.g."
+                " spark: {options: {spark.driver.memory: 8g}}")
+    lines = [line.strip() for line in str(exc).strip().splitlines()]
+    if not lines or not lines[0]:
+        return type(exc).__name__
+    if lines[0].startswith("An error occurred while calling"):
+        cause = next((line[1:].strip() for line in lines[1:] if line.startswith(":") and line[1:].strip()), None)
+        if cause is not None:
+            return cause
+    return lines[0]
+
+
+def _jvm_gone(exc: BaseException) -> bool:
+    """Did ``exc`` (or an exception it came from) find Spark's JVM gone?"""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError) or type(seen).__name__ == "Py4JNetworkError":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return "Answer from Java side is empty" in str(exc)
