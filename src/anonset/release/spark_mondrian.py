@@ -87,9 +87,10 @@ __all__ = ["DEFAULT_SAMPLE_ROWS", "DISTRIBUTED_METHODS", "FRAGMENT_ROWS", "SPARK
 DISTRIBUTED_METHODS = frozenset({"mondrian"})
 #: Records sampled to the driver for the first cuts when ``sample_rows`` is not set.
 DEFAULT_SAMPLE_ROWS = 1_000_000
-#: The default fragments hold at most about this many records each (a worker holding a million records of
-#: the synthetic register peaked at about 1.5 GB).
-FRAGMENT_ROWS = 4_000_000
+#: The default fragments hold at most about this many records each: a worker holding a million records of
+#: the synthetic register peaked at about 1.5 GB, and a hundred fragments of a million-record table cost
+#: no measurable utility (docs/scale.md, "Distributed Mondrian").
+FRAGMENT_ROWS = 1_000_000
 
 
 class MondrianModel(FragmentModel, Protocol):

@@ -71,7 +71,7 @@ METHOD = Method(
                     " hierarchy nodes)",
                     optional=True, accepts=_selections, shape="a list of predicates"),
              Option("fragments", "int", None, "engine: spark only: fragments the driver cuts the table into, each"
-                    " partitioned on a worker (unset: 3 per task slot, at least one per 4,000,000 records)",
+                    " partitioned on a worker (unset: 3 per task slot, at least one per 1,000,000 records)",
                     low=1, optional=True),
              Option("sample_rows", "int", None, "engine: spark only: records sampled to the driver to choose the"
                     " first cuts (unset: 1,000,000)", low=1, optional=True)),
