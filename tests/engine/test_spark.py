@@ -6,7 +6,7 @@ release, and its summary the same levels, suppressed records and classes.  The r
 re-checked here with pandas from the files.  Bad input: an output that exists, a column missing
 from the table, pyspark or Java missing, a master that does not answer (in a fresh process,
 bounded by the configured timeout), a driver memory Spark refuses, and the cause of a JVM error
-named on the error's one line.
+named on the error's one line.  A run's stderr holds none of Spark's start-up warnings.
 """
 
 from __future__ import annotations
@@ -173,6 +173,36 @@ def test_a_driver_memory_spark_refuses_is_named(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert lines and "INVALID_DRIVER_MEMORY" in lines[0] and "Traceback" not in proc.stderr
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_run_shows_only_what_anonset_says(tmp_path: Path) -> None:
+    """A fresh process: none of Spark's start-up warnings on stderr (only the JVM's own note on its modules)."""
+    pytest.importorskip("pyspark")
+    patient_register(300, seed=2).to_csv(tmp_path / "register.csv", index=False)
+    config = _config(tmp_path, "spark.yaml", output="out.csv", spark=True)
+    proc = subprocess.run([str(Path(sys.executable).with_name("anonset")), "anonymize", str(config), "-q"],
+                          capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    spark_lines = [line for line in proc.stderr.splitlines()
+                   if line.strip() and not line.startswith("WARNING: Using incubator modules")]
+    assert spark_lines == [], spark_lines
+    released = _spark_release(tmp_path / "out.csv")
+    assert len(released) == 300  # suppressed records are marked, not dropped
+    kept = released[(released[QUASI] != "*").any(axis=1)]
+    assert len(kept) > 0 and kept.groupby(QUASI).size().min() >= 5
+
+
+def test_a_log_configuration_of_the_users_own_is_kept() -> None:
+    """The driver gets anonset's quiet log4j file, beside any Java options given, unless a log4j file is named."""
+    from anonset.engine.spark.session import LOG_CONFIG, _quiet_driver
+
+    assert LOG_CONFIG.is_file()
+    ours = f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
+    assert _quiet_driver({})["spark.driver.extraJavaOptions"] == ours
+    assert _quiet_driver({"spark.driver.extraJavaOptions": "-Xss4m"})["spark.driver.extraJavaOptions"] == \
+        f"-Xss4m {ours}"
+    theirs = {"spark.driver.extraJavaOptions": "-Dlog4j2.configurationFile=/etc/spark/log4j2.properties"}
+    assert _quiet_driver(theirs) == theirs
 
 
 def test_a_catalog_table_is_read_by_name(spark: Any, tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ pyspark is an optional dependency (``pip install anonset[spark]``): it is
 imported only here, when a run asks for ``engine: spark``.  A local master
 (``local[*]``, ``local[2]``) needs Java 17 on this machine; a cluster master
 (``spark://host:7077``, ``yarn``) must answer within ``timeout`` seconds, or
-the run stops before reading anything.
+the run stops before reading anything.  A driver started here shows only
+Spark's errors (``log4j2.properties`` beside this module), unless the options
+name a log4j configuration of their own.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anonset.engine.spark.source import first_line
@@ -71,7 +74,7 @@ def spark_session(master: str = DEFAULT_MASTER, *, timeout: float = 120.0,
                .config("spark.ui.showConsoleProgress", "false"))
     # the driver receives class tables (one row per class, millions on a large table): room for them, unless the
     # config says otherwise
-    settings = {"spark.driver.memory": "4g", "spark.driver.maxResultSize": "0", **(options or {})}
+    settings = _quiet_driver({"spark.driver.memory": "4g", "spark.driver.maxResultSize": "0", **(options or {})})
     for key, value in settings.items():
         builder = builder.config(key, value)
     result: dict[str, Any] = {}
@@ -92,5 +95,24 @@ def spark_session(master: str = DEFAULT_MASTER, *, timeout: float = 120.0,
         raise DataError(f"Spark master {master}: the session did not start ({first_line(result['error'])}); check"
                         " the master URL, the spark options in the config and that Java 17 works (java -version)")
     session: SparkSession = result["session"]
-    session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+#: Spark's logging for a driver anonset starts: its errors only (the file says why).
+LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+
+def _quiet_driver(settings: dict[str, str]) -> dict[str, str]:
+    """``settings`` with the driver's JVM given :data:`LOG_CONFIG`, unless they name a log4j configuration already.
+
+    Without it, a driver started from Python prints eight lines of Spark's
+    start-up warnings before anonset says anything.  Options the user gave in
+    ``spark.driver.extraJavaOptions`` are kept; the file is passed as a URI, so
+    a path with spaces stays one option.  A session this process already has
+    keeps the logging it started with.
+    """
+    key = "spark.driver.extraJavaOptions"
+    given = settings.get(key, "")
+    if "log4j" in given:
+        return settings
+    return {**settings, key: f"{given} -Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}".strip()}
