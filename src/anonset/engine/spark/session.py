@@ -23,10 +23,12 @@ from anonset.errors import ConfigError, DataError
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["DEFAULT_MASTER", "require_pyspark", "spark_session"]
+__all__ = ["DEFAULT_MASTER", "LOG_CONFIG", "require_pyspark", "spark_session"]
 
 #: The master when the config names none: every core of this machine.
 DEFAULT_MASTER = "local[*]"
+#: Spark's logging for a driver anonset starts: its errors only (the file says why).
+LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 
 def require_pyspark() -> Any:
@@ -96,10 +98,6 @@ def spark_session(master: str = DEFAULT_MASTER, *, timeout: float = 120.0,
                         " the master URL, the spark options in the config and that Java 17 works (java -version)")
     session: SparkSession = result["session"]
     return session
-
-
-#: Spark's logging for a driver anonset starts: its errors only (the file says why).
-LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 
 def _quiet_driver(settings: dict[str, str]) -> dict[str, str]:
