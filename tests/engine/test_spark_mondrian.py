@@ -84,9 +84,15 @@ def test_fragments_release_every_record_once_k_anonymous(spark: Any, tmp_path: P
     assert summary["metrics"]["discernibility"] == pytest.approx(float((sizes ** 2).sum()))
     assert "non_uniform_entropy" in summary["metrics_omitted"]
     # the sample is the whole table: the first cuts are the top of Mondrian's tree, the fragments grow the rest
-    code, out, _ = _run(tmp_path, "memory", output="memory.csv", spark=False)
+    code, out, in_memory = _run(tmp_path, "memory", output="memory.csv", spark=False)
     assert code == 0, out
     assert _sorted(released).equals(_sorted(pd.read_csv(tmp_path / "memory.csv", dtype=str, keep_default_na=False)))
+    # the risk report: the input's classes added up from the fragments, counted here from the register
+    assert in_memory is not None and summary["risk"] == in_memory["risk"]
+    input_sizes = register.astype(str).groupby(QUASI).size()
+    assert summary["risk"]["input"]["classes"] == len(input_sizes)
+    assert summary["risk"]["input"]["sample_uniques"] == pytest.approx(float((input_sizes == 1).sum()) / ROWS)
+    assert summary["risk"]["release"]["classes"] == len(sizes)
 
 
 def test_an_identifier_is_left_out_and_never_reaches_a_fragment(spark: Any, tmp_path: Path,

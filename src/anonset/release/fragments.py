@@ -17,7 +17,10 @@ sums the driver adds up into the release's metrics (:func:`combine_metrics`):
   against the *whole table* (its value ranges and hierarchies), so the sums
   add up to exactly the release's;
 - discernibility (Σ size²), the classes and records (average class size);
-- the classification metric (records outside their class's majority label).
+- the classification metric (records outside their class's majority label);
+- how many of the fragment's input classes have each size, which add up to
+  the input's (a record's fragment depends on its quasi-identifiers alone), so
+  the release's risk report needs no pass over the input of its own.
 
 A fragment that fails (it should not: the driver checked that each fragment
 as a whole satisfies every model) returns its error in the statistics row
@@ -43,13 +46,14 @@ from anonset.core.weights import quasi_weights
 from anonset.metrics.base import CellMetric, Metric
 from anonset.metrics.class_metrics import AverageClassSize, ClassificationMetric, Discernibility
 from anonset.privacy.base import Requirements
+from anonset.risk.report import class_sizes_of_codes
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from anonset.release.release import Release
 
-__all__ = ["FRAGMENT_ERRORS", "STATS", "FragmentJob", "FragmentModel", "combine_metrics"]
+__all__ = ["FRAGMENT_ERRORS", "STATS", "FragmentJob", "FragmentModel", "combine_metrics", "input_class_sizes"]
 
 #: The column of the statistics row (null on every released row).
 STATS = "_anonset_fragment_stats"
@@ -127,6 +131,7 @@ class FragmentJob:
         started = time.perf_counter()
         try:
             data = Dataset(table, self.specs, source=f"{self.source} (fragment {fragment})")
+            facts["input_sizes"] = _input_sizes(data)
             model = self.make_model(self.specs, self.requirements, method=self.method, weights=self.weights_of(data),
                                     method_options=dict(self.method_options), seed=self.seed,
                                     allow_unprotected=self.allow_unprotected)
@@ -180,6 +185,26 @@ def _text(column: pd.Series, length: int) -> NDArray[np.object_]:
     out[:len(values)] = values
     out[:len(values)][missing] = None
     return out
+
+
+def _input_sizes(data: Dataset) -> list[list[int]]:
+    """How many of the fragment's input classes (records with identical quasi-identifiers) have each size.
+
+    ``[[size, classes], ...]``.  The driver routes a record by its
+    quasi-identifiers' values alone, so records with identical values share a
+    fragment and the fragments' tables add up to the input's.
+    """
+    if not data.quasi:
+        return [[data.n_rows, 1]] if data.n_rows else []
+    codes = np.column_stack([data.encoded[q].row_codes() for q in data.quasi])
+    sizes, classes = np.unique(class_sizes_of_codes(codes), return_counts=True)
+    return [[int(size), int(n)] for size, n in zip(sizes, classes, strict=True)]
+
+
+def input_class_sizes(parts: Sequence[Mapping[str, Any]]) -> NDArray[np.int64]:
+    """The input's class sizes on its quasi-identifiers, from the fragments' tables of sizes (:func:`_input_sizes`)."""
+    table = np.array([pair for p in parts for pair in p["input_sizes"]], dtype=np.int64).reshape(-1, 2)
+    return np.repeat(table[:, 0], table[:, 1])
 
 
 def _partials(release: Release, data: Dataset, whole: Dataset, metrics: Sequence[Metric]) -> dict[str, Any]:

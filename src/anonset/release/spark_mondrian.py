@@ -33,7 +33,9 @@ Mondrian works; only a sample of the records reaches the driver:
 
 The release's metrics are the fragments' partial sums added up
 (:func:`~anonset.release.fragments.combine_metrics`); a metric that cannot be
-added up is reported in ``metrics_omitted`` with the reason.  The summary's
+added up is reported in ``metrics_omitted`` with the reason.  The input's
+class sizes for the risk report are the fragments' tables of sizes added up
+(:func:`~anonset.release.fragments.input_class_sizes`), not a pass of their own.  The summary's
 ``search`` gives the fragments, how many were merged and the records
 sampled (``sample_rows``, the only records that reached the driver);
 ``rows_fetched`` counts the rows of per-fragment statistics.
@@ -67,7 +69,14 @@ from anonset.privacy.base import Requirements
 from anonset.privacy.tcloseness import TCloseness
 from anonset.release.caveats import useless_release
 from anonset.release.facts import GroupingFacts, Provenance
-from anonset.release.fragments import FRAGMENT_ERRORS, STATS, FragmentJob, FragmentModel, combine_metrics
+from anonset.release.fragments import (
+    FRAGMENT_ERRORS,
+    STATS,
+    FragmentJob,
+    FragmentModel,
+    combine_metrics,
+    input_class_sizes,
+)
 from anonset.release.release import Release
 from anonset.release.spark import SparkOutput, verify_frame
 from anonset.release.stages import StageClock
@@ -190,7 +199,6 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
 
     from anonset.engine.spark.mondrian import (
         fragment_stats,
-        input_class_sizes,
         prefer_worker_python,
         run_fragments,
         sample_records,
@@ -257,7 +265,7 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
         clock.lap("write")
         scores, omitted = combine_metrics(metrics, dataset, parts)
         clock.lap("metrics")
-        risk = release_risk(input_class_sizes(frame, dataset), report.released_sizes, 0)
+        risk = release_risk(input_class_sizes(parts), report.released_sizes, 0)
         useless = useless_release(report.classes, 0, dataset.n_rows, requirements)
         clock.lap("verify")
     except BaseException:

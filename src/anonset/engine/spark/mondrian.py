@@ -19,8 +19,6 @@ Mondrian itself:
   (size, sensitive histograms and moments), one Spark job, P rows per value.
 - :func:`run_fragments`: ``groupBy(fragment).applyInPandas(fit)``, one
   fragment per group.
-- :func:`input_class_sizes`: the class sizes of the input on its
-  quasi-identifiers, counted as a table of sizes (for the risk figures).
 """
 
 from __future__ import annotations
@@ -45,7 +43,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
     from pyspark.sql import Column, DataFrame, SparkSession
 
-__all__ = ["FRAGMENT", "Cut", "collapsed", "fragment_stats", "input_class_sizes", "prefer_worker_python",
+__all__ = ["FRAGMENT", "Cut", "collapsed", "fragment_stats", "prefer_worker_python",
            "run_fragments", "sample_records", "with_fragments", "worker_error"]
 
 #: The column holding each record's fragment (0 .. P - 1).
@@ -259,22 +257,6 @@ def fragment_stats(framed: DataFrame, dataset: Dataset, request: StatsRequest,
             sumsq[a] = np.bincount(fragment[rows], weights=weight * x * x, minlength=n_fragments).astype(np.float64)
     return ClassStats(sizes=sizes, keys=np.zeros((n_fragments, 0), dtype=np.int32), histograms=hists, sums=sums,
                       sumsq=sumsq), len(counted)
-
-
-def input_class_sizes(frame: DataFrame, dataset: Dataset) -> NDArray[np.int64]:
-    """Sizes of the input's classes on its quasi-identifiers (their texts), from a table of how many classes have
-    each size: one GROUP BY over the records and a second over the classes, so only distinct sizes travel.
-    """
-    from pyspark.sql import functions as F
-
-    keys = [text_column(q, dataset.specs[q].missing[0] if dataset.specs[q].missing else "").alias(f"_k{j}")
-            for j, q in enumerate(dataset.quasi)]
-    try:
-        table = cast("pd.DataFrame", frame.groupBy(*keys).count().groupBy("count")
-                     .agg(F.count(F.lit(1)).alias("classes")).toPandas())
-    except Exception as exc:  # Spark raises its own types: one line for the user
-        raise DataError(f"{dataset.source}: Spark could not count the input's classes ({first_line(exc)})") from None
-    return np.repeat(table["count"].to_numpy(dtype=np.int64), table["classes"].to_numpy(dtype=np.int64))
 
 
 def prefer_worker_python(spark: SparkSession) -> None:
