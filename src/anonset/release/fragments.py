@@ -194,9 +194,8 @@ def _input_sizes(data: Dataset) -> list[list[int]]:
     quasi-identifiers' values alone, so records with identical values share a
     fragment and the fragments' tables add up to the input's.
     """
-    if not data.quasi:
-        return [[data.n_rows, 1]] if data.n_rows else []
-    codes = np.column_stack([data.encoded[q].row_codes() for q in data.quasi])
+    codes = (np.column_stack([data.encoded[q].row_codes() for q in data.quasi]) if data.quasi
+             else np.zeros((data.n_rows, 0), dtype=np.int32))  # no quasi-identifier: one class of every record
     sizes, classes = np.unique(class_sizes_of_codes(codes), return_counts=True)
     return [[int(size), int(n)] for size, n in zip(sizes, classes, strict=True)]
 
