@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from anonset.errors import (
     AnonsetError,
+    AnonsetWarning,
     ConfigError,
     DataError,
     HierarchyError,
     InfeasibleError,
     InputError,
+    UndeclaredColumnError,
 )
 from anonset.version import __version__
 
@@ -69,6 +71,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AnonsetError",
+    "AnonsetWarning",
     "Anonymizer",
     "AttributeSpec",
     "AttributeType",
@@ -89,6 +92,7 @@ __all__ = [
     "SquaredErrorDiversity",
     "TCloseness",
     "TableProfile",
+    "UndeclaredColumnError",
     "__version__",
     "anonymize",
     "read_hierarchy",
