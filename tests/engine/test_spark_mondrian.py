@@ -33,6 +33,9 @@ attributes:
   zip:        {{role: quasi, hierarchy: {{builder: masking, levels: 3}}}}
   race:       {{role: quasi}}
   diagnosis:  {{role: sensitive}}
+  marital_status: {{role: insensitive}}   # every column named: none is refused as undeclared
+  education:  {{role: insensitive}}
+  length_of_stay: {{role: insensitive}}
 {extra}privacy: {privacy}
 method: {method}
 output: {{path: {output}}}

@@ -1,7 +1,8 @@
 """One fragment of distributed Mondrian on a worker: its release, and partial sums of the release's metrics.
 
 :class:`FragmentJob` is what ``applyInPandas`` calls with the records of one
-fragment (a pandas DataFrame of text columns).  It builds the fragment's
+fragment (a pandas DataFrame of text columns, named by position:
+:meth:`FragmentJob.keys`, since pyspark names them unquoted).  It builds the fragment's
 :class:`~anonset.core.dataset.Dataset` with the *table's* resolved attribute
 specs (the hierarchies built once on the driver, so every fragment codes and
 labels values alike) and fits the configured model on it: an
@@ -65,8 +66,10 @@ FRAGMENT_ERRORS = ("ConfigError", "DataError", "HierarchyError", "InfeasibleErro
 class FragmentModel(Protocol):
     """What ``make_model(...)`` returns: a model that releases a dataset (an Anonymizer)."""
 
-    def fit_transform(self, data: Dataset, source: str = ...) -> Release:
-        """Fit on ``data`` and return its release (rendered and re-checked)."""
+    release_: Release
+
+    def fit(self, data: Dataset) -> FragmentModel:
+        """Fit on ``data``; its release (rendered and re-checked) is then ``release_``."""
         ...
 
 
@@ -118,15 +121,26 @@ class FragmentJob:
     global_ranges: bool = True
 
     def schema(self) -> str:
-        """The Spark schema of what :meth:`__call__` returns (DDL: every column text)."""
-        return ", ".join(f"`{c.replace('`', '``')}` string" for c in (*self.columns, STATS))
+        """The Spark schema of what :meth:`__call__` returns (DDL: every column text, named by its key)."""
+        return ", ".join(f"{k} string" for k in (*self.keys(), STATS))
+
+    def keys(self) -> list[str]:
+        """The Spark names of :attr:`columns`, by position (:func:`~anonset.engine.spark.source.column_key`).
+
+        The records come in, and the release goes out, under these names:
+        ``applyInPandas`` names its columns unquoted, so a column named
+        ``a.b`` or ``x`y`` would not resolve.
+        """
+        from anonset.engine.spark.source import column_key
+
+        return [column_key(i) for i in range(len(self.columns))]
 
     def __call__(self, records: pd.DataFrame) -> pd.DataFrame:
-        """The released rows of one fragment's records (with column :data:`FRAGMENT`), and its statistics row."""
+        """The released rows of one fragment's records (keyed columns and :data:`FRAGMENT`), and its statistics row."""
         from anonset.engine.spark.mondrian import FRAGMENT
 
         fragment = int(records[FRAGMENT].iloc[0])
-        table = records.drop(columns=[FRAGMENT]).reset_index(drop=True)
+        table = records[self.keys()].set_axis(list(self.columns), axis=1).reset_index(drop=True)
         facts: dict[str, Any] = {"fragment": fragment, "rows": len(table)}
         started = time.perf_counter()
         try:
@@ -135,7 +149,7 @@ class FragmentJob:
             model = self.make_model(self.specs, self.requirements, method=self.method, weights=self.weights_of(data),
                                     method_options=dict(self.method_options), seed=self.seed,
                                     allow_unprotected=self.allow_unprotected)
-            release = model.fit_transform(data)
+            release = model.fit(data).release_
             assert release.table is not None
             facts.update(_partials(release, data, self.whole, self.metrics))
         except Exception as exc:  # reported by the driver as one line naming the fragment
@@ -159,12 +173,13 @@ class FragmentJob:
         return scaled if any(scaled.values()) else given  # all 0: nothing can be cut; keep the weights given
 
     def _rows(self, released: pd.DataFrame, facts: Mapping[str, Any]) -> pd.DataFrame:
-        """``released`` as text (missing values null) with a null :data:`STATS`, then the statistics row.
+        """``released`` as text (missing values null) under its keys with a null :data:`STATS`, then the statistics row.
 
         Built as whole columns one row longer than the release (no concatenation, no Python per record).
         """
         n = len(released)
-        columns: dict[str, NDArray[np.object_]] = {c: _text(released[c], n + 1) for c in self.columns}
+        columns: dict[str, NDArray[np.object_]] = {k: _text(released[c], n + 1)
+                                                    for k, c in zip(self.keys(), self.columns, strict=True)}
         stats = np.full(n + 1, None, dtype=object)
         stats[n] = json.dumps(facts)
         columns[STATS] = stats

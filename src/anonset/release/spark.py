@@ -11,13 +11,19 @@ Spark engine.  The records never come to the driver:
   ``*`` in every quasi-identifier, or is dropped on request.  Identifiers are
   left out; every other column passes through as text.  Spark writes the
   result, in parallel, to a staging folder beside the output (CSV with a
-  header, or Parquet for an output ending in ``.parquet``).
-- :meth:`SparkSink.verify` reads the staged files back and groups the
-  *released* label columns on the cluster (never the engine's codes):
-  class sizes and, per sensitive attribute, the count of each value per
-  class come to the driver and are judged by
+  header, every value as it is: Spark's writer trims spaces unless told not
+  to; or Parquet for an output ending in ``.parquet``).  No expression names
+  a column of the table: the columns are renamed by position first
+  (:func:`~anonset.engine.spark.source.keyed`), so any name works.
+- :meth:`SparkSink.verify` reads the staged files back (as the input is
+  read) and groups the *released* label columns on the cluster (never the
+  engine's codes): class sizes and, per sensitive attribute, the count of
+  each value per class come to the driver and are judged by
   :func:`~anonset.release.verify.judge_released_classes`, as a pandas
-  release is.  It also checks that exactly the node's records were suppressed.
+  release is.  First, the records read back must be the input's, less those
+  dropped as suppressed (:func:`require_all_records`): a record split in two
+  or lost between reading and writing is never verified.  It also checks
+  that exactly the node's records were suppressed.
 - :meth:`SparkSink.place` renames the staging folder to the output (through
   Hadoop's file system, so it works on HDFS and object stores as on local
   disk); :meth:`SparkSink.discard` deletes what was staged.
@@ -30,13 +36,13 @@ which any release Spark writes uses (distributed Mondrian's too).
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import Dataset, Role
-from anonset.engine.spark.source import first_line, quoted_column
+from anonset.engine.spark.source import first_line, keyed, to_pandas
 from anonset.errors import ConfigError, DataError
 from anonset.privacy.base import Requirements
 from anonset.release.release import SUPPRESSED
@@ -55,7 +61,7 @@ if TYPE_CHECKING:
     from anonset.engine.base import Engine
     from anonset.engine.spark.engine import SparkEngine
 
-__all__ = ["SparkOutput", "SparkSink", "release_frame", "spark_sink", "verify_frame"]
+__all__ = ["SparkOutput", "SparkSink", "release_frame", "require_all_records", "spark_sink", "verify_frame"]
 
 
 def release_frame(engine: SparkEngine, levels: tuple[int, ...], violating_keys: NDArray[np.int32],
@@ -65,7 +71,8 @@ def release_frame(engine: SparkEngine, levels: tuple[int, ...], violating_keys: 
 
     from anonset.engine.spark.source import text_column
 
-    dataset, frame = engine.dataset, engine.frame
+    dataset = engine.dataset
+    frame, key = keyed(engine.frame)  # columns by position: any name works, and none meets the helpers' names
     spark = frame.sparkSession
     coded = frame
     for j, q in enumerate(dataset.quasi):
@@ -78,7 +85,7 @@ def release_frame(engine: SparkEngine, levels: tuple[int, ...], violating_keys: 
                               f"_l{j}": pd.Series(h.labels[level][nodes].astype(str), dtype=object),
                               f"_c{j}": nodes.astype(np.int32)})
         marker = dataset.specs[q].missing[0] if dataset.specs[q].missing else ""
-        coded = coded.withColumn(f"_v{j}", text_column(q, marker))
+        coded = coded.withColumn(f"_v{j}", text_column(key[q], marker))
         coded = coded.join(F.broadcast(spark.createDataFrame(table)), on=f"_v{j}", how="left")
     node_columns = [f"_c{j}" for j in range(len(dataset.quasi))]
     if len(violating_keys) and node_columns:
@@ -99,17 +106,39 @@ def release_frame(engine: SparkEngine, levels: tuple[int, ...], violating_keys: 
             j = dataset.quasi.index(name)
             columns.append(F.when(suppressed, F.lit(SUPPRESSED)).otherwise(F.col(f"_l{j}")).alias(name))
         else:
-            columns.append(F.col(quoted_column(name)).alias(name))
+            columns.append(F.col(key[name]).alias(name))
     return coded.select(*columns)
 
 
 def verify_frame(released: DataFrame, dataset: Dataset, requirements: Requirements,
-                 n_input_rows: int | None = None) -> VerificationReport:
+                 n_input_rows: int | None = None, *, expected_rows: int | None = None) -> VerificationReport:
     """Re-check a released Spark table: classes grouped on its label columns on the cluster, judged on the driver.
 
     Only class sizes and per-class counts of each sensitive value reach the
     driver.  The all-``*`` group is the suppressed set when it fits the
     budget (as :func:`anonset.release.verify.verify_release` decides).
+
+    Parameters
+    ----------
+    released : pyspark.sql.DataFrame
+        The release as written, read back (:meth:`SparkOutput.staged`).
+    dataset : Dataset
+        The input's dataset.
+    requirements : Requirements
+        The models and the suppression budget.
+    n_input_rows : int, optional
+        Records of the input (default ``dataset.n_rows``, as Spark counted them when it read the input).
+    expected_rows : int, optional
+        Records the release must hold: the input's records less those
+        dropped as suppressed.  The records read back are counted first, and
+        any other count is a RuntimeError before anything is judged: a record
+        split in two (or two joined) between reading the input and reading
+        the release back must never pass as verified.
+
+    Raises
+    ------
+    RuntimeError
+        The release holds another number of records than ``expected_rows``.
     """
     from pyspark.sql import functions as F
 
@@ -120,15 +149,18 @@ def verify_frame(released: DataFrame, dataset: Dataset, requirements: Requiremen
     missing = [c for c in quasi + sorted(set(request.histograms) | set(request.moments)) if c not in released.columns]
     if missing:
         raise DataError(f"the release has no column {missing[0]!r}; columns are {', '.join(released.columns)}")
-    labels = [text_column(q, "nan").alias(f"_g{j}") for j, q in enumerate(quasi)]
+    frame, key = keyed(released)
+    labels = [text_column(key[q], "nan").alias(f"_g{j}") for j, q in enumerate(quasi)]
     groups = [f"_g{j}" for j in range(len(quasi))]
     judged = sorted(set(request.histograms) | set(request.moments))
-    values = [text_column(a, dataset.specs[a].missing[0] if dataset.specs[a].missing else "").alias(f"_v{i}")
+    values = [text_column(key[a], dataset.specs[a].missing[0] if dataset.specs[a].missing else "").alias(f"_v{i}")
               for i, a in enumerate(judged)]
     # one job: the released classes crossed with every judged sensitive value; sizes are the sums per class
-    counted = cast("pd.DataFrame", released.select(*labels, *values).groupBy(*groups, *[f"_v{i}" for i in
-                                                                                      range(len(judged))])
-                   .agg(F.count(F.lit(1)).alias("_n")).toPandas())
+    counted = to_pandas(frame.select(*labels, *values).groupBy(*groups, *[f"_v{i}" for i in range(len(judged))])
+                        .agg(F.count(F.lit(1)).alias("_n")))
+    n_input = dataset.n_rows if n_input_rows is None else n_input_rows
+    if expected_rows is not None:
+        require_all_records(int(counted["_n"].sum()), expected_rows, n_input)
     if groups:
         cls, keys = pd.MultiIndex.from_frame(counted[groups]).factorize()
         all_star = np.logical_and.reduce([np.asarray(keys.get_level_values(j) == SUPPRESSED)
@@ -151,8 +183,24 @@ def verify_frame(released: DataFrame, dataset: Dataset, requirements: Requiremen
                             " does not belong to this dataset")
         value_counts[a] = (cls, codes, counts)
     stats = stats_of_value_counts(dataset, requirements, class_sizes, value_counts)
-    return judge_released_classes(stats, all_star, requirements,
-                                  dataset.n_rows if n_input_rows is None else n_input_rows)
+    return judge_released_classes(stats, all_star, requirements, n_input)
+
+
+def require_all_records(released_rows: int, expected_rows: int, input_rows: int) -> None:
+    """RuntimeError unless the release read back holds the records it should (nothing is placed then).
+
+    ``input_rows`` is the input's count as Spark read it, ``expected_rows``
+    that less the records dropped as suppressed, ``released_rows`` the count
+    of the written release as read back.
+    """
+    if released_rows != expected_rows:
+        dropped = input_rows - expected_rows
+        raise RuntimeError(
+            f"the release holds {released_rows} records where it should hold {expected_rows} (the input's"
+            f" {input_rows}{f' less {dropped} dropped as suppressed' if dropped else ''}): records were split,"
+            " joined or lost between reading the input and reading the written release back; nothing was placed"
+            " (this is a bug in anonset, or Spark read the CSV input otherwise than it reads the release: check"
+            " the input's quoting and line breaks)")
 
 
 class SparkOutput:
@@ -182,6 +230,7 @@ class SparkOutput:
         self.input_location = input_location
         self.kind = "parquet" if path.lower().rstrip("/").endswith((".parquet", ".pq")) else "csv"
         self._staging: str | None = None
+        self._columns: list[str] = []
         self._placed = False
 
     def check(self) -> None:
@@ -199,23 +248,31 @@ class SparkOutput:
         parent, _, name = self.path.rstrip("/").rpartition("/")
         staging = f"{parent}/.{name}.anonset-{secrets.token_hex(4)}" if parent else f".{name}.anonset-staging"
         self._staging = staging
+        self._columns = list(released.columns)
         try:
             writer = released.write.mode("errorifexists")
             if self.kind == "parquet":
                 writer.parquet(staging)
             else:
+                # every value as it is (Spark's writer trims spaces by default); quotes doubled; "\n" ends a record
                 (writer.option("header", True).option("sep", self.delimiter).option("quote", '"')
-                 .option("escape", '"').csv(staging))
+                 .option("escape", '"').option("ignoreLeadingWhiteSpace", False)
+                 .option("ignoreTrailingWhiteSpace", False).option("lineSep", "\n").csv(staging))
         except Exception as exc:  # Spark's own exception types, as one line
             raise DataError(f"{self.path}: Spark could not write the release ({first_line(exc)})") from None
 
     def staged(self) -> DataFrame:
-        """The staged files, read back as text columns (what the re-check groups)."""
+        """The staged files, read back as text columns (what the re-check groups).
+
+        Read as the input is read (values as written, quoted line breaks
+        inside their value), the columns named as they were written.
+        """
         from anonset.engine.spark.source import read_frame
 
         if self._staging is None:
             raise ValueError("nothing is staged")
-        return read_frame(self.spark, path=self._staging, delimiter=self.delimiter, fmt=self.kind)
+        return read_frame(self.spark, path=self._staging, delimiter=self.delimiter, fmt=self.kind,
+                          columns=self._columns, line_separator="\n")
 
     def place(self) -> None:
         """Rename the staging folder to the output path (refused when the output appeared meanwhile)."""
@@ -292,7 +349,8 @@ class SparkSink:
         if item is None:
             raise ValueError("nothing is staged to verify")
         dataset = self.engine.dataset
-        report = verify_frame(self.output.staged(), dataset, item.requirements, dataset.n_rows)
+        kept = dataset.n_rows - (item.suppressed_rows if item.drop_suppressed else 0)
+        report = verify_frame(self.output.staged(), dataset, item.requirements, dataset.n_rows, expected_rows=kept)
         require_verified(report)
         if report.suppressed_rows != item.suppressed_rows:
             raise RuntimeError(f"the release suppressed {report.suppressed_rows} records but the node's classes say"
@@ -307,9 +365,23 @@ class SparkSink:
         """Delete the staging folder; after :meth:`place`, delete the placed release."""
         self.output.discard()
 
-    def caveats(self, k: int) -> list[str]:
-        """No check of unnamed columns on Spark: every column of the table should be named in the config."""
+    def undeclared(self, k: int) -> list[str]:
+        """Refuse any column the configuration does not name: on Spark every column is declared.
+
+        (Checking an undeclared column's values would take a pass over the
+        whole table per column; declaring it costs nothing.)
+        """
+        from anonset.errors import UndeclaredColumnError
+        from anonset.release.undeclared import undeclared_columns
+
         del k
+        dataset = self.engine.dataset
+        unnamed = undeclared_columns(dataset)
+        if unnamed:
+            raise UndeclaredColumnError(
+                f"{self.engine.source}, column {unnamed[0]!r}: not named in the configuration; on Spark every"
+                " column is declared before it is released: role: identifier drops it, role: quasi protects it,"
+                " role: insensitive releases it as it is")
         return []
 
 

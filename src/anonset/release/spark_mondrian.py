@@ -27,9 +27,14 @@ Mondrian works; only a sample of the records reaches the driver:
 4. **Release**: the released rows are written by Spark to a staging folder
    beside ``output`` (:class:`~anonset.release.spark.SparkOutput`, as a
    full-domain release on Spark), re-checked there by
-   :func:`~anonset.release.spark.verify_frame` (the released labels grouped on
-   the cluster, judged on the driver), and renamed into place; any failure
-   deletes what was staged.
+   :func:`~anonset.release.spark.verify_frame` (every input record read back
+   once, the released labels grouped on the cluster, judged on the driver),
+   and renamed into place; any failure deletes what was staged.
+
+Every Spark expression names the table's columns by position
+(:func:`~anonset.engine.spark.source.keyed`), and the fragments' records
+travel under those keys: a column named ``a.b`` or ``x`y`` is a column like
+any other.
 
 The release's metrics are the fragments' partial sums added up
 (:func:`~anonset.release.fragments.combine_metrics`); a metric that cannot be
@@ -110,7 +115,7 @@ class MondrianModel(FragmentModel, Protocol):
     metric: str | Metric | None
     weights: Mapping[str, float] | None
     seed: int
-    method_options: dict[str, Any]
+    method_options: Mapping[str, Any] | None
     allow_unprotected: bool
 
 
@@ -205,7 +210,7 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
         with_fragments,
         worker_error,
     )
-    from anonset.engine.spark.source import quoted_column
+    from anonset.engine.spark.source import column_key, keyed, to_pandas
     from anonset.methods.mondrian.first_cuts import first_cuts
 
     clock = StageClock()
@@ -215,7 +220,7 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
     spark = frame.sparkSession
     out = SparkOutput(spark, output, delimiter=delimiter, input_location=input_location)
     out.check()
-    options = dict(model.method_options)
+    options = dict(model.method_options or {})
     given = {name: options.pop(name, None) for name in SPARK_OPTIONS}  # the driver's; no fragment gets them
     wanted = int(given["fragments"] or default_fragments(spark, dataset.n_rows))
     sample_rows = int(given["sample_rows"] or DEFAULT_SAMPLE_ROWS)
@@ -228,7 +233,9 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
     tree = first_cuts(sampled, requirements, n_rows=dataset.n_rows, fragments=wanted, spans=spans,
                       by_value=by_value, weights=model.weights)
     first = tree.n_fragments
-    stats, fetched = fragment_stats(with_fragments(frame, dataset, tree), dataset, requirements.request, first)
+    data, key = keyed(frame)  # columns by position: no expression parses a name of the table
+    stats, fetched = fragment_stats(with_fragments(data, dataset, tree, key), dataset, requirements.request, first,
+                                    key)
     tree = _merge_failing(tree, stats, requirements, dataset)
     columns = tuple(c for c in dataset.columns if dataset.specs[c].role is not Role.IDENTIFIER)
     metrics = _metrics(model, dataset)
@@ -239,22 +246,25 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
                       whole=dataset, metrics=tuple(metrics), columns=columns, source=dataset.source, spans=spans,
                       global_ranges=global_ranges)
     prefer_worker_python(spark)
-    # identifiers are not released: they are not shuffled to the fragments' workers either
-    released_frame = frame.select(*[F.col(quoted_column(c)) for c in columns])
-    applied = run_fragments(with_fragments(released_frame, dataset, tree), tree.n_fragments, job, job.schema())
+    # identifiers are not released: they are not shuffled to the fragments' workers either; the released columns
+    # are keyed by their position among them, as the job reads and writes them
+    released_key = {c: column_key(i) for i, c in enumerate(columns)}
+    released_frame = data.select(*[F.col(key[c]).alias(released_key[c]) for c in columns])
+    applied = run_fragments(with_fragments(released_frame, dataset, tree, released_key), tree.n_fragments, job,
+                            job.schema())
     applied = applied.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         try:
-            rows = cast("pd.DataFrame", applied.filter(F.col(STATS).isNotNull()).select(STATS).toPandas())[STATS]
+            rows = to_pandas(applied.filter(F.col(STATS).isNotNull()).select(STATS))[STATS]
         except Exception as exc:  # Spark's own exception types (a worker lost, out of memory), as one line
             raise DataError(f"{dataset.source}: Spark could not run Mondrian on the fragments"
                             f" ({worker_error(exc)})") from None
         parts = sorted((json.loads(r) for r in rows), key=lambda p: int(p["fragment"]))
         _raise_failed(parts, dataset.source)
         clock.lap("search")
-        out.stage(applied.filter(F.col(STATS).isNull()).select(*[F.col(quoted_column(c)) for c in columns]))
+        out.stage(applied.filter(F.col(STATS).isNull()).select(*[F.col(released_key[c]).alias(c) for c in columns]))
         clock.lap("release")
-        report = verify_frame(out.staged(), dataset, requirements, dataset.n_rows)
+        report = verify_frame(out.staged(), dataset, requirements, dataset.n_rows, expected_rows=dataset.n_rows)
         require_verified(report)
         released = sum(int(p["rows"]) for p in parts)
         if report.suppressed_rows or released != dataset.n_rows:
@@ -283,7 +293,8 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
     metric = model.metric if isinstance(model.metric, str) or model.metric is None else model.metric.name
     provenance = Provenance(
         anonset=__version__, python=platform.python_version(), numpy=np.__version__, pandas=pd.__version__,
-        seed=model.seed, method=model.method, metric=metric, method_options=model.method_options, source=dataset.source,
+        seed=model.seed, method=model.method, metric=metric, method_options=dict(model.method_options or {}),
+        source=dataset.source,
         requirements=tuple(m.summary() for m in requirements.models), max_suppression=requirements.max_suppression,
         engine="spark", database=f"Spark {spark.sparkContext.master}", output_table=output)
     release = Release(

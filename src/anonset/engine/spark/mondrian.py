@@ -27,16 +27,16 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, StatsRequest
-from anonset.engine.spark.source import first_line, text_column
+from anonset.engine.spark.source import first_line, keyed, text_column, to_pandas
 from anonset.errors import DataError
 
 if TYPE_CHECKING:
@@ -141,28 +141,33 @@ def sample_records(frame: DataFrame, columns: Sequence[str], n_rows: int, sample
                    seed: int) -> pd.DataFrame:
     """A seeded Bernoulli sample of about ``sample_rows`` records of ``columns`` (all when the table is smaller).
 
-    This is the only place records come to the driver.
+    This is the only place records come to the driver.  ``frame`` has the
+    table's own column names; the sample's columns are named as ``columns``.
     """
     from pyspark.sql import functions as F
 
-    from anonset.engine.spark.source import quoted_column
-
+    data, key = keyed(frame)
+    names = list(dict.fromkeys(columns))
     fraction = min(1.0, sample_rows / max(n_rows, 1))
-    chosen = frame.select(*[F.col(quoted_column(c)).alias(c) for c in dict.fromkeys(columns)])
+    chosen = data.select(*[F.col(key[c]).alias(f"_s{i}") for i, c in enumerate(names)])
     if fraction < 1.0:
         chosen = chosen.sample(withReplacement=False, fraction=fraction, seed=seed)
     try:
-        return cast("pd.DataFrame", chosen.toPandas())
+        sample = to_pandas(chosen)
     except Exception as exc:  # Spark raises its own types: one line for the user
         raise DataError(f"Spark could not sample the table ({first_line(exc)})") from None
+    sample.columns = pd.Index(names, dtype=object)
+    return sample
 
 
-def with_fragments(frame: DataFrame, dataset: Dataset, tree: Cut) -> DataFrame:
+def with_fragments(frame: DataFrame, dataset: Dataset, tree: Cut, key: Mapping[str, str]) -> DataFrame:
     """``frame`` with :data:`FRAGMENT`: each record's fragment by ``tree`` (a plan; nothing runs).
 
-    Each attribute the tree cuts gets one broadcast join with a small table
-    (its distinct texts as profiled -> number, or ancestor code at each level
-    cut), then one nested ``CASE WHEN`` sends every record down the tree.
+    ``frame``'s columns are keys (:func:`~anonset.engine.spark.source.keyed`),
+    ``key`` gives each attribute's.  Each attribute the tree cuts gets one
+    broadcast join with a small table (its distinct texts as profiled ->
+    number, or ancestor code at each level cut), then one nested
+    ``CASE WHEN`` sends every record down the tree.
     """
     from pyspark.sql import functions as F
 
@@ -186,7 +191,7 @@ def with_fragments(frame: DataFrame, dataset: Dataset, tree: Cut) -> DataFrame:
             names[(q, level)] = name
             helpers.append(name)
         missing = dataset.specs[q].missing
-        out = out.withColumn(f"_ft{i}", text_column(q, missing[0] if missing else ""))
+        out = out.withColumn(f"_ft{i}", text_column(key[q], missing[0] if missing else ""))
         out = out.join(F.broadcast(spark.createDataFrame(pd.DataFrame(table))), on=f"_ft{i}", how="left")
         helpers.append(f"_ft{i}")
     counter = iter(range(tree.n_fragments))
@@ -206,13 +211,14 @@ def with_fragments(frame: DataFrame, dataset: Dataset, tree: Cut) -> DataFrame:
     return out.withColumn(FRAGMENT, expression(tree).cast("int")).drop(*helpers)
 
 
-def fragment_stats(framed: DataFrame, dataset: Dataset, request: StatsRequest,
-                   n_fragments: int) -> tuple[ClassStats, int]:
+def fragment_stats(framed: DataFrame, dataset: Dataset, request: StatsRequest, n_fragments: int,
+                   key: Mapping[str, str]) -> tuple[ClassStats, int]:
     """Class statistics of each fragment as a whole (one class per fragment), counted by one Spark job.
 
-    The rows are stacked as (fragment, attribute, value) and grouped once:
-    one row per fragment for its size, and per sensitive attribute one row
-    per fragment and value; histograms and moments are assembled on the
+    ``framed`` is :func:`with_fragments`'s, ``key`` each attribute's column
+    key.  The rows are stacked as (fragment, attribute, value) and grouped
+    once: one row per fragment for its size, and per sensitive attribute one
+    row per fragment and value; histograms and moments are assembled on the
     driver.  Returns the statistics and the rows that reached the driver.
     """
     from pyspark.sql import functions as F
@@ -221,10 +227,10 @@ def fragment_stats(framed: DataFrame, dataset: Dataset, request: StatsRequest,
     pairs = [F.struct(F.lit(-1).alias("c"), F.lit("").alias("v"))]
     for i, a in enumerate(attributes):
         missing = dataset.specs[a].missing
-        pairs.append(F.struct(F.lit(i).alias("c"), text_column(a, missing[0] if missing else "").alias("v")))
+        pairs.append(F.struct(F.lit(i).alias("c"), text_column(key[a], missing[0] if missing else "").alias("v")))
     try:
-        counted = cast("pd.DataFrame", framed.select(F.col(FRAGMENT).alias("f"), F.explode(F.array(*pairs)).alias("p"))
-                       .groupBy("f", "p.c", "p.v").count().toPandas())
+        counted = to_pandas(framed.select(F.col(FRAGMENT).alias("f"), F.explode(F.array(*pairs)).alias("p"))
+                            .groupBy("f", "p.c", "p.v").count())
     except Exception as exc:  # Spark raises its own types: one line for the user
         raise DataError(f"{dataset.source}: Spark could not count the fragments ({first_line(exc)})") from None
     fragment = counted["f"].to_numpy(dtype=np.int64)
@@ -278,7 +284,9 @@ def run_fragments(framed: DataFrame, n_fragments: int, fit: Callable[[pd.DataFra
     partitions first (an explicit count, which adaptive execution does not
     merge), so the fragments run in parallel tasks.  ``fit`` (which may hold
     the table's profile) travels as a broadcast variable, once per executor
-    rather than once per task.
+    rather than once per task.  ``framed``'s columns must be keys
+    (:func:`~anonset.engine.spark.source.keyed`): ``applyInPandas`` names
+    each column without quoting it, so a name such as ``a.b`` would not resolve.
     """
     shared = framed.sparkSession.sparkContext.broadcast(fit)
 

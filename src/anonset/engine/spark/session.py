@@ -73,6 +73,9 @@ def spark_session(master: str = DEFAULT_MASTER, *, timeout: float = 120.0,
                .config("spark.ui.enabled", "false")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                .config("spark.sql.ansi.enabled", "false")
+               # column names compared as written: a table may hold "Note" and "note" (the numpy engine takes
+               # both), and Parquet refuses to write or read such twins otherwise
+               .config("spark.sql.caseSensitive", "true")
                .config("spark.ui.showConsoleProgress", "false"))
     # the driver receives class tables (one row per class, millions on a large table): room for them, unless the
     # config says otherwise

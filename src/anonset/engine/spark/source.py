@@ -3,6 +3,23 @@
 Every column is read as text, the way anonset reads a CSV file, so the
 values Spark groups are spelled exactly as the in-memory engine sees them; a
 Parquet column of numbers is cast to text by Spark (``39``, ``39.5``).
+
+A CSV file is read as :func:`anonset.io.tables.read_table` reads it, value
+for value: the header line names the columns (as written: ``sex `` keeps its
+space, ``a.b`` its dot), leading and trailing spaces of a value are kept, an
+empty field is the empty string (Spark's null for it is turned back into
+``""``), a quoted value may hold the delimiter, doubled quotes and line
+breaks (a file holding a quote character is read with Spark's ``multiLine``,
+so a record is never split at a line break inside quotes), a record with more
+or fewer fields than the header and a quote inside a quoted value that is not
+doubled are refused.
+
+Spark resolves a column named in an expression by parsing the name (a dot
+reaches into a struct, backticks quote, case is ignored by default), so no
+expression here names a column of the table: :func:`keyed` renames the
+columns by position first (``_anonset_c0``, ``_anonset_c1``, ...), and names
+are given back only as aliases of what is written.
+
 :func:`count_frame` runs the only jobs a full-domain search needs: one
 GROUP BY over every quasi-identifier gives the most specific class table,
 and its marginals are the value counts the dataset is built from; only
@@ -11,7 +28,9 @@ those aggregates reach the driver.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import csv
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -27,43 +46,202 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
     from pyspark.sql import Column, DataFrame, SparkSession
 
-__all__ = ["SparkCounts", "count_frame", "dataset_from_frame", "first_line", "quoted_column", "read_frame",
-           "text_column"]
+__all__ = ["KEY_PREFIX", "SparkCounts", "column_key", "count_frame", "csv_problem", "dataset_from_frame", "first_line",
+           "keyed", "read_frame", "reading_error", "text_column", "to_pandas"]
+
+#: The prefix of the names :func:`keyed` gives a table's columns by position.
+KEY_PREFIX = "_anonset_c"
+#: Bytes read at a time when a CSV file is searched for a quote character.
+_SCAN_BYTES = 1 << 24
 
 
 def read_frame(spark: SparkSession, *, path: str | Path | None = None, table: str | None = None,
-               delimiter: str | None = None, fmt: str | None = None) -> DataFrame:
+               delimiter: str | None = None, fmt: str | None = None, columns: Sequence[str] | None = None,
+               line_separator: str | None = None) -> DataFrame:
     """The input as a Spark DataFrame of text columns: a CSV or Parquet file (or folder), or a catalog table.
+
+    A CSV file is read as the numpy engine reads it (see the module
+    docstring): no value trimmed, an empty field ``""``, quoted line breaks
+    kept inside their value.  A file on this machine is read in parallel
+    splits when it holds no quote character (no value can then hold a line
+    break); otherwise, and for a folder or a URL, one task reads each file
+    (Spark's ``multiLine``), which cannot split a file.
+
+    Parameters
+    ----------
+    spark : pyspark.sql.SparkSession
+        The session.
+    path, table : str, optional
+        The file or folder (or URL), or the name of a table of Spark's catalog.
+    delimiter : str, optional
+        The CSV field separator (``,`` when not given).
+    fmt : {"csv", "parquet"}, optional
+        The format; Parquet for a path ending in ``.parquet`` / ``.pq``, else CSV.
+    columns : sequence of str, optional
+        The column names, by position (a release anonset wrote, read back);
+        otherwise the header line of a file on this machine, read as the
+        numpy engine reads it, or Spark's reading of the header.
+    line_separator : str, optional
+        The line break between CSV records; otherwise that of the header line
+        of a file on this machine, or Spark's guess for each file.
 
     Raises
     ------
     DataError
-        The file or table cannot be read.
+        The file or table cannot be read, its header names a column twice,
+        or a record or quoted value of the file is malformed.
     """
     from pyspark.sql import functions as F
 
+    where = str(path if table is None else table)
+    kind = "table" if table is not None else (fmt or ("parquet" if str(path).lower().rstrip("/").endswith(
+        (".parquet", ".pq")) else "csv"))
+    names = list(columns) if columns is not None else None
     try:
         if table is not None:
             frame = spark.table(table)
+        elif kind == "parquet":
+            frame = spark.read.parquet(str(path))
         else:
             assert path is not None
-            kind = fmt or ("parquet" if str(path).lower().endswith((".parquet", ".pq")) else "csv")
-            if kind == "parquet":
-                frame = spark.read.parquet(str(path))
-            else:
-                frame = spark.read.csv(str(path), header=True, sep=delimiter or ",", inferSchema=False,
-                                       quote='"', escape='"', multiLine=False)
+            sep = delimiter or ","
+            local = _local_file(path)
+            options: dict[str, Any] = {
+                "header": True, "sep": sep, "inferSchema": False, "quote": '"', "escape": '"',
+                "ignoreLeadingWhiteSpace": False, "ignoreTrailingWhiteSpace": False, "mode": "FAILFAST",
+                "unescapedQuoteHandling": "RAISE_ERROR", "multiLine": True, "encoding": "UTF-8",
+                # every field of every record parsed, whichever columns a job reads: a ragged record is an error
+                "columnPruning": False}
+            if local is not None:
+                header, ending = _csv_header(local, sep)
+                names = header if names is None else names
+                # no quote character: no value holds a line break, and splits of the file are read in parallel
+                options["multiLine"] = _holds(local, b'"')
+                line_separator = line_separator or (ending if options["multiLine"] else None)
+            if line_separator:
+                options["lineSep"] = line_separator
+            if names is not None:
+                options["maxColumns"] = max(20480, 2 * len(names))
+            frame = spark.read.options(**options).csv(str(path))
+    except DataError:
+        raise
     except Exception as exc:  # Spark raises its own types: one line for the user
-        raise DataError(f"{path if table is None else table}: Spark could not read it ({first_line(exc)}); check"
-                        " the path (or table name) and the format") from None
-    return frame.select(*[F.col(quoted_column(c)).cast("string").alias(c) for c in frame.columns])
+        problem = csv_problem(exc)
+        raise DataError(f"{where}: {problem}" if problem is not None else f"{where}: Spark could not read it"
+                        f" ({first_line(exc)}); check the path (or table name) and the format") from None
+    if names is not None and len(names) != len(frame.columns):
+        raise DataError(f"{where}: Spark reads {len(frame.columns)} columns where the header line names"
+                        f" {len(names)}; check the delimiter and that no column name is quoted across lines")
+    positional, _ = keyed(frame)
+    text = [F.col(column_key(i)).cast("string") for i in range(len(frame.columns))]
+    if kind == "csv":  # Spark reads an empty field as null; the numpy engine reads "" (and CSV has no null)
+        text = [F.coalesce(t, F.lit("")) for t in text]
+    return positional.select(*[t.alias(n) for t, n in zip(text, names or frame.columns, strict=True)])
 
 
-def text_column(name: str, marker: str) -> Column:
-    """The column's value as text, ``NULL`` written as ``marker`` (how the in-memory dataset spells a missing value)."""
+def column_key(i: int) -> str:
+    """The name :func:`keyed` gives the table's column at position ``i``."""
+    return f"{KEY_PREFIX}{i}"
+
+
+def keyed(frame: DataFrame) -> tuple[DataFrame, dict[str, str]]:
+    """``frame`` with its columns renamed by position (:func:`column_key`), and each column's name -> its key.
+
+    Renaming by position parses no name, so any name (spaces, dots,
+    backticks, names differing only in case) stays a plain column; every
+    expression then names the keys.
+    """
+    keys = [column_key(i) for i in range(len(frame.columns))]
+    return frame.toDF(*keys), dict(zip(frame.columns, keys, strict=True))
+
+
+def text_column(key: str, marker: str) -> Column:
+    """The text of column ``key`` (a name :func:`keyed` gave), null written as ``marker``.
+
+    ``marker`` is how the in-memory dataset spells a missing value; a CSV file
+    read by :func:`read_frame` has no null.
+    """
     from pyspark.sql import functions as F
 
-    return F.coalesce(F.col(quoted_column(name)), F.lit(marker))
+    return F.coalesce(F.col(key), F.lit(marker))
+
+
+def csv_problem(exc: BaseException) -> str | None:
+    """What a Spark failure says is wrong with the CSV text it read (a ragged record, a stray quote), or None."""
+    text = str(exc)
+    if "Unescaped quote character" in text:
+        line = re.search(r"Internal state when error was thrown: line=(\d+)", text)
+        near = f" (near line {int(line.group(1)) + 1})" if line else ""
+        return (f"a quoted value holds a quote that is not doubled{near}; inside quotes write a quote as two"
+                ' quotes ("")')
+    record = re.search(r"Malformed CSV record: (.*?)(?: SQLSTATE|$)", text, flags=re.DOTALL)
+    if record is not None:
+        return (f"ragged rows (a record has more or fewer fields than the header: {record.group(1).strip()[:200]!r});"
+                " every row needs as many fields as the header")
+    return None
+
+
+def reading_error(exc: BaseException, source: str, doing: str) -> DataError:
+    """The one-line error of a Spark failure while ``doing`` something with ``source``: the CSV's fault, or Spark's."""
+    problem = csv_problem(exc)
+    if problem is not None:
+        return DataError(f"{source}: {problem}")
+    return DataError(f"{source}: Spark could not {doing} ({first_line(exc)})")
+
+
+def to_pandas(frame: DataFrame) -> pd.DataFrame:
+    """``frame.toPandas()``, without pyspark's warning that Arrow could not finish when the job fails.
+
+    The failure itself is raised (and told in one line by the caller); the
+    warning would repeat it, with the JVM's stack trace, on stderr.
+    """
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="toPandas attempted Arrow optimization", category=UserWarning)
+        return cast("pd.DataFrame", frame.toPandas())
+
+
+def _local_file(path: str | Path) -> Path | None:
+    """``path`` as a file of this machine, or None (a folder, a URL other than ``file:``, nothing there)."""
+    text = str(path)
+    if text.startswith("file:"):
+        text = text.removeprefix("file:").removeprefix("//")
+    elif "://" in text:
+        return None
+    p = Path(text)
+    return p if p.is_file() else None
+
+
+def _csv_header(path: Path, sep: str) -> tuple[list[str], str]:
+    """The column names of a CSV file's header line, as the numpy engine reads them, and the line's ending.
+
+    Raises
+    ------
+    DataError
+        The file is empty, or its header names a column twice.
+    """
+    if path.stat().st_size == 0:
+        raise DataError(f"{path}: the file is empty; it needs a header row and at least one record")
+    with open(path, "rb") as fh:
+        raw = fh.readline()
+    line = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    names = [h.strip("\r\n") for h in next(csv.reader([line], delimiter=sep), [])]
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise DataError(f"{path}: duplicate column name {name!r}; rename the columns so each is unique")
+        seen.add(name)
+    return names, ("\r\n" if raw.endswith(b"\r\n") else "\n")
+
+
+def _holds(path: Path, needle: bytes) -> bool:
+    """Whether the file holds the byte ``needle`` (read a block at a time; stops at the first)."""
+    with open(path, "rb") as fh:
+        while block := fh.read(_SCAN_BYTES):
+            if needle in block:
+                return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -104,13 +282,16 @@ def count_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mappi
     quasi = [n for n in frame.columns if n in specs and specs[n].role is Role.QUASI]
     sensitive = [n for n in frame.columns if n in specs and specs[n].role is Role.SENSITIVE]
     marker = {n: (specs[n].missing[0] if specs[n].missing else "") for n in quasi + sensitive}
+    data, key = keyed(frame)
     try:
-        sensitive_values = _value_counts(frame, sensitive, marker)
-        grouped = _grouped(frame, quasi, sensitive_values, request, marker)
+        sensitive_values = _value_counts(data, key, sensitive, marker)
+        grouped = _grouped(data, key, quasi, sensitive_values, request, marker)
     except DataError as exc:
         raise DataError(f"{source}: {exc}") from None
     except Exception as exc:  # Spark raises its own types: one line for the user
-        raise DataError(f"{source}: Spark could not count the table ({first_line(exc)})") from None
+        raise reading_error(exc, source, "count the table") from None
+    if not int(grouped["_n"].sum()):
+        raise DataError(f"{source}: the table has no records; give at least one record")
     values: dict[str, tuple[NDArray[np.object_], NDArray[np.int64]]] = dict(sensitive_values)
     sizes = grouped["_n"].to_numpy(dtype=np.int64)
     for j, name in enumerate(quasi):
@@ -137,25 +318,31 @@ def dataset_from_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec 
                             f" {', '.join(frame.columns)}")
     columns = [n for n in frame.columns if n in specs and specs[n].role in (Role.QUASI, Role.SENSITIVE)]
     marker = {n: (specs[n].missing[0] if specs[n].missing else "") for n in columns}
+    data, key = keyed(frame)
     try:
-        values = _value_counts(frame, columns, marker)
-        n_rows = frame.count() if not columns else int(next(iter(values.values()))[1].sum())
+        values = _value_counts(data, key, columns, marker)
+        n_rows = data.count() if not columns else int(next(iter(values.values()))[1].sum())
     except Exception as exc:  # Spark raises its own types: one line for the user
-        raise DataError(f"{source}: Spark could not count the table ({first_line(exc)})") from None
+        raise reading_error(exc, source, "count the table") from None
+    if not n_rows:
+        raise DataError(f"{source}: the table has no records; give at least one record")
     return Dataset.from_profile(TableProfile(columns=tuple(frame.columns), n_rows=int(n_rows), values=values),
                                 specs, source)
 
 
-def _value_counts(frame: DataFrame, columns: list[str],
+def _value_counts(frame: DataFrame, key: Mapping[str, str], columns: list[str],
                   marker: Mapping[str, str]) -> dict[str, tuple[NDArray[np.object_], NDArray[np.int64]]]:
-    """Distinct values (as text) and counts of ``columns``, in one job that stacks (column, value) pairs."""
+    """Distinct values (as text) and counts of ``columns``, in one job that stacks (column, value) pairs.
+
+    ``frame`` is :func:`keyed`, ``key`` its column keys by name.
+    """
     from pyspark.sql import functions as F
 
     if not columns:
         return {}
-    pairs = F.explode(F.array(*[F.struct(F.lit(i).alias("c"), text_column(n, marker[n]).alias("v"))
+    pairs = F.explode(F.array(*[F.struct(F.lit(i).alias("c"), text_column(key[n], marker[n]).alias("v"))
                                 for i, n in enumerate(columns)]))
-    counted = cast("pd.DataFrame", frame.select(pairs.alias("p")).groupBy("p.c", "p.v").count().toPandas())
+    counted = to_pandas(frame.select(pairs.alias("p")).groupBy("p.c", "p.v").count())
     out = {}
     for i, name in enumerate(columns):
         part = counted[counted["c"] == i]
@@ -165,9 +352,13 @@ def _value_counts(frame: DataFrame, columns: list[str],
     return out
 
 
-def _grouped(frame: DataFrame, quasi: list[str], sensitive_values: Mapping[str, tuple[NDArray[np.object_], Any]],
-             request: StatsRequest, marker: Mapping[str, str]) -> pd.DataFrame:
-    """The table grouped by its quasi-identifiers' texts (``_q0 ..``), with ``_n``, ``_h{i}_{v}`` and moments."""
+def _grouped(frame: DataFrame, key: Mapping[str, str], quasi: list[str],
+             sensitive_values: Mapping[str, tuple[NDArray[np.object_], Any]], request: StatsRequest,
+             marker: Mapping[str, str]) -> pd.DataFrame:
+    """The table grouped by its quasi-identifiers' texts (``_q0 ..``), with ``_n``, ``_h{i}_{v}`` and moments.
+
+    ``frame`` is :func:`keyed`, ``key`` its column keys by name.
+    """
     from pyspark.sql import functions as F
 
     aggregates: list[Any] = [F.count(F.lit(1)).alias("_n")]
@@ -176,14 +367,14 @@ def _grouped(frame: DataFrame, quasi: list[str], sensitive_values: Mapping[str, 
         raise DataError(f"column {unknown[0]!r} is judged by a privacy model but is not a sensitive attribute of the"
                         " configuration; give it role: sensitive")
     for i, a in enumerate(sorted(request.histograms)):
-        text = text_column(a, marker.get(a, ""))
+        text = text_column(key[a], marker.get(a, ""))
         aggregates += [F.sum(F.when(text == F.lit(str(v)), 1).otherwise(0)).alias(f"_h{i}_{t}")
                        for t, v in enumerate(sensitive_values[a][0])]
     for i, a in enumerate(sorted(request.moments)):
-        x = F.col(quoted_column(a)).cast("double")
+        x = F.col(key[a]).cast("double")
         aggregates += [F.sum(x).alias(f"_x{i}"), F.sum(x * x).alias(f"_xx{i}")]
-    keys = [text_column(q, marker[q]).alias(f"_q{j}") for j, q in enumerate(quasi)]
-    return cast("pd.DataFrame", frame.groupBy(*keys).agg(*aggregates).toPandas())
+    groups = [text_column(key[q], marker[q]).alias(f"_q{j}") for j, q in enumerate(quasi)]
+    return to_pandas(frame.groupBy(*groups).agg(*aggregates))
 
 
 def _bottom(dataset: Dataset, grouped: pd.DataFrame, quasi: list[str],
@@ -206,11 +397,6 @@ def _bottom(dataset: Dataset, grouped: pd.DataFrame, quasi: list[str],
     sumsq = {a: grouped[f"_xx{i}"].to_numpy(dtype=np.float64) for i, a in enumerate(sorted(request.moments))}
     return ClassStats(sizes=grouped["_n"].to_numpy(dtype=np.int64), keys=keys, histograms=histograms, sums=sums,
                       sumsq=sumsq, levels=tuple(0 for _ in dataset.quasi))
-
-
-def quoted_column(name: str) -> str:
-    """A column name for ``F.col``: backticks around it, so dots and dashes stay part of the name."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def first_line(exc: BaseException) -> str:
