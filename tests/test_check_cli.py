@@ -34,6 +34,11 @@ attributes:
   children_born: {role: quasi, type: numeric, hierarchy: {builder: intervals, widths: [2, 4, 8]}}
   wife_working: {role: quasi}
   contraceptive_method_use: {role: sensitive}
+  husband_education: {role: insensitive}
+  wife_religion: {role: insensitive}
+  husband_occupation: {role: insensitive}
+  SOL_index: {role: insensitive}
+  media_exposure: {role: insensitive}
 """
 
 #: method -> (privacy block, extra options of ``check`` beyond --quasi, -k and --max-suppression)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from click.testing import CliRunner, Result
@@ -96,7 +98,8 @@ def test_generated_config_loads_runs_and_releases_a_k_anonymous_table(tmp_path: 
     release = pd.read_csv(tmp_path / "people-anonymized.csv", sep=";", dtype=str, keep_default_na=False)
     assert "record" not in release.columns and "comment" not in release.columns
     check_release(release, cfg.quasi_columns(), len(table))
-    assert release["diagnosis"].tolist() == table["diagnosis"].tolist()      # sensitive: released as it is
+    kept = ~(release[cfg.quasi_columns()] == "*").all(axis=1).to_numpy()   # suppressed records withhold it too
+    assert release.loc[kept, "diagnosis"].tolist() == table.loc[kept, "diagnosis"].tolist()  # released as it is
     assert summary["verified"] is True
 
 
@@ -275,3 +278,126 @@ def test_a_table_without_quasi_identifiers_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "no column was proposed as a quasi-identifier" in result.stderr
     assert {e["role"] for e in yaml.safe_load(result.stdout)["attributes"].values()} == {"identifier"}
+
+
+def test_a_column_with_one_rare_value_is_dropped_and_the_config_says_why(tmp_path: Path) -> None:
+    """``remark``, empty but for "John Smith, VIP, HIV+", was proposed insensitive and released with the record."""
+    rng = np.random.default_rng(4)
+    rows = 200
+    remark = [""] * rows
+    remark[7] = "John Smith, VIP, HIV+"
+    notes = ["" if i % 50 else "call back" for i in range(rows)]   # 4 records hold it: rare too
+    pd.DataFrame({"age": rng.integers(0, 100, rows).astype(str), "sex": rng.choice(["F", "M"], rows),
+                  "remark": remark, "notes": notes, "ward": ["A"] * rows,
+                  "diagnosis": rng.choice(["flu", "cold", "hiv"], rows)}).to_csv(tmp_path / "rare.csv", index=False)
+    config = tmp_path / "c.yaml"
+    result = run_init(str(tmp_path / "rare.csv"), "-o", str(config))
+    assert result.exit_code == 0, result.output
+    attributes = yaml.safe_load(config.read_text())["attributes"]
+    assert attributes["remark"] == {"role": "identifier"} and attributes["notes"] == {"role": "identifier"}
+    assert attributes["ward"] == {"role": "insensitive"}       # one value in all 200 records: not rare
+    text = config.read_text()
+    assert "John Smith" not in text                              # an identifier's values are not shown
+    comment = " ".join(line.strip(" #") for line in text.splitlines() if line.startswith("  #"))
+    assert ("WARNING: 1 non-empty value held by fewer than 5 records: a value this rare can single a person out;"
+            " dropped. If it must be released, make it quasi (generalized) or insensitive (released as it is,"
+            " knowingly).") in comment
+    anonymize(config, tmp_path / "s.json")
+    released = (tmp_path / "rare-anonymized.csv").read_text()
+    assert "John Smith" not in released and "call back" not in released
+
+
+def test_the_method_weights_line_shows_a_working_config(tmp_path: Path) -> None:
+    data = tmp_path / "people.csv"
+    people(300).to_csv(data, index=False)
+    config = tmp_path / "c.yaml"
+    assert run_init(str(data), "-o", str(config)).exit_code == 0
+    lines = config.read_text().splitlines()
+    at = lines.index("# method: {name: optimal, metric: loss, weights: {admitted: 2}}")
+    assert lines[at - 1].startswith("#") and "method.weights" in " ".join(lines[at - 3: at])
+    assert lines[[i for i, line in enumerate(lines) if line.startswith("method: ")][0] + 1].startswith("# Every")
+    variant = tmp_path / "weighted.yaml"
+    variant.write_text("\n".join(line for line in lines if not line.startswith("method: "))
+                       .replace("# method: {name: optimal", "method: {name: optimal"))
+    assert load_config(variant).weights == {"admitted": 2.0}
+    anonymize(variant, tmp_path / "s.json")
+
+
+def _parquet_table(rows: int = 120) -> pa.Table:
+    rng = np.random.default_rng(5)
+    stamps = pd.Timestamp("2021-03-01", tz="UTC") + pd.to_timedelta(rng.integers(0, 400, rows), unit="D")
+    return pa.table({
+        "age": pa.array(rng.integers(20, 80, rows)),
+        "sex": pa.array(rng.choice(["F", "M"], rows)),
+        "tags": pa.array([["a", str(i % 3)] for i in range(rows)]),
+        "info": pa.array([{"ward": int(i % 4), "bed": "b"} for i in range(rows)]),
+        "blob": pa.array([bytes([i % 7, 0xC8]) for i in range(rows)], pa.binary()),
+        "extra": pa.array([{"k": i} for i in range(rows)], pa.map_(pa.string(), pa.int64())),
+        "stay": pa.array(rng.integers(1, 4, rows) * 86_400, pa.duration("s")),
+        "admitted": pa.array(stamps.tz_convert("Europe/Paris")),
+    })
+
+
+def test_parquet_lists_structs_bytes_and_zoned_timestamps_init_and_anonymize(tmp_path: Path) -> None:
+    """``init`` raised ArrowNotImplementedError / ArrowInvalid on the first three; anonymize a TypeError on the last."""
+    pq.write_table(_parquet_table(), tmp_path / "typed.parquet")
+    config = tmp_path / "typed.yaml"
+    result = run_init(str(tmp_path / "typed.parquet"), "-o", str(config))
+    assert result.exit_code == 0, result.output
+    attributes = yaml.safe_load(config.read_text())["attributes"]
+    for name in ("tags", "info", "blob", "extra"):
+        assert attributes[name] == {"role": "identifier"}, name
+    assert "# tags: list<element: string> in 120 records; values not read." in config.read_text()
+    assert attributes["admitted"]["type"] == "date" and attributes["stay"]["role"] == "quasi"
+    anonymize(config, tmp_path / "s.json")
+    release = pd.read_csv(tmp_path / "typed-anonymized.csv", dtype=str, keep_default_na=False)
+    assert list(release.columns) == ["age", "sex", "stay", "admitted"]
+    check_release(release, ["age", "sex", "stay", "admitted"], 120)
+
+
+@pytest.mark.parametrize("flag", ["-d", "--delimiter"])
+def test_a_delimiter_that_is_not_ascii_is_one_line_and_exit_2(tmp_path: Path, flag: str) -> None:
+    """``-d é`` was a ValueError traceback from Arrow ("Expecting an ASCII character")."""
+    (tmp_path / "d.csv").write_text("ageésex\n30éF\n40éM\n", encoding="utf-8")
+    result = run_init(str(tmp_path / "d.csv"), flag, "é", "-o", str(tmp_path / "c.yaml"))
+    assert result.exit_code == 2 and (result.exception is None or isinstance(result.exception, SystemExit))
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--delimiter" in lines[0] and "'é'" in lines[0] and "ASCII" in lines[0]
+    assert not (tmp_path / "c.yaml").exists()
+
+
+def test_zoned_timestamps_are_released_as_the_local_dates_they_hold(tmp_path: Path) -> None:
+    """Anonymize on the config init wrote raised "Cannot subtract tz-naive and tz-aware datetime-like objects"."""
+    rows = 120
+    # 23:30 UTC on the last day of a month is already the next month in Paris
+    stamps = pd.Timestamp("2021-01-31 23:30", tz="UTC") + pd.to_timedelta(np.arange(rows) % 3 * 31, unit="D")
+    pq.write_table(pa.table({"sex": pa.array(["F", "M"] * (rows // 2)),
+                             "seen": pa.array(stamps.tz_convert("Europe/Paris"))}), tmp_path / "z.parquet")
+    config = tmp_path / "z.yaml"
+    assert run_init(str(tmp_path / "z.parquet"), "-o", str(config)).exit_code == 0
+    assert yaml.safe_load(config.read_text())["attributes"]["seen"]["type"] == "date"
+    anonymize(config, tmp_path / "s.json")
+    release = pd.read_csv(tmp_path / "z-anonymized.csv", dtype=str, keep_default_na=False)
+    seen = sorted(set(release["seen"]))    # three values held by 40 records each: released as they are
+    assert [v[:10] for v in seen] == ["2021-02-01", "2021-03-04", "2021-04-04"] # dates in Paris, not in UTC
+    assert not any("+" in v for v in seen)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="no /proc/self/fd on this system")
+def test_the_config_goes_into_standard_output_or_a_device_named_as_a_path(tmp_path: Path) -> None:
+    """``-o /dev/stdout`` and ``-o /dev/null`` said "already exists"; a link to the open file is written into."""
+    import subprocess
+    import sys
+
+    people(100).to_csv(tmp_path / "p.csv", index=False)
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    with open(tmp_path / "redirected.yaml", "wb") as redirect:
+        done = subprocess.run([sys.executable, "-m", "anonset.cli", "init", "p.csv", "-o", str(link)],
+                              stdout=redirect, stderr=subprocess.PIPE, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    assert link.is_symlink()
+    assert yaml.safe_load((tmp_path / "redirected.yaml").read_text())["input"]["path"] == "p.csv"
+    if Path("/dev/null").exists():
+        result = run_init(str(tmp_path / "p.csv"), "-o", "/dev/null")
+        assert result.exit_code == 0, result.output

@@ -88,6 +88,7 @@ def test_every_anonymize_summary_has_the_risk_of_the_input_and_of_the_release(tm
     hierarchies = adult / "hierarchies"
     quasi = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass")
     attributes = "\n".join(f"  {q}: {{role: quasi, hierarchy: {hierarchies / (q + '.csv')}}}" for q in quasi)
+    attributes += "\n  occupation: {role: insensitive}\n  salary-class: {role: insensitive}"  # released on purpose
     config.write_text(f"input: {{path: {adult / 'adult.csv'}, delimiter: ';'}}\nattributes:\n{attributes}\n"
                       f"privacy: {{k: 5, max_suppression: 0.01}}\nengine: {engine}\n"
                       f"output: {{path: {tmp_path / 'out.csv'}}}\n", encoding="utf-8")
@@ -150,3 +151,44 @@ def test_the_duckdb_engine_counts_the_same_classes_as_numpy(tmp_path: Path) -> N
         reports.append({k: v for k, v in json.loads(result.stdout).items() if k != "source"})
     assert reports[0] == reports[1]
     assert (reports[0]["classes"], reports[0]["average_risk"]) == (3, 0.5)  # by hand: classes 2, 3, 1 of 6
+
+
+def _four_records(tmp_path: Path) -> Path:
+    pd.DataFrame({"zip": ["1", "1", "2", "3"]}).to_csv(tmp_path / "t.csv", index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text("input: {path: t.csv}\nattributes: {zip: {role: quasi}}\nprivacy: {k: 2}\n", encoding="utf-8")
+    return config
+
+
+@pytest.mark.parametrize(("args", "facts"), [
+    # tracebacks before: a population too large for Zayatz's hypergeometric (an int beyond int64, or infinity)
+    (["--sampling-fraction", "1e-17"], ("--sampling-fraction 1e-17", "2^53", "at least")),
+    (["--sampling-fraction", "5e-324"], ("--sampling-fraction 5e-324", "2^53")),
+    (["--sampling-fraction", "2e-16"], ("--sampling-fraction 2e-16", "4 records / 2e-16", "at least 4.44e-16")),
+    (["--population-size", "1e20"], ("--population-size 1e+20", "larger than 9,007,199,254,740,992")),
+    (["--population-size", "inf"], ("--population-size inf", "finite whole number")),
+    # accepted before: nan said "smaller than the table", 406.5 records were estimated
+    (["--population-size", "nan"], ("--population-size nan", "finite whole number")),
+    (["--population-size", "406.5"], ("--population-size 406.5", "finite whole number")),
+    (["--population-size", "3"], ("--population-size 3", "smaller than the table (4 records)")),
+    (["--sampling-fraction", "nan"], ("--sampling-fraction nan", "(0, 1]")),
+])
+def test_a_population_anonset_cannot_compute_with_is_one_line_and_exit_2(tmp_path: Path, args: list[str],
+                                                                          facts: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, ["risk", str(_four_records(tmp_path)), *args, "--json",
+                                       str(tmp_path / "r.json")])
+    assert result.exit_code == 2, (result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert all(fact in lines[0] for fact in facts), lines[0]
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("args", [["--population-size", "4"], ["--population-size", "9007199254740992"],
+                                  ["--population-size", "1e6"], ["--sampling-fraction", "1e-14"],
+                                  ["--sampling-fraction", "1"]])
+def test_the_limits_themselves_are_computed(tmp_path: Path, args: list[str]) -> None:
+    result = CliRunner().invoke(main, ["risk", str(_four_records(tmp_path)), *args, "--json", "-"])
+    assert result.exit_code == 0, result.output
+    population = json.loads(result.stdout)["population_uniques"]
+    assert population["chosen"] is None or 0.0 <= population["chosen"] <= 1.0

@@ -152,3 +152,53 @@ def test_a_date_or_an_age_named_after_a_diagnosis_stays_quasi() -> None:
     assert proposal("diagnosis_date", ["2020-01-01", "2021-06-30"] * 20).role == "quasi"
     at = proposal("age_at_diagnosis", [str(a) for a in range(30, 70)] * 2)
     assert at.role == "quasi" and "mentions diagnosis" in " ".join(at.notes)
+
+
+def test_values_held_by_fewer_than_k_records_are_counted() -> None:
+    p = profile("c", ["a"] * 6 + ["b"] * 4 + ["c", "d", "d", "", None])
+    assert p.held_by == (1, 1, 0, 1)                 # c by 1 record, d by 2, b by 4 (a by 6: not rare)
+    assert (p.rare_values(5), p.rare_values(3), p.rare_values(1)) == (3, 2, 0)
+    numbers = profile_column("n", pa.chunked_array([pa.array([1.0, 1.0, 2.0, float("nan"), None])]))
+    assert numbers.held_by == (1, 1, 0, 0)
+
+
+@pytest.mark.parametrize(("held", "rows", "role"), [
+    (1, 200, "identifier"),     # "John Smith, VIP, HIV+" once, every other record empty
+    (4, 200, "identifier"),
+    (5, 200, "insensitive"),    # shared by k = 5 records: cannot single anyone out
+    (3, 3, "insensitive"),      # a 3-record table: k is 3, and all 3 hold it
+    (2, 3, "identifier"),
+])
+def test_a_one_value_column_is_dropped_when_its_value_is_rare(held: int, rows: int, role: str) -> None:
+    p = proposal("remark", ["John Smith, VIP, HIV+"] * held + [""] * (rows - held))
+    assert p.profile.kind == "constant" and p.role == role
+    if role == "identifier":
+        assert p.warning is not None and "held by fewer than" in p.warning and "single a person out" in p.warning
+        assert any("make it quasi (generalized) or insensitive" in note for note in p.notes)
+
+
+def test_typed_columns_anonset_cannot_read_are_other_and_dropped() -> None:
+    rows = 30
+    table = pa.table({
+        "tags": pa.array([["x", str(i % 2)] for i in range(rows)]),
+        "info": pa.array([{"a": i % 3} for i in range(rows)]),
+        "blob": pa.array([bytes([i % 4, 0xFF]) for i in range(rows)], pa.binary()),
+        "big": pa.array([b"x" * (i % 2) for i in range(rows)], pa.large_binary()),
+        "stay": pa.array([86_400 * (i % 3) for i in range(rows)], pa.duration("s")),
+        "clock": pa.array([1000 * (i % 2) for i in range(rows)], pa.time32("ms")),
+    })
+    profiles = {p.name: p for p in profile_table(table)}
+    for name in ("tags", "info", "blob", "big"):
+        assert profiles[name].kind == "other" and profiles[name].arrow_type == str(table.schema.field(name).type)
+    assert profiles["stay"].kind == "categorical" and profiles["clock"].kind == "categorical"  # never numbers
+    roles = {p.profile.name: p.role for p in propose(list(profiles.values()))}
+    assert [roles[n] for n in ("tags", "info", "blob", "big")] == ["identifier"] * 4
+
+
+def test_a_lattice_too_large_for_one_level_each_is_said_at_once() -> None:
+    """10,000 quasi-identifiers took 20,000 passes over the columns before mondrian was chosen."""
+    ages = [str(a) for a in range(17, 91)]
+    many = [Proposal(profile(f"a{i}", ages), "quasi", hierarchy={"builder": "intervals", "widths": [5, 10, 20]},
+                     groups=(16, 9, 5)) for i in range(12)]   # 3^12 > 100,000 even with one level each
+    fitted, fits = fit_lattice(many)
+    assert not fits and fitted == many

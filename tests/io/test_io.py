@@ -163,3 +163,53 @@ def test_read_dataset_encodes_the_file_as_a_dataset_of_read_table_would(tmp_path
     pd.testing.assert_frame_equal(dataset.table, reference.table)
     with pytest.raises(DataError, match="configured column 'x' is not in the data"):
         read_dataset(path, {"x": {"role": "quasi"}}, ";")
+
+
+@pytest.mark.parametrize("sep", ["é", "€", "\u00a0"])
+def test_a_delimiter_that_is_not_ascii_is_refused_in_one_line(tmp_path: Path, sep: str) -> None:
+    """Arrow splits fields on one byte: ``é`` was a ValueError ("Expecting an ASCII character") traceback."""
+    from anonset.io.delimiters import check_delimiter
+
+    with pytest.raises(DataError, match="not an ASCII character"):
+        check_delimiter(sep, "--delimiter")
+    path = tmp_path / "d.csv"
+    path.write_text(f"a{sep}b\n1{sep}2\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"d\.csv: delimiter .* is not an ASCII character"):
+        read_arrow_table(path, sep)
+
+
+def test_zoned_timestamps_are_read_as_the_local_times_they_hold(tmp_path: Path) -> None:
+    stamps = pd.to_datetime(["2021-01-31 23:30", "2021-06-30 22:15"]).tz_localize("UTC").tz_convert("Europe/Paris")
+    pq.write_table(pa.table({"seen": pa.array(stamps), "n": [1, 2]}), tmp_path / "z.parquet")
+    table = read_arrow_table(tmp_path / "z.parquet")
+    assert table.schema.field("seen").type == pa.timestamp("ns") and table.column("n").to_pylist() == [1, 2]
+    assert [str(v) for v in table.column("seen").to_pylist()] == ["2021-02-01 00:30:00", "2021-07-01 00:15:00"]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_column(tmp_path: Path) -> None:
+    """With a UTF-8 BOM the first column kept ``\\ufeff`` in its name and was read as numbers (``1``, not ``'1'``)."""
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbfid,age\n007,30\n2,40\n")
+    frame = read_table(path)
+    assert frame.columns.tolist() == ["id", "age"]
+    assert frame["id"].tolist() == ["007", "2"]  # text, as written
+    from anonset.engine.sql.duckdb import DuckDBBackend
+
+    with DuckDBBackend.from_file(path) as db:
+        assert db.columns(db.table) == ["id", "age"]
+        rows = db.fetch_rows(f"SELECT id FROM {db.table_ref(db.table)} ORDER BY 1", (), "reading")
+    assert [r[0] for r in rows] == ["007", "2"]
+
+
+def test_a_quoted_line_break_across_arrows_blocks_is_one_record(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arrow splits a file into blocks for its threads; a value with a line break must not be cut at a block's end."""
+    from anonset.io import tables
+
+    monkeypatch.setattr(tables, "CSV_BLOCK_BYTES", 4096)  # many blocks in a small file (16 MB in real runs)
+    rows = ["id,note", *(f'{i},"line one\nline two"' if i % 50 == 0 else f"{i},plain" for i in range(20000))]
+    path = tmp_path / "notes.csv"
+    path.write_text("\n".join(rows) + "\n")
+    frame = read_table(path)
+    assert len(frame) == 20000
+    assert (frame["note"][frame["id"].astype(int) % 50 == 0] == "line one\nline two").all()

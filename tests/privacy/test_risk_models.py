@@ -240,3 +240,13 @@ def test_a_risk_bound_of_one_protects_nothing_and_is_refused() -> None:
         with pytest.raises(ConfigError, match="protect nothing"):
             Anonymizer({}, Requirements([model]))
     assert protects(Requirements([AverageRisk(0.5)]))
+
+
+@pytest.mark.parametrize(("given", "words"), [({"population_size": 1e20}, "larger than 9,007,199,254,740,992"),
+                                              ({"sampling_fraction": 1e-17}, "the population it gives")])
+def test_a_population_the_models_cannot_compute_with_is_refused_before_the_search(given: dict[str, float],
+                                                                                   words: str) -> None:
+    table = pd.DataFrame({"a": np.random.default_rng(0).choice(list("abc"), 100)})
+    requirements = Requirements([KAnonymity(2), PopulationUniqueness(0.1, **given)])
+    with pytest.raises(ConfigError, match=words):
+        Anonymizer({"a": {"role": "quasi"}}, requirements).fit(table)

@@ -2,7 +2,8 @@
 
 The logic is in :mod:`anonset.starter`; this module is the command: where
 the configuration goes (standard output, or a new file that must not exist
-yet), and the one-line errors of :func:`anonset.commands.user_errors`.
+yet; ``/dev/stdout``, a device or a pipe is written into), and the one-line
+errors of :func:`anonset.commands.user_errors`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ __all__ = ["init"]
 @click.argument("data", type=click.Path(path_type=Path))
 @click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
               help="Write the configuration to this new file (default: standard output). An existing file is"
-                   " never overwritten.")
+                   " never overwritten; a device or pipe (/dev/stdout) is written into.")
 @click.option("--delimiter", "-d", default=None,
               help="CSV field separator (default: sniffed from the file, as anonset anonymize does).")
 @user_errors
@@ -44,20 +45,30 @@ def init(data: Path, output: Path | None, delimiter: str | None) -> None:
         anonset anonymize patients.yaml      # writes patients-anonymized.csv
     """
     from anonset.io.delimiters import check_delimiter
+    from anonset.io.outputs import atomic_write, is_stdout, is_stream
     from anonset.starter import starter_config
 
     if delimiter is not None:
         check_delimiter(delimiter, "--delimiter")
-    if output is not None and str(output) != "-":
+    to_file = output is not None and not is_stream(output)
+    if output is not None and to_file:
         _check_new_file(output, data)
         result = starter_config(data, output, delimiter)
         _write_new(output, result.text)
+    elif output is not None and not is_stdout(output):  # a device, a pipe, an open file: written into
+        result = starter_config(data, None, delimiter)
+        text = result.text
+
+        def _write(tmp: Path) -> None:
+            tmp.write_text(text, encoding="utf-8")
+
+        atomic_write(output, _write)
     else:
         result = starter_config(data, None, delimiter)
         click.echo(result.text, nl=False)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
-    if output is not None and str(output) != "-":
+    if output is not None and to_file:
         roles = [p.role for p in result.proposals]
         counts = ", ".join(f"{roles.count(r)} {r}" for r in ("quasi", "sensitive", "identifier", "insensitive")
                            if roles.count(r))

@@ -1,4 +1,9 @@
-"""CSV delimiters: guess one from a file's first bytes, refuse one that cannot work; no table library needed."""
+"""CSV delimiters: guess one from a file's first bytes, refuse one that cannot work; no table library needed.
+
+A delimiter is one ASCII character other than a double quote or a line
+break: the CSV reader and writer (Arrow's, and DuckDB's) split fields on one
+byte, and a character such as ``é`` takes two in UTF-8.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +29,15 @@ def sniff_delimiter(path: Path, sample_bytes: int = 65536) -> str:
 
 
 def check_delimiter(delimiter: object, where: str) -> None:
-    """Refuse a CSV delimiter that is not one character (or is a quote or a line break)."""
+    """Refuse a CSV delimiter that is not one ASCII character (or is a quote or a line break).
+
+    Raises
+    ------
+    DataError
+        Naming ``where`` (the file, or the option or key that gave it) and the delimiter.
+    """
     if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in {'"', "\n", "\r"}:
         raise DataError(f"{where}: delimiter {delimiter!r} must be a single character such as ';' or ','")
+    if not delimiter.isascii():
+        raise DataError(f"{where}: delimiter {delimiter!r} is not an ASCII character, and anonset splits CSV fields"
+                        " on one byte; save the file with a delimiter such as ';', ',', '|' or a tab")

@@ -3,6 +3,9 @@
 CSV values are read as strings exactly as written (``007`` stays ``007``,
 padding and non-ASCII characters are kept); typing happens later in
 :class:`anonset.core.dataset.Dataset`, guided by the attribute specs.
+Parquet columns keep their types, but for timezone-aware timestamps, which
+are read as the local times they hold, without the zone (``2020-01-01
+00:30+01:00`` is ``2020-01-01 00:30``), as every date of a CSV file is.
 
 :func:`read_arrow_table` reads a file into an Arrow table, which a
 :class:`~anonset.core.dataset.Dataset` encodes without turning each value
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import mmap
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -96,6 +100,7 @@ def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | 
         except (pa.ArrowInvalid, OSError) as exc:
             raise DataError(f"{p}: not a readable Parquet file ({exc}); check the file or set `format: csv`") from exc
         _check_unique_columns(p, table.column_names)
+        table = _local_timestamps(table)
     elif kind == "csv":
         table = _read_csv(p, delimiter)
     else:
@@ -106,22 +111,46 @@ def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | 
     return table
 
 
+def _local_timestamps(table: pa.Table) -> pa.Table:
+    """The table with every timezone-aware timestamp column as the local times it holds, the zone dropped.
+
+    ``2020-01-01 00:30+01:00`` (Europe/Paris) is read as ``2020-01-01 00:30``:
+    the calendar dates and hours people of that zone wrote, which the dates
+    hierarchies generalize; every other column is kept as it is.
+    """
+    for i, field in enumerate(table.schema):
+        if pa.types.is_timestamp(field.type) and field.type.tz is not None:
+            table = table.set_column(i, field.name, pc.local_timestamp(table.column(i)))
+    return table
+
+
 def _kind(p: Path, fmt: str | None) -> str:
     """The format of a file: as given, else Parquet for ``.parquet``/``.pq`` and CSV for any other name."""
     return fmt or ("parquet" if p.suffix.lower() in (".parquet", ".pq") else "csv")
 
 
+#: Bytes of CSV each of Arrow's reading threads parses at a time.
+CSV_BLOCK_BYTES = 1 << 24
+
+
+def _has_quote(p: Path) -> bool:
+    """Whether the file holds a double quote anywhere (searched in the mapped file, without reading it into Python)."""
+    with open(p, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        return mapped.find(b'"') >= 0
+
+
 def _read_csv(p: Path, delimiter: str | None) -> pa.Table:
     sep = delimiter or sniff_delimiter(p)
-    if len(sep) != 1:
-        raise DataError(f"{p}: delimiter {sep!r} must be a single character such as ';' or ','")
-    with open(p, encoding="utf-8", errors="replace", newline="") as fh:
+    check_delimiter(sep, str(p))
+    with open(p, encoding="utf-8-sig", errors="replace", newline="") as fh:  # a byte-order mark is not a name
         header_line = fh.readline()
     header = next(csv.reader(io.StringIO(header_line), delimiter=sep), [])
     header = [h.strip("\r\n") for h in header]
     _check_unique_columns(p, header)
-    read_opts = pacsv.ReadOptions(use_threads=True, block_size=1 << 24)
-    parse_opts = pacsv.ParseOptions(delimiter=sep, quote_char='"', double_quote=True, newlines_in_values=False)
+    read_opts = pacsv.ReadOptions(use_threads=True, block_size=CSV_BLOCK_BYTES)
+    # a quoted value may hold a line break: Arrow then splits the file into blocks at record ends only
+    parse_opts = pacsv.ParseOptions(delimiter=sep, quote_char='"', double_quote=True,
+                                    newlines_in_values=_has_quote(p))
     convert_opts = pacsv.ConvertOptions(
         column_types={name: pa.string() for name in header},
         strings_can_be_null=False,

@@ -212,10 +212,16 @@ class PopulationUniqueness(PrivacyModel):
         return _keep_from(sizes, 2)
 
     def validate(self, dataset: Dataset) -> None:
-        """The population may not be smaller than the table."""
+        """The population must be one the models compute with, and no smaller than the table (before any search)."""
+        from anonset.risk.population import check_population
+
         if self.population_size is not None and self.population_size < dataset.n_rows:
             raise ConfigError(f"population uniqueness: population_size {self.population_size:g} is smaller than"
                               f" the table ({dataset.n_rows} records in {dataset.source})")
+        try:
+            check_population(dataset.n_rows, self.sampling_fraction, self.population_size)
+        except ConfigError as exc:
+            raise ConfigError(f"population uniqueness: {exc}") from None
 
     def describe(self) -> str:
         """E.g. ``population uniqueness (pitman, sampling fraction 0.01) <= 0.01``."""

@@ -12,23 +12,34 @@ choose: Pitman's model when pi <= 0.1 (Zayatz's when Pitman's is not
 available); otherwise the smaller of Zayatz's and the SNB estimate (Zayatz's
 when SNB's is not available).  A model that is not available is None, never 0.
 With no sample uniques every estimate is 0.
+
+:func:`check_population` refuses what the models cannot compute with: a
+population size that is not a finite number no smaller than the table (the
+``risk`` command also asks for a whole number), or larger than
+:data:`MAX_POPULATION` (2^53), and a sampling fraction outside (0, 1] or so
+small that the population it gives is larger than that.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from anonset.errors import ConfigError
-from anonset.risk.classes import ClassSizes, check_fraction
+from anonset.risk.classes import ClassSizes
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["PopulationUniqueness", "population_uniqueness"]
+__all__ = ["MAX_POPULATION", "PopulationUniqueness", "check_population", "population_uniqueness"]
 
 #: Sampling fractions up to this use Pitman's model in the decision rule.
 PITMAN_UP_TO = 0.1
+#: The largest population the models compute with: 2^53, the largest whole number a 64-bit float holds exactly
+#: (a population size or the one a sampling fraction gives, ``records / fraction``; Zayatz's hypergeometric
+#: probabilities need it as a whole number).
+MAX_POPULATION = 2**53
 
 
 @dataclass(frozen=True)
@@ -50,16 +61,67 @@ class PopulationUniqueness:
     decision_rule: float | None
 
 
-def _population(n: int, sampling_fraction: float | None, population_size: float | None) -> tuple[float, float]:
+def _shown(value: float) -> str:
+    """A population size as a message gives it: a whole number with thousands separators, else as a float."""
+    if math.isfinite(value) and value == math.floor(value) and abs(value) <= MAX_POPULATION:
+        return f"{int(value):,}"
+    return f"{value:g}"
+
+
+def check_population(records: int | None, sampling_fraction: float | None, population_size: float | None, *,
+                     fraction_name: str = "sampling_fraction", size_name: str = "population_size",
+                     whole: bool = False) -> tuple[float, float]:
+    """The population size N and the sampling fraction pi of a table of ``records`` drawn from it.
+
+    Exactly one of ``sampling_fraction`` (pi in (0, 1], N = records / pi) and
+    ``population_size`` (N, pi = records / N) is given.  N must be a number
+    the models compute with: at most :data:`MAX_POPULATION`, and, given
+    directly, a finite number no smaller than the table, and a whole number
+    with ``whole`` (the ``risk`` command asks for a count of records; the
+    models take any N, as a sampling fraction gives one, Zayatz's rounded).
+    ``records`` None checks what a table of any size would refuse (before it
+    is read; the figures returned are then those of one record).
+    ``fraction_name`` and ``size_name`` name the two in messages (the command
+    gives its options, ``--sampling-fraction``).
+
+    Raises
+    ------
+    ConfigError
+        Neither or both are given; the fraction is not in (0, 1] or gives a
+        population larger than :data:`MAX_POPULATION`; the size is not a
+        finite number (whole, with ``whole``), is larger than that, or is
+        smaller than the table.
+    """
     if (sampling_fraction is None) == (population_size is None):
-        raise ConfigError("give exactly one of sampling_fraction and population_size")
+        raise ConfigError(f"give exactly one of {fraction_name} and {size_name}")
+    n = 1 if records is None else records
     if sampling_fraction is not None:
-        pi = check_fraction(sampling_fraction, "the sampling fraction")
-        return n / pi, pi
+        pi = float(sampling_fraction)
+        if not 0.0 < pi <= 1.0:
+            raise ConfigError(f"{fraction_name} {pi!r}: the sampling fraction must be in (0, 1] (the share of the"
+                              " population in the table)")
+        big_n = n / pi
+        if not big_n <= MAX_POPULATION:
+            gives = (f"at least 1 / {pi!r} = {big_n:.3g} records" if records is None
+                     else f"{records:,} records / {pi!r} = {big_n:.3g}")
+            raise ConfigError(f"{fraction_name} {pi!r}: the population it gives ({gives}) is larger than"
+                              f" {MAX_POPULATION:,} (2^53), the largest anonset computes with; give a sampling"
+                              f" fraction of at least {n / MAX_POPULATION:.3g}"
+                              + (" times the table's records" if records is None else ""))
+        return big_n, pi
     assert population_size is not None  # exactly one of the two is given
     big_n = float(population_size)
-    if not big_n >= n:
-        raise ConfigError(f"the population size ({population_size!r}) is smaller than the table ({n} records)")
+    if not math.isfinite(big_n) or (whole and big_n != math.floor(big_n)):
+        raise ConfigError(f"{size_name} {_shown(big_n)}: the population size must be a finite"
+                          f"{' whole' if whole else ''} number of records; give the number of records of the"
+                          " population the table was drawn from")
+    if big_n > MAX_POPULATION:
+        raise ConfigError(f"{size_name} {_shown(big_n)}: the population size is larger than {MAX_POPULATION:,}"
+                          " (2^53), the largest anonset computes with; give the number of records of the"
+                          " population the table was drawn from")
+    if big_n < n:
+        raise ConfigError(f"{size_name} {_shown(big_n)}: the population size ({_shown(big_n)}) is smaller than the"
+                          f" table ({n:,} records); give the size of the population the table was drawn from")
     return big_n, n / big_n
 
 
@@ -78,7 +140,7 @@ def population_uniqueness(sizes: ArrayLike | ClassSizes, *, sampling_fraction: f
     ``records_excluded`` (suppressed records) is reported only: n counts the released records.
     """
     cs = sizes if isinstance(sizes, ClassSizes) else ClassSizes.of(sizes, records_excluded)
-    big_n, pi = _population(cs.n_records, sampling_fraction, population_size)
+    big_n, pi = check_population(cs.n_records, sampling_fraction, population_size)
     if cs.classes_of_size(1) == 0:
         return PopulationUniqueness(cs.n_records, cs.records_excluded, big_n, pi, 0.0, 0.0, 0.0, "none", 0.0)
     # the estimators load scipy (half a second): only a run that asks for population figures pays it

@@ -69,8 +69,9 @@ def release_risk(input_sizes: ArrayLike, released_sizes: ArrayLike, suppressed_r
 def class_sizes_of_codes(codes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
     """Sizes of the classes of identical rows of an (n, d) code matrix (classes in no particular order).
 
-    The columns are combined into one int64 key per row when their code ranges allow it (one pass and a 1-d
-    count), else the rows are grouped as they are.
+    The columns are combined into one int64 key per row, column by column; when the next column's codes would
+    take the key past 2^62, the keys so far are first replaced by their ranks among the distinct keys (at most
+    n), so any number of columns is counted in one pass per column and a 1-d count, with no overflow.
     """
     n, d = codes.shape
     if n == 0:
@@ -78,11 +79,15 @@ def class_sizes_of_codes(codes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
     if d == 0:
         return np.array([n], dtype=np.int64)
     spans = codes.max(axis=0).astype(np.int64) + 1
-    if float(np.prod(spans.astype(np.float64))) < 2.0**62:
-        key = np.zeros(n, dtype=np.int64)
-        for j in range(d):
-            key = key * spans[j] + codes[:, j].astype(np.int64)
-        _, sizes = np.unique(key, return_counts=True)
-    else:
-        _, sizes = np.unique(codes, axis=0, return_counts=True)
+    key = np.zeros(n, dtype=np.int64)
+    key_span = 1  # the key is below this
+    for j in range(d):
+        span = int(spans[j])
+        if key_span * span >= 2**62:
+            distinct, key = np.unique(key, return_inverse=True)
+            key = key.astype(np.int64).reshape(n)
+            key_span = len(distinct)
+        key = key * span + codes[:, j].astype(np.int64)
+        key_span *= span
+    _, sizes = np.unique(key, return_counts=True)
     return sizes.astype(np.int64)

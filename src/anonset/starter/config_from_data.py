@@ -15,11 +15,12 @@ from pathlib import Path
 
 import yaml
 
+from anonset.starter.column_profile import K
 from anonset.starter.lattice import LATTICE_BUDGET, fit_lattice
 from anonset.starter.profiling import profile_table
 from anonset.starter.proposal import Proposal
 from anonset.starter.reading import check_header_is_not_data, read_data
-from anonset.starter.render import K, render_config
+from anonset.starter.render import render_config
 from anonset.starter.roles import propose
 
 __all__ = ["StarterConfig", "starter_config"]
@@ -95,7 +96,11 @@ def _relative(path: Path, folder: Path) -> str:
 
 
 def _self_check(text: str, folder: Path) -> None:
-    """The text must be a configuration anonset accepts (a failure here is a bug in this module)."""
+    """The text must be a configuration anonset accepts (a failure here is a bug in this module).
+
+    The text is read by libyaml when PyYAML has it (the pure-Python reader
+    takes seconds on a table of thousands of columns).
+    """
     from anonset.config import parse_config
 
-    parse_config(yaml.safe_load(text), folder / "anonset-init.yaml")
+    parse_config(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), folder / "anonset-init.yaml")

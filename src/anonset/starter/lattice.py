@@ -23,10 +23,13 @@ LATTICE_BUDGET = 100_000
 def fit_lattice(proposals: Sequence[Proposal], budget: int = LATTICE_BUDGET) -> tuple[list[Proposal], bool]:
     """Take levels out (one at a time, from the column with the most) until the lattice fits ``budget``.
 
-    Returns the proposals and whether they fit; when they do not, every
-    multi-level hierarchy is down to one level between the values and ``*``.
+    Returns the proposals and whether they fit; when they cannot fit, even
+    with one level between the values and ``*`` in every hierarchy, the
+    proposals as they were.
     """
     out = list(proposals)
+    if math.prod(min(p.levels, 1) + 2 for p in out if p.role == "quasi") > budget:
+        return out, False  # too many even with one level each: nothing to take out (mondrian keeps them all)
     while lattice_size(out) > budget:
         candidates = [i for i, p in enumerate(out) if p.role == "quasi" and p.levels > 1]
         if not candidates:

@@ -7,7 +7,11 @@ exact.  A text column's kind comes from
 markers (:data:`MISSING_TOKENS`: ``NA``, ``?``, ``null``, ...) are declared
 as ``missing`` when, without them, the column is numeric, a date or a code.
 Typed Parquet columns are profiled by their type (numbers, dates and
-timestamps, booleans).
+timestamps, booleans; times of day and durations are categorical); a column
+whose values are neither text nor one of those (lists, structs, maps,
+bytes) is of kind ``other``, with no value read.  Every profile counts the
+values held by fewer than :data:`~anonset.starter.column_profile.K` records
+(:func:`~anonset.starter.column_profile.held_by`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anonset.starter.column_profile import ColumnProfile
+from anonset.starter.column_profile import ColumnProfile, held_by
 from anonset.starter.column_types import detect_kind, number_profile
 from anonset.starter.number_format import number_text
 
@@ -44,6 +48,8 @@ def profile_column(name: str, column: pa.ChunkedArray) -> ColumnProfile:
         return _typed_numbers(name, column)
     if pa.types.is_temporal(kind) and not pa.types.is_time(kind) and not pa.types.is_duration(kind):
         return _typed_dates(name, column)
+    if _not_values(kind):
+        return ColumnProfile(name, rows, "other", 0, int(column.null_count), typed=True, arrow_type=str(kind))
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         column = column.cast(pa.string()) if not pa.types.is_boolean(kind) else pc.if_else(
             column, pa.scalar("True"), pa.scalar("False"))
@@ -59,16 +65,20 @@ def profile_column(name: str, column: pa.ChunkedArray) -> ColumnProfile:
     values, freq = values.filter(pa.array(~blank)), freq[~blank]
     base = ColumnProfile(name, rows, "categorical", len(values), missing, typed=not pa.types.is_string(kind)
                          and not pa.types.is_large_string(kind),
-                         named_like_a_value=bool(pc.any(pc.equal(values, name)).as_py()) if len(values) else False)
+                         named_like_a_value=bool(pc.any(pc.equal(values, name)).as_py()) if len(values) else False,
+                         held_by=held_by(freq))
     if len(values) == 0:
         return replace(base, kind="empty")
+    if pa.types.is_duration(kind) or pa.types.is_time(kind):  # their text is not the one the dataset reads
+        return replace(base, kind="constant" if len(values) == 1 else "categorical",
+                       example=str(values[int(np.argmax(freq))].as_py()))
     found = detect_kind(name, base, values, freq)
     if found.kind == "categorical" and not base.typed:
         tokens = pc.is_in(values, value_set=pa.array(MISSING_TOKENS)).to_numpy(zero_copy_only=False)
         if tokens.any() and not tokens.all():
             markers = tuple(t for t in MISSING_TOKENS if t in set(values.filter(pa.array(tokens)).to_pylist()))
             without = replace(base, distinct=int((~tokens).sum()), missing=missing + int(freq[tokens].sum()),
-                              markers=markers)
+                              markers=markers, held_by=held_by(freq[~tokens]))
             better = detect_kind(name, without, values.filter(pa.array(~tokens)), freq[~tokens])
             if better.kind in ("numeric", "date", "code"):
                 return better
@@ -84,7 +94,8 @@ def _typed_numbers(name: str, column: pa.ChunkedArray) -> ColumnProfile:
     if not len(present):
         return replace(base, kind="empty")
     distinct, freq = np.unique(present, return_counts=True)
-    base = replace(base, distinct=len(distinct), example=number_text(distinct[int(np.argmax(freq))]))
+    base = replace(base, distinct=len(distinct), example=number_text(distinct[int(np.argmax(freq))]),
+                   held_by=held_by(freq))
     if len(distinct) == 1:
         return replace(base, kind="constant")
     text = pa.array([number_text(distinct[0]), number_text(distinct[-1])])
@@ -105,8 +116,15 @@ def _typed_dates(name: str, column: pa.ChunkedArray) -> ColumnProfile:
     if not valid.any():
         return replace(base, kind="empty")
     values, freq = values.filter(pa.array(valid)), freq[valid]
+    base = replace(base, held_by=held_by(freq))
     example = str(values[int(np.argmax(freq))].as_py())
     if len(values) == 1:
         return replace(base, kind="constant", example=example)
     low, high = pc.min_max(values).values()
     return replace(base, example=example, date_format="ISO8601", low=str(low.as_py()), high=str(high.as_py()))
+
+
+def _not_values(kind: pa.DataType) -> bool:
+    """Whether a column of this type holds no values anonset reads as text: lists, structs, maps, unions, bytes."""
+    return bool(pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
+                or pa.types.is_fixed_size_binary(kind) or pa.types.is_binary_view(kind))

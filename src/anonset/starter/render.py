@@ -4,7 +4,8 @@ The text opens with what the roles and the hierarchy builders mean, gives
 each column its entry under a comment on its values and on what is proposed,
 then the privacy proposal (:data:`K`, :data:`MAX_SUPPRESSION`, and commented
 l-diversity and t-closeness lines for sensitive columns), the method and the
-output.
+output, with a commented line showing how ``method.weights`` keeps some
+quasi-identifiers more precise than others.
 """
 
 from __future__ import annotations
@@ -14,15 +15,14 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from anonset.starter.column_profile import ColumnProfile
+from anonset.starter.column_profile import ColumnProfile, K, proposed_k
 from anonset.starter.lattice import LATTICE_BUDGET
 from anonset.starter.proposal import Proposal
 from anonset.starter.yaml_scalars import UNPRINTABLE, yaml_flow, yaml_key
 
 __all__ = ["K", "MAX_SUPPRESSION", "render_config"]
 
-#: The privacy proposal.
-K = 5
+#: The privacy proposal (and :data:`~anonset.starter.column_profile.K`).
 MAX_SUPPRESSION = 0.01
 
 
@@ -40,7 +40,7 @@ def render_config(proposals: Sequence[Proposal], rows: int, data: str, delimiter
     for p in proposals:
         lines += _column_lines(p)
     lines += _privacy_lines(proposals, rows, method)
-    lines += _method_lines(method)
+    lines += _method_lines(method, [p.profile.name for p in proposals if p.role == "quasi"])
     output = f"{stem}-anonymized.csv"
     lines += ["", _with_comment(f"output: {yaml_flow({'path': output})}", "relative to this file's folder"),
               _with_comment("seed: 0", "for the randomized methods"), ""]
@@ -91,6 +91,8 @@ def _column_lines(p: Proposal) -> list[str]:
 
 
 def _describe(p: ColumnProfile, show_example: bool) -> str:
+    if p.kind == "other":
+        return f"{p.name}: {p.arrow_type} in {p.rows:,} records; values not read."
     kind = {"numeric": "numeric", "date": "date", "code": "code", "categorical": "categorical (text)",
             "constant": "one value", "empty": "empty"}[p.kind]
     parts = [f"{p.name}: {kind}, {p.distinct:,} distinct value{'s' if p.distinct != 1 else ''} in {p.rows:,}"
@@ -113,7 +115,7 @@ def _shown(value: str, limit: int = 40) -> str:
 
 
 def _privacy_lines(proposals: Sequence[Proposal], rows: int, method: str) -> list[str]:
-    k = max(1, min(K, rows))
+    k = proposed_k(rows)
     suppression = MAX_SUPPRESSION if method == "optimal" else 0
     lines = ["", "privacy:",
              _with_comment(f"  k: {k}", f"every combination of quasi-identifier values: at least {k} records"),
@@ -140,19 +142,26 @@ def _privacy_lines(proposals: Sequence[Proposal], rows: int, method: str) -> lis
     return lines
 
 
-def _method_lines(method: str) -> list[str]:
+def _method_lines(method: str, quasi: Sequence[str]) -> list[str]:
     from anonset.methods import registry
 
     others = [name for name in registry.names() if name != method]
+    entry: dict[str, Any] = {"name": method, "metric": "loss"} if method == "optimal" else {"name": method}
     if method == "optimal":
-        lines = ["", _with_comment("method: {name: optimal, metric: loss}",
-                                   "the least information loss over every generalization")]
+        lines = ["", _with_comment(f"method: {yaml_flow(entry)}", "the least information loss over every"
+                                   " generalization")]
     else:
         lines = [""] + _comment_lines(
             f"Mondrian, because optimal would have to search more than {LATTICE_BUDGET:,} candidate"
             " generalizations of these quasi-identifiers. It splits the records into classes of at least k and"
             " releases each class's range of numbers and dates (other values through their hierarchy); it"
-            " suppresses no record.") + ["method: {name: mondrian}"]
+            " suppresses no record.") + [f"method: {yaml_flow(entry)}"]
+    if quasi:
+        lines += _comment_lines(
+            "Every quasi-identifier counts the same. To keep some more precise than others, weigh them:"
+            " method.weights gives each a weight (a number >= 0; unnamed ones weigh 1), and the information"
+            f" a quasi-identifier loses counts as many times as its weight, e.g. {quasi[0]} twice:")
+        lines.append(f"# method: {yaml_flow({**entry, 'weights': {quasi[0]: 2}})}")
     return lines + _comment_lines(f"Other methods: {', '.join(others)} (`anonset methods` describes them).")
 
 

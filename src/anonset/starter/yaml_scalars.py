@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -22,12 +23,21 @@ def yaml_key(name: str) -> str:
     return _text(name)
 
 
+@functools.lru_cache(maxsize=1024)
 def _text(value: str) -> str:
-    """A string for YAML: plain when YAML reads it back unchanged, else double-quoted with JSON's escapes."""
-    if _PLAIN.fullmatch(value) and yaml.safe_load(f"{{k: {value}}}") == {"k": value} and yaml.safe_load(
-            f"{value}: 1") == {value: 1}:
+    """A string for YAML: plain when YAML reads it back unchanged, else double-quoted with JSON's escapes.
+
+    Cached: a config repeats its keys and roles once per column, and each
+    new text is read by YAML twice.
+    """
+    if _PLAIN.fullmatch(value) and _load(f"{{k: {value}}}") == {"k": value} and _load(f"{value}: 1") == {value: 1}:
         return value
     return json.dumps(value, ensure_ascii=bool(UNPRINTABLE.search(value)))
+
+
+def _load(text: str) -> object:
+    """``text`` read by YAML's safe loader (libyaml's when PyYAML has it: a plain scalar reads the same)."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 #: Characters YAML does not allow unescaped, or reads as a line break.

@@ -263,7 +263,7 @@ def _csv_header(path: Path, sep: str) -> list[str]:
     """Column names from a CSV file's first line (quotes honoured), as :func:`read_table` reads them."""
     if len(sep) != 1:
         raise DataError(f"{path}: delimiter {sep!r} must be a single character such as ';' or ','")
-    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:  # a byte-order mark is not a name
         line = fh.readline()
     names = [h.strip("\r\n") for h in next(csv.reader([line], delimiter=sep), [])]
     if not names or names == [""]:
