@@ -22,6 +22,10 @@ attributes:
   sex:        {{role: quasi, hierarchy: {{builder: flat}}}}
   zip:        {{role: quasi, hierarchy: {{builder: masking, levels: 3}}}}
   diagnosis:  {{role: sensitive}}
+  race:           {{role: insensitive}}
+  marital_status: {{role: insensitive}}
+  education:      {{role: insensitive}}
+  length_of_stay: {{role: insensitive}}
 privacy: {{k: 5, max_suppression: {budget}}}
 method: {{name: {method}}}
 """

@@ -2,7 +2,9 @@
 
 Bad input is refused in one line with exit code 2 before any work, and nothing is written: a
 report folder that cannot be written in, a release whose columns are not the config's, an engine
-that keeps the records out of memory, a front with no member chosen, a summary that is not one.
+that keeps the records out of memory, a front with no member chosen, a summary that is not one or
+that disagrees with the release.  A release that breaks its requirements gets its report and exit
+code 1; no report names a value held by fewer than k records.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ attributes:
   sex:        {{role: quasi, hierarchy: {{builder: flat}}}}
   zip:        {{role: quasi, hierarchy: {{builder: masking, levels: 3}}}}
   diagnosis:  {{role: sensitive}}
+  race:           {{role: insensitive}}
+  marital_status: {{role: insensitive}}
+  education:      {{role: insensitive}}
+  length_of_stay: {{role: insensitive}}
 privacy: {{k: 5, max_suppression: 0.02}}
 method: {{name: {method}}}
 engine: {engine}
@@ -169,3 +175,117 @@ def test_every_command_help_has_an_example() -> None:
         assert "Example" in result.output, f"anonset {name} --help shows no example"
         assert command.help
     assert "anonset init" in CliRunner().invoke(main, ["--help"]).output
+
+
+RARE_CONFIG = """
+input: {path: towns.csv}
+attributes:
+  age:       {role: quasi, type: numeric, hierarchy: {builder: intervals, widths: [10, 20]}}
+  town:      {role: quasi, hierarchy: towns-hierarchy.csv}
+  diagnosis: {role: sensitive}
+privacy: {k: 5, max_suppression: 0.02}
+method: {name: optimal}
+output: {path: release.csv}
+"""
+
+
+def _rare_project(tmp_path: Path) -> Path:
+    """A town of one record in a county of its own, two towns of three, and one record aged 104."""
+    rows = [("104", "Boston")] + [(str(20 + i % 60), "Boston") for i in range(99)]
+    rows += [(str(20 + (7 * i) % 60), "Chicago") for i in range(100)]
+    rows += [("33", "Springfield")] * 3 + [("47", "Peoria")] * 3 + [("41", "Tiny Village of Xyz")]
+    table = pd.DataFrame(rows, columns=["age", "town"])
+    table["diagnosis"] = ["flu", "asthma", "diabetes"] * (len(table) // 3) + ["flu"] * (len(table) % 3)
+    table.to_csv(tmp_path / "towns.csv", index=False)
+    (tmp_path / "towns-hierarchy.csv").write_text(
+        "Tiny Village of Xyz;Xyz County;*\nBoston;Massachusetts;*\nSpringfield;Massachusetts;*\n"
+        "Chicago;Illinois;*\nPeoria;Illinois;*\n", encoding="utf-8")
+    config = tmp_path / "config.yaml"
+    config.write_text(RARE_CONFIG, encoding="utf-8")
+    return config
+
+
+def test_no_report_names_a_value_of_fewer_than_k_records(tmp_path: Path) -> None:
+    config = _rare_project(tmp_path)
+    code, out = _run("anonymize", str(config), "-q", "--summary", str(tmp_path / "run.json"),
+                     "--report", str(tmp_path / "r.html"), "--report", str(tmp_path / "r.json"))
+    assert code == 0, out
+    code, out = _run("report", str(config), str(tmp_path / "release.csv"), "--summary", str(tmp_path / "run.json"),
+                     "-o", str(tmp_path / "again.html"), "-o", str(tmp_path / "again.json"))
+    assert code == 0, out
+    for name in ("r.html", "r.json", "again.html", "again.json"):
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        for hidden in ("Tiny Village", "Xyz", "Springfield", "Peoria", "100-109"):
+            assert hidden not in text, (name, hidden)
+        if name.endswith(".json"):
+            town = next(a for a in json.loads(text)["attributes"] if a["name"] == "town")
+            assert {"label": "other: 3 values, < 5 records each", "records": 7, "folded": 3} in town["before"]
+
+
+def _tampered(tmp_path: Path) -> tuple[Path, Path]:
+    """The project's release with three records moved into a class of their own (fewer than k = 5)."""
+    config = _project(tmp_path)
+    code, out = _run("anonymize", str(config), "-q", "--summary", str(tmp_path / "run.json"))
+    assert code == 0, out
+    released = pd.read_csv(tmp_path / "release.csv", dtype=str, keep_default_na=False)
+    kept = released.index[released["age"] != "*"][:3]
+    released.loc[kept, ["age", "sex", "zip"]] = ["0-4", "F", "99999"]
+    tampered = tmp_path / "tampered.csv"
+    released.to_csv(tampered, index=False)
+    return config, tampered
+
+
+def test_report_of_a_release_that_breaks_k_says_so_and_exits_1(tmp_path: Path) -> None:
+    config, tampered = _tampered(tmp_path)
+    result = CliRunner().invoke(main, ["report", str(config), str(tampered), "-o", str(tmp_path / "t.json"),
+                                       "-o", str(tmp_path / "t.html")])
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"violated: {tampered}: This release does NOT meet the"
+                                                   " requirements: 5-anonymity is violated (smallest group 3 records)")
+    report = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))  # written all the same
+    assert report["headline"][0].startswith("This release does NOT meet the requirements: 5-anonymity")
+    assert not any("meets" in line for line in report["headline"])
+    assert "This release does NOT meet" in (tmp_path / "t.html").read_text(encoding="utf-8")
+
+
+def test_a_summary_edited_or_of_another_release_is_refused(tmp_path: Path) -> None:
+    config, tampered = _tampered(tmp_path)
+    summary = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    edited = tmp_path / "edited.json"
+    levels = summary["levels"]
+    edited.write_text(json.dumps({**summary, "levels": {**levels, "age": 0 if levels["age"] else 1}}),
+                      encoding="utf-8")
+    code, out = _run("report", str(config), str(tmp_path / "release.csv"), "--summary", str(edited),
+                     "-o", str(tmp_path / "r.html"))
+    assert code == 2 and out.count("\n") == 1, out
+    assert out.startswith(f"error: {edited}: it says 'age' is at level ") and "the released values of 'age'" in out
+    assert not (tmp_path / "r.html").exists()
+    # the run's summary does not describe the tampered release: one more class than it says
+    code, out = _run("report", str(config), str(tampered), "--summary", str(tmp_path / "run.json"),
+                     "-o", str(tmp_path / "r.html"))
+    assert code == 2 and f"it says {summary['classes']} classes but {tampered} has" in out, out
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_report_of_a_shuffled_release_leaves_out_what_needs_the_input_order(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    code, out = _run("anonymize", str(config), "-q", "--summary", str(tmp_path / "run.json"))
+    assert code == 0, out
+    released = pd.read_csv(tmp_path / "release.csv", dtype=str, keep_default_na=False)
+    released.sample(frac=1.0, random_state=3).to_csv(tmp_path / "shuffled.csv", index=False)
+    reports = {}
+    for name in ("release", "shuffled"):
+        code, out = _run("report", str(config), str(tmp_path / f"{name}.csv"), "--summary", str(tmp_path / "run.json"),
+                         "-o", str(tmp_path / f"{name}.json"))
+        assert code == 0, out
+        reports[name] = json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8"))
+    straight, moved = reports["release"], reports["shuffled"]
+    assert straight["suppression"]["breakdown"] is not None and moved["suppression"]["breakdown"] is None
+    assert "not known" in moved["suppression"]["breakdown_omitted"]
+    assert [a["loss"] for a in moved["attributes"]] == pytest.approx([a["loss"] for a in straight["attributes"]])
+    assert [a["level"] for a in moved["attributes"]] == [a["level"] for a in straight["attributes"]]
+    summary = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    ours = {m["name"]: m["value"] for m in moved["utility"]}
+    assert ours == pytest.approx({k: v for k, v in summary["metrics"].items() if k != "non_uniform_entropy"})
+    assert set(moved["utility_omitted"]) == {"non_uniform_entropy"}

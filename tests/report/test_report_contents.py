@@ -4,6 +4,11 @@ Every registered method gets a report; its classes, suppressed records, smallest
 are recomputed here with pandas from the released values (and k-anonymity by pycanon), and the
 page must hold a drawn chart for each distribution.  The suppression breakdown must not list a
 group smaller than k, and a finer node the report says is blocked must really be blocked.
+
+The report must never disclose what the release hides (no value, range or example of fewer than
+max(k, 2) records), never contradict its own re-check (a tampered release is reported violated
+first), never assume that released row i is input record i (a shuffled release gets the same
+figures or none), and never trust a summary over the release (a disagreeing one is refused).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ def _dataset() -> Dataset:
 def _release(method: str, dataset: Dataset, requirements: Requirements):
     # a front's member is the least-loss one meeting the floor privacy.k (no pick)
     model = Anonymizer({}, requirements, method=method, seed=0)
-    return model.fit_transform(dataset)
+    return model.fit(dataset).release_
 
 
 class _Tags(HTMLParser):
@@ -165,4 +170,200 @@ def test_a_guarantee_the_release_breaks_is_reported_violated() -> None:
     report = build_report(dataset, release.table, stricter, None)
     holds = {g["requirement"]: g["holds"] for g in report["guarantees"]}
     assert holds["8-anonymity"] is False
-    assert [v for k, v in holds.items() if k != "8-anonymity"] == [True]
+    assert [v for k, v in holds.items() if k.startswith("at most")] == [True]  # the budget still holds
+    group = "the suppressed records, released as one group, disclose no sensitive value"
+    if release.suppressed_rows:  # judged against 8-anonymity, fewer than 8 suppressed records showing values break it
+        shown = release.table[(release.table[list(dataset.quasi)] == "*").all(axis=1)]
+        assert holds[group] is not (len(shown) < 8 and (shown[list(dataset.sensitive)] != "*").any().any())
+
+
+# ---------------------------------------------------------------- what the report must never disclose
+#
+# A town of one record ("Tiny Village of Xyz", alone in "Xyz County"), two towns of three records and an age of
+# 104 held by one record: the release suppresses or generalizes them all away, so the report must name none.
+
+RARE_TOWN, RARE_COUNTY = "Tiny Village of Xyz", "Xyz County"
+FEW_TOWNS = ("Springfield", "Peoria")  # three records each: fewer than k = 5
+TOWNS = [[RARE_TOWN, RARE_COUNTY, "*"], ["Boston", "Massachusetts", "*"], ["Springfield", "Massachusetts", "*"],
+         ["Chicago", "Illinois", "*"], ["Peoria", "Illinois", "*"]]
+
+
+def _rare_table(seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    n_common = 200
+    towns = (["Boston"] * (n_common // 2) + ["Chicago"] * (n_common // 2) + ["Springfield"] * 3 + ["Peoria"] * 3
+             + [RARE_TOWN])
+    ages = [str(a) for a in rng.integers(20, 80, size=len(towns) - 1)] + ["41"]
+    ages[0] = "104"  # a Boston record of an age nobody else has
+    diagnosis = rng.choice(["flu", "asthma", "diabetes"], size=len(towns)).tolist()
+    return pd.DataFrame({"age": ages, "town": towns, "diagnosis": diagnosis})
+
+
+def _rare_dataset(table: pd.DataFrame) -> Dataset:
+    from anonset.core.dataset import AttributeSpec, AttributeType, Role
+    from anonset.core.hierarchy import Hierarchy
+    from anonset.hierarchy import interval_hierarchy
+
+    ages = sorted(set(table["age"]), key=int)
+    return Dataset(table, {
+        "age": AttributeSpec(role=Role.QUASI, type=AttributeType.NUMERIC,
+                             hierarchy=interval_hierarchy("age", ages, widths=[10, 20], start=0, top=120)),
+        "town": AttributeSpec(role=Role.QUASI, hierarchy=Hierarchy.from_rows("town", TOWNS, source="towns")),
+        "diagnosis": AttributeSpec(role=Role.SENSITIVE),
+    }, source="towns.csv")
+
+
+def _bars_respect_the_floor(report: dict, floor: int) -> None:
+    """Every bar of every distribution names a value of at least ``floor`` records, or is a counted-together bar."""
+    for section in report["attributes"]:
+        for side in ("before", "after"):
+            for bar in section[side]:
+                folded = bar["label"].startswith("other:") or bar["label"].startswith(SUPPRESSED)
+                assert folded or bar["records"] >= floor, (section["name"], side, bar)
+
+
+def test_a_rare_value_appears_nowhere_in_the_report() -> None:
+    """The town of one record, its county and the towns of three are in no chart, example or table of HTML or JSON."""
+    table = _rare_table()
+    dataset = _rare_dataset(table)
+    requirements = Requirements([KAnonymity(5)], max_suppression=0.02)
+    release = _release("optimal", dataset, requirements)
+    assert release.table is not None and release.levels is not None
+    assert release.levels["town"] == 1, "the towns of three records need the county level"
+    report = build_report(dataset, release.table, requirements, release.summary(), partition=release.partition,
+                          family="full-domain")
+    assert report["display_floor"] == 5
+    page, data = render_html(report), json.dumps(report)
+    for hidden in (RARE_TOWN, RARE_COUNTY, *FEW_TOWNS):
+        assert hidden not in page and hidden not in data, hidden
+    _bars_respect_the_floor(report, 5)
+    town = next(a for a in report["attributes"] if a["name"] == "town")
+    folded = next(b for b in town["before"] if b["label"].startswith("other:"))
+    assert folded == {"label": "other: 3 values, < 5 records each", "records": 7, "folded": 3}
+    assert sum(b["records"] for b in town["before"]) == len(table)
+    # the generalization's examples are labels the release shows on at least k records
+    assert town["generalization"].endswith("e.g. Massachusetts, Illinois") or \
+        town["generalization"].endswith("e.g. Illinois, Massachusetts"), town["generalization"]
+
+
+def test_numeric_ranges_of_fewer_than_the_floor_are_folded() -> None:
+    """The age of 104 (one record, far above the others) gets no range of its own: ranges stop where k records do."""
+    table = _rare_table()
+    dataset = _rare_dataset(table)
+    requirements = Requirements([KAnonymity(5)], max_suppression=0.02)
+    release = _release("optimal", dataset, requirements)
+    assert release.table is not None
+    report = build_report(dataset, release.table, requirements, release.summary(), partition=release.partition)
+    age = next(a for a in report["attributes"] if a["name"] == "age")
+    labels = [b["label"] for b in age["before"]]
+    assert sum(b["records"] for b in age["before"]) == len(table)
+    # closed ranges end below 80; the oldest records are in the open range "≥ ..." that holds at least k of them
+    assert all(int(label.split("-")[1]) < 80 for label in labels if "-" in label), labels
+    assert labels[0].startswith("≤ ") and labels[-1].startswith("≥ ") and int(labels[-1][2:]) < 80, labels
+    _bars_respect_the_floor(report, 5)
+    # many small ranges in between are one bar; a floor of 2 holds without k-anonymity too
+    numbers = np.concatenate([np.arange(0, 100, dtype=np.float64), np.full(50, 500.0), [1000.0]])
+    from anonset.report.attributes import value_counts
+    from anonset.report.floor import display_floor
+
+    floor = display_floor(Requirements([EntropyLDiversity("diagnosis", 2)], 0.0))
+    assert floor == 2
+    bars = value_counts(pd.Series(numbers.astype(str)), 30, numeric=numbers)
+    assert sum(b["records"] for b in bars) == len(numbers)
+    assert all(b["records"] >= 30 or b["label"].startswith("other:") for b in bars), bars
+    assert not any("1000" in b["label"] for b in bars), bars
+
+
+def test_a_tampered_release_is_reported_violated_first() -> None:
+    """A released class edited below k: the headline's first sentence says so and no sentence says it holds."""
+    dataset = _dataset()
+    requirements = Requirements([KAnonymity(K)], max_suppression=0.0)
+    release = _release("k-member", dataset, requirements)
+    assert release.table is not None
+    tampered = release.table.astype(str).astype(object)
+    kept = tampered.index[(tampered[list(dataset.quasi)] != SUPPRESSED).any(axis=1)]
+    moved = kept[: K - 1]  # K - 1 records now form a class of their own
+    tampered.loc[moved, list(dataset.quasi)] = tampered.loc[[kept[0]] * (K - 1), list(dataset.quasi)].to_numpy()
+    tampered.loc[moved, "sex"] = "X"
+    report = build_report(dataset, tampered, requirements, None)
+    assert report["headline"][0].startswith("This release does NOT meet the requirements: 4-anonymity is violated")
+    assert "smallest group 3 records" in report["headline"][0]
+    assert not any("meets" in line for line in report["headline"])
+    assert not any("each meet" in p for p in report["why"])
+    assert [g["holds"] for g in report["guarantees"]] == [False, True]
+    assert '<p class="bad">This release does NOT meet' in render_html(report)
+
+
+def _as_written(table: pd.DataFrame) -> pd.DataFrame:
+    """A release as `anonset report` reads it back: every value a string."""
+    return table.astype(str).astype(object)
+
+
+@pytest.mark.parametrize("method", ["optimal", "mondrian"])
+def test_a_shuffled_release_gets_the_same_figures_or_none(method: str) -> None:
+    """Rows in another order: the breakdown is left out with the reason, loss and metrics are those of the release."""
+    dataset = _dataset()
+    requirements = Requirements([KAnonymity(K), EntropyLDiversity("diagnosis", 2)],
+                                max_suppression=0.1 if registry.get(method).suppresses else 0.0)
+    release = _release(method, dataset, requirements)
+    assert release.table is not None
+    written = _as_written(release.table)
+    shuffled = written.sample(frac=1.0, random_state=7).reset_index(drop=True)
+    straight = build_report(dataset, written, requirements, None)
+    moved = build_report(dataset, shuffled, requirements, None)
+    assert straight["alignment"]["aligned"] and not moved["alignment"]["aligned"]
+    assert "not in the input's order" in moved["alignment"]["note"]
+    if method == "optimal":
+        assert release.suppressed_rows > 0 and straight["suppression"]["breakdown"] is not None
+    assert moved["suppression"]["breakdown"] in (None, straight["suppression"]["breakdown"])
+    if moved["suppression"]["breakdown"] is None and release.suppressed_rows:
+        assert "which input records were suppressed is not known" in moved["suppression"]["breakdown_omitted"]
+    for a, b in zip(straight["attributes"], moved["attributes"], strict=True):
+        assert b["level"] in (None, a["level"]) and (b["loss"] is None or b["loss"] == pytest.approx(a["loss"]))
+    ours = {m["name"]: m["value"] for m in moved["utility"]}
+    for m in straight["utility"]:
+        assert ours.get(m["name"]) is None or ours[m["name"]] == pytest.approx(m["value"]), m["name"]
+        assert ours.get(m["name"]) is not None or m["name"] in moved["utility_omitted"], m["name"]
+    # the method's own figures, from the run, are what the shuffled release gives too
+    for name, value in release.metrics.items():
+        assert ours.get(name) is None or ours[name] == pytest.approx(value), name
+
+
+@pytest.mark.parametrize("method", registered())
+def test_a_written_release_gives_the_runs_metrics(method: str) -> None:
+    """Read back as text, without its summary, every method's release is aligned and scores as the run scored it."""
+    dataset = _dataset()
+    spec = registry.get(method)
+    requirements = Requirements([KAnonymity(K)], max_suppression=0.02 if spec.suppresses else 0.0)
+    release = _release(method, dataset, requirements)
+    assert release.table is not None
+    report = build_report(dataset, _as_written(release.table), requirements, None)
+    assert report["alignment"]["aligned"], report["alignment"]
+    found = {m["name"]: m["value"] for m in report["utility"]}
+    for name, value in release.metrics.items():
+        if name != "research_value":  # what the search scored, not a figure of the release
+            assert found[name] == pytest.approx(value, rel=1e-9), name
+
+
+def test_a_summary_that_disagrees_with_the_release_is_refused() -> None:
+    """Levels edited, or a class count the re-check does not find: a one-line DataError naming the disagreement."""
+    from anonset.errors import DataError
+
+    dataset = _dataset()
+    requirements = Requirements([KAnonymity(K)], max_suppression=0.02)
+    release = _release("optimal", dataset, requirements)
+    assert release.table is not None and release.levels is not None
+    written = _as_written(release.table)
+    summary = json.loads(json.dumps(release.summary()))
+    assert build_report(dataset, written, requirements, summary)["attributes"]
+    age = summary["levels"]["age"]
+    edited = {**summary, "levels": {**summary["levels"], "age": 0 if age else 1}}
+    with pytest.raises(DataError, match=r"^run\.json: it says 'age' is at level \d but the released values of 'age'"
+                                        r" in r\.csv are level \d of \d; give the summary") as caught:
+        build_report(dataset, written, requirements, edited, where="r.csv", summary_where="run.json")
+    assert "\n" not in str(caught.value)
+    with pytest.raises(DataError, match="it says 1 classes but r.csv has"):
+        build_report(dataset, written, requirements, {**summary, "classes": 1}, where="r.csv",
+                     summary_where="run.json")
+    with pytest.raises(DataError, match="records in the input but the config's input has"):
+        build_report(dataset, written, requirements, {**summary, "rows": 5}, where="r.csv")

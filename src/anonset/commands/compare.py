@@ -1,8 +1,11 @@
 """``anonset compare``: releases of several configs on the same table, side by side, the best of each row marked.
 
-Each config is anonymized in memory (nothing is released); the releases are
-re-checked as every release is, and their risk, utility metrics and the
-accuracy of one shared workload of random COUNT queries are put in one table.
+Each config is anonymized in memory and nothing is released: no file is
+written but the comparison itself.  The releases are re-checked as every
+release is; their utility metrics are re-scored from their partitions under
+one definition, the first config's (its weights and metric settings), and
+their query accuracy measured on one shared workload of random COUNT queries
+(:mod:`anonset.report.comparison`).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from anonset.commands import user_errors
-from anonset.errors import ConfigError
+from anonset.errors import AnonsetWarning, ConfigError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -38,12 +42,19 @@ __all__ = ["compare"]
               help="Random COUNT queries (2 quasi-identifiers, 10% selectivity) answered on each release; 0: none.")
 @user_errors
 def compare(configs: tuple[Path, ...], report_path: Path | None, json_path: Path | None, queries: int) -> None:
-    """Put the releases of several CONFIGS of the same table side by side (nothing is released).
+    """Put the releases of several CONFIGS of the same table side by side.
 
-    Each config is anonymized in memory; the table shows the suppressed
-    records, classes, re-identification risk, every utility metric and the
-    error of the same random COUNT queries on each release, with the best
-    value of each row marked (★).
+    Compare writes no release: nothing is released; run `anonset anonymize
+    CONFIG` to write one.
+
+    Each config is anonymized in memory; the table shows each config's
+    requirements, whether its release was verified, each quasi-identifier's
+    generalization, the suppressed records, classes, re-identification risk,
+    every utility metric and the error of the same random COUNT queries on
+    each release, with the best value of each comparable row marked (★).
+    The utility metrics of every release are scored under one definition:
+    the weights and metric settings of the first CONFIG (a metric that
+    cannot be computed under it is n/a, with the reason).
 
     \b
     Example:
@@ -51,7 +62,7 @@ def compare(configs: tuple[Path, ...], report_path: Path | None, json_path: Path
     """
     from anonset.config import load_config
     from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
-    from anonset.report.comparison import comparison_rows, render_comparison_html
+    from anonset.report.comparison import NO_RELEASE, comparison_rows, metric_definition, render_comparison_html
 
     loaded = [load_config(path) for path in configs]
     inputs: dict[str, Path | None] = {}
@@ -64,13 +75,15 @@ def compare(configs: tuple[Path, ...], report_path: Path | None, json_path: Path
     first = loaded[0]
     assert first.input_path is not None
     table = read_arrow_table(first.input_path, first.delimiter, first.input_format)  # read once, for every config
-    releases = [_measure(cfg, table, queries) for cfg in loaded]
+    releases = [_measure(cfg, table) for cfg in loaded]
     threshold = 0.1
     comparison: dict[str, Any] = {
         "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "source": str(first.input_path), "records": releases[0].summary["rows"],
         "labels": [r.label for r in releases], "methods": [r.summary["method"] for r in releases],
-        "queries": queries, "rows": comparison_rows(releases, threshold),
+        "queries": queries, "metric_definition": metric_definition(releases),
+        "rows": comparison_rows(releases, threshold, queries),
+        "warnings": [list(r.warnings) for r in releases], "released": False, "note": NO_RELEASE,
     }
     if json_path is not None and is_stdout(json_path):
         click.echo(json.dumps(comparison, indent=2))
@@ -106,43 +119,60 @@ def _require_same_table(configs: list[RunConfig]) -> None:
                               " same quasi-identifiers")
 
 
-def _measure(cfg: RunConfig, table: pa.Table, queries: int) -> ComparedRelease:
+def _measure(cfg: RunConfig, table: pa.Table) -> ComparedRelease:
     from anonset.core.dataset import Dataset
-    from anonset.evaluation import query_accuracy
     from anonset.methods import registry
     from anonset.methods.base import Family
-    from anonset.report.comparison import ComparedRelease
+    from anonset.metrics.research_value import ResearchValue
+    from anonset.report.comparison import ComparedRelease, MetricSettings, requirements_text
 
     model = cfg.anonymizer()
     if registry.get(cfg.method).family is Family.FRONT and model.member_rule() is None:
         raise ConfigError(f"{cfg.path}: method {cfg.method} finds a front of releases; state a floor such as"
                           " privacy.k so that one member is compared")
     started = time.perf_counter()
-    dataset = Dataset(table, cfg.attribute_specs(), source=str(cfg.input_path))
-    release = model.fit(dataset).release_
+    with warnings.catch_warnings(record=True) as caught:  # a release's warnings go into its column, not after it
+        warnings.simplefilter("always", AnonsetWarning)
+        dataset = Dataset(table, cfg.attribute_specs(), source=str(cfg.input_path))
+        release = model.fit(dataset).release_
     summary = release.summary(seconds=time.perf_counter() - started, config=str(cfg.path))
-    error = above = None
-    if queries:
-        accuracy = query_accuracy(dataset, release.partition, n_queries=queries, dimension=min(2, len(dataset.quasi)),
-                                  selectivity=0.1, seed=0, threshold=0.1)
-        error, above = accuracy.mean, accuracy.share_above
-    return ComparedRelease(label=cfg.path.stem, summary=summary, query_error=error, queries_above=above)
+    for w in caught:
+        if not issubclass(w.category, AnonsetWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    said = [*summary.get("warnings", []), *(str(w.message) for w in caught if issubclass(w.category, AnonsetWarning))]
+    research_value = cfg.metric_object if isinstance(cfg.metric_object, ResearchValue) else None
+    settings = MetricSettings(weights=cfg.weights, k=cfg.requirements.k, research_value=research_value)
+    return ComparedRelease(label=cfg.path.stem, summary=summary, dataset=dataset, partition=release.partition,
+                           settings=settings, requirements=requirements_text(cfg.requirements, dataset.n_rows),
+                           warnings=tuple(dict.fromkeys(said)))
 
 
 def _print(comparison: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=f"comparison of releases of {comparison['source']} ({comparison['records']:,} records);"
-                        " ★ best")
+    from anonset.report.comparison import cell_text
+
+    table = Table(title=Text(f"comparison of releases of {comparison['source']} ({comparison['records']:,}"
+                             " records); ★ best of a comparable row"))
     table.add_column("figure", style="bold")
     for label, method in zip(comparison["labels"], comparison["methods"], strict=True):
-        table.add_column(f"{label}\n({method})", justify="right")
+        table.add_column(Text(f"{label}\n({method})"), justify="right")
     table.add_column("better", style="dim")
+    missing: dict[tuple[str, str], list[str]] = {}  # (release, reason) -> rows that are n/a for it
     for row in comparison["rows"]:
-        cells = []
-        for i, value in enumerate(row["values"]):
-            text = "n/a" if value is None else (f"{int(value):,}" if float(value).is_integer() else f"{value:.4g}")
-            cells.append(text + (" ★" if i in row["best"] else ""))
-        table.add_row(row["name"], *cells, row["better"] or "")
-    Console().print(table)
+        cells = [cell_text(value) + (" ★" if i in row["best"] else "") for i, value in enumerate(row["values"])]
+        better = (row["better"] or "") if row["comparable"] else "not compared"
+        table.add_row(Text(row["name"]), *map(Text, cells), better)
+        for label, note in zip(comparison["labels"], row["notes"], strict=True):
+            if note:
+                missing.setdefault((label, note), []).append(row["name"])
+    console = Console()
+    console.print(table)
+    lines = [f"  {', '.join(names)} of {label}: {note}" for (label, note), names in missing.items()]
+    said = [f"  {label}: {text}" for label, texts in zip(comparison["labels"], comparison["warnings"], strict=True)
+            for text in texts]
+    for line in ((["n/a:", *lines] if lines else []) + (["warnings of the releases:", *said] if said else [])
+                 + [comparison["metric_definition"]["text"], comparison["note"]]):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)

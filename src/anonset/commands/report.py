@@ -9,6 +9,7 @@ output is ready.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -69,7 +70,7 @@ def stage_reports(files: FileSink, dataset: Dataset, released: pd.DataFrame, req
 def _contents(dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
               summary: Mapping[str, Any] | None, *, partition: Partition | None = None,
               run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None,
-              where: str = "release") -> dict[str, Any]:
+              where: str = "release", summary_where: str = "summary") -> dict[str, Any]:
     from anonset.methods import registry
     from anonset.report.contents import build_report
 
@@ -79,7 +80,8 @@ def _contents(dataset: Dataset, released: pd.DataFrame, requirements: Requiremen
         spec = registry.get(str(method))
         family, method_summary = spec.family.value, spec.summary
     return build_report(dataset, released, requirements, summary, partition=partition, family=family,
-                        method_summary=method_summary, run=run, workload=workload, where=where)
+                        method_summary=method_summary, run=run, workload=workload, where=where,
+                        summary_where=summary_where)
 
 
 def run_facts(cfg: RunConfig, release_location: str | None) -> dict[str, Any]:
@@ -104,9 +106,12 @@ def run_facts(cfg: RunConfig, release_location: str | None) -> dict[str, Any]:
 def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path: Path | None) -> None:
     """Report on an existing RELEASE made with CONFIG: guarantees, suppression, risk, utility, why.
 
-    The groups, guarantees and risk are recomputed from the released values;
-    without --summary the method's own record is missing and the utility
-    metrics are recomputed from the released groups.
+    The groups, guarantees, risk, levels and utility metrics are recomputed
+    from the released values; --summary adds the method's own record (the
+    search, the success list or front, the timings) and is refused when it
+    disagrees with the release.  When the release breaks a requirement, the
+    report is written all the same, its first line says so, and the command
+    prints that line and exits with code 1.
 
     \b
     Example:
@@ -129,14 +134,19 @@ def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path:
     released = read_table(release, cfg.release_delimiter())
     dataset = cfg.load_dataset()
     contents = _contents(dataset, released, cfg.requirements, summary, run=run_facts(cfg, str(release)),
-                         workload=cfg.evaluation, where=str(release))
+                         workload=cfg.evaluation, where=str(release),
+                         summary_where=str(summary_path) if summary_path is not None else "summary")
     with files:
         for path in outputs:
             files.stage(FileOutput(path, report_writer(contents, path)))
         files.verify()
         files.place()
-    click.echo(f"report of {release} written to {', '.join(map(str, outputs))}"
-               f" in {time.perf_counter() - started:.2f} s", err=True)
+    written = ", ".join(map(str, outputs))
+    if not all(g["holds"] for g in contents["guarantees"]):
+        # like `anonset check` on a violation: the report is useful to see, but the release must not pass
+        click.echo(f"violated: {release}: {contents['headline'][0]} The report is in {written}.", err=True)
+        sys.exit(1)
+    click.echo(f"report of {release} written to {written} in {time.perf_counter() - started:.2f} s", err=True)
 
 
 def _read_summary(path: Path) -> dict[str, Any]:

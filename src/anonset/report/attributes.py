@@ -1,9 +1,17 @@
 """The report's per-attribute sections: the generalization applied, its loss, the distributions before and after.
 
+Nothing here names a value, a numeric range or a combination held by fewer
+records than the display floor (:func:`anonset.report.floor.display_floor`,
+``max(k, 2)``): the distributions count such values in one bar that says
+so, a numeric column's ranges are laid out between values held by at least
+that many records, and the examples of a generalization are labels the
+release itself shows on at least that many records.
+
 Also the breakdown of the suppressed records, which must not disclose what
 suppression hid: their quasi-identifiers are counted at the generalization
 the release applied (labels the release already shows), and any count below
-k is folded into one "fewer than k each" line.
+the floor it is given (the report gives the display floor) is folded into
+one "fewer than k each" line.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.partition import HierarchyNodes, Intervals, Partition
 from anonset.metrics.loss import Loss
 from anonset.release.release import SUPPRESSED
+from anonset.report.floor import rare_label
 from anonset.report.svg import nice_step
 
 if TYPE_CHECKING:
@@ -39,31 +48,38 @@ def level_text(level: int, max_level: int) -> str:
 
 
 def attribute_sections(dataset: Dataset, released: pd.DataFrame, partition: Partition | None,
-                       levels: Mapping[str, int] | None) -> list[dict[str, Any]]:
-    """One section per quasi-identifier: generalization, loss, distributions before and after."""
+                       levels: Mapping[str, int] | None, floor: int) -> list[dict[str, Any]]:
+    """One section per quasi-identifier: generalization, loss, distributions before and after.
+
+    ``floor`` is the display floor: no value, range or example held by fewer
+    records is named (see :mod:`anonset.report.floor`).
+    """
     loss = _loss_per_attribute(dataset, partition)
     out = []
     for j, q in enumerate(dataset.quasi):
         h = dataset.hierarchy(q)
         level = None if levels is None else int(levels[q])
+        in_order = dataset.specs[q].type is not AttributeType.CATEGORICAL
+        after_counts = label_counts(released[q])
         section: dict[str, Any] = {
             "name": q, "type": dataset.specs[q].type.value,
             "hierarchy": None if h is None else h.source,
             "level": level, "max_level": None if h is None else h.max_level,
-            "generalization": _generalization(dataset, q, level, partition),
+            "generalization": _generalization(dataset, q, level, partition,
+                                              _examples(after_counts, floor, in_order)),
             "loss": None if loss is None else float(loss[j]),
             "distinct_before": int((dataset.encoded[q].counts() > 0).sum()),
-            "distinct_after": _distinct_released(released[q]),
-            "before": value_counts(_input_values(dataset, q), numeric=_by_value(dataset, q)),
-            "after": value_counts(released[q], suppressed_last=True,
-                                  in_order=dataset.specs[q].type is not AttributeType.CATEGORICAL),
+            "distinct_after": int(len(after_counts) - (SUPPRESSED in after_counts.index)),
+            "before": value_counts(_input_values(dataset, q), floor, numeric=_by_value(dataset, q)),
+            "after": value_counts(released[q], floor, suppressed_last=True, in_order=in_order),
         }
         out.append(section)
     return out
 
 
 def suppressed_breakdown(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.bool_] | None,
-                         levels: Mapping[str, int] | None, k: int) -> dict[str, Any] | None:
+                         levels: Mapping[str, int] | None, k: int,
+                         disclosure: tuple[str, ...] = ()) -> dict[str, Any] | None:
     """Which quasi-identifier combinations the suppressed records had, without disclosing small groups.
 
     Each suppressed record's quasi-identifiers are shown at the level the
@@ -72,6 +88,14 @@ def suppressed_breakdown(dataset: Dataset, released: pd.DataFrame, suppressed: N
     left out).  Combinations with at least ``k`` suppressed records are
     listed; the others are only counted.  None when the release does not
     align with the input row by row (suppressed records dropped).
+
+    The suppressed records are released as one group: a combination listed
+    here ties its records to that group's sensitive values.  That is safe
+    when the group satisfies every model or its sensitive values are
+    withheld (``*``), which is what anonset releases (see
+    :mod:`anonset.release.suppressed`).  A release whose suppressed group
+    shows values that break a model (``disclosure``: the models, as the
+    re-check found them) gets no combination listed, only counts.
     """
     if suppressed is None or not suppressed.any():
         return None
@@ -89,46 +113,66 @@ def suppressed_breakdown(dataset: Dataset, released: pd.DataFrame, suppressed: N
         return None
     frame = pd.DataFrame(columns)
     combos = frame.value_counts(sort=True)
-    listed = combos[combos >= k]
+    listed = combos[combos >= k] if not disclosure else combos.iloc[:0]
+    small = combos[combos < k] if not disclosure else combos
     return {
         "shown_at": shown_at,
         "combinations": [{"values": dict(zip(frame.columns, key if isinstance(key, tuple) else (key,), strict=True)),
                           "records": int(count)} for key, count in listed.items()],
-        "records_in_small_combinations": int(combos[combos < k].sum()),
-        "small_combinations": int((combos < k).sum()),
+        "records_in_small_combinations": int(small.sum()),
+        "small_combinations": int(len(small)),
         "k": k,
+        "withheld_because": (None if not disclosure else
+                             "the suppressed records' released sensitive values break " + " and ".join(disclosure)
+                             + " as one group, so no combination is named"),
     }
 
 
-def value_counts(values: pd.Series, *, numeric: NDArray[np.float64] | None = None,
+def value_counts(values: pd.Series, floor: int, *, numeric: NDArray[np.float64] | None = None,
                  suppressed_last: bool = False, in_order: bool = False) -> list[dict[str, Any]]:
-    """The bars of a distribution: ``[{label, records}]``, the most frequent first (numeric: bins in order).
+    """The bars of a distribution: ``[{label, records}]``, the most frequent first (numeric: ranges in order).
 
-    At most :data:`TOP_VALUES` bars and one ``other (N values)`` bar; with
-    ``suppressed_last`` the ``*`` bar comes last.  A numeric column with
-    more distinct values than that is binned into :data:`NUMERIC_BINS`
-    equal-width bins.  ``in_order``: the bars shown are sorted by the
-    number each label starts with (``20-39`` before ``40-59``), when every
-    one starts with a number.
+    A value held by fewer than ``floor`` records is never named: all such
+    values are one bar labelled by :func:`~anonset.report.floor.rare_label`
+    (with ``folded``, the number of values in it).  Of the others at most
+    :data:`TOP_VALUES` are shown and the rest are one ``other: N more
+    values`` bar; with ``suppressed_last`` the ``*`` bar comes last.  A
+    numeric column with more distinct values than that is counted in about
+    :data:`NUMERIC_BINS` ranges of equal width (see :func:`_bins`).
+    ``in_order``: the bars shown are sorted by the number each label starts
+    with (``20-39`` before ``40-59``), when every one starts with a number.
     """
     if numeric is not None:
         finite = numeric[np.isfinite(numeric)]
         if len(np.unique(finite)) > TOP_VALUES:
-            return _bins(finite, int(len(numeric) - len(finite)))
+            return _bins(finite, int(len(numeric) - len(finite)), floor)
     counts = label_counts(values)
     star = int(counts.get(SUPPRESSED, 0)) if suppressed_last else 0
     if suppressed_last:
         counts = counts.drop(SUPPRESSED, errors="ignore")
+    rare = counts[counts < floor]
+    counts = counts[counts >= floor]
     top = counts.iloc[:TOP_VALUES]
     if in_order:
         top = _by_leading_number(top)
     out = [{"label": str(label), "records": int(n)} for label, n in top.items()]
     rest = counts.iloc[TOP_VALUES:]
     if len(rest):
-        out.append({"label": f"other ({len(rest)} values)", "records": int(rest.sum())})
+        out.append({"label": f"other: {len(rest):,} more value{'' if len(rest) == 1 else 's'}",
+                    "records": int(rest.sum())})
+    if len(rare):
+        out.append({"label": rare_label(len(rare), floor), "records": int(rare.sum()), "folded": int(len(rare))})
     if star:
         out.append({"label": f"{SUPPRESSED} (suppressed or fully generalized)", "records": star})
     return out
+
+
+def _examples(counts: pd.Series, floor: int, in_order: bool, limit: int = 3) -> list[str]:
+    """Up to ``limit`` released labels held by at least ``floor`` records each (``*`` not counted), as examples."""
+    shown = counts[(counts >= floor) & (counts.index != SUPPRESSED)]
+    if in_order:
+        shown = _by_leading_number(shown)
+    return [str(label) for label in shown.index[:limit]]
 
 
 def _by_leading_number(counts: pd.Series) -> pd.Series:
@@ -137,12 +181,6 @@ def _by_leading_number(counts: pd.Series) -> pd.Series:
     if leading.isna().any():
         return counts
     return counts.iloc[np.argsort(leading.astype(float).to_numpy(), kind="stable")]
-
-
-def _distinct_released(column: pd.Series) -> int:
-    """Distinct released values of a column, ``*`` (suppressed or fully generalized) not counted."""
-    counts = label_counts(column)
-    return int(len(counts) - (SUPPRESSED in counts.index))
 
 
 def label_counts(values: pd.Series) -> pd.Series:
@@ -167,23 +205,55 @@ def label_counts(values: pd.Series) -> pd.Series:
     return counts[counts > 0].sort_values(ascending=False, kind="stable")
 
 
-def _bins(numbers: NDArray[np.float64], missing: int) -> list[dict[str, Any]]:
-    """About :data:`NUMERIC_BINS` bins of a round width (``20-29`` for whole numbers), in order."""
-    lo, hi = float(numbers.min()), float(numbers.max())
-    width = nice_step((hi - lo) / NUMERIC_BINS) if hi > lo else 1.0
-    start = np.floor(lo / width) * width
-    count = int(np.floor((hi - start) / width)) + 1
-    index = np.minimum(((numbers - start) // width).astype(np.int64), count - 1)
-    counts = np.bincount(index, minlength=count)
-    whole = bool(np.all(np.mod(numbers, 1) == 0)) and float(width).is_integer()
-    out = []
-    for i, c in enumerate(counts):
-        left = start + i * width
-        label = (f"{left:.0f}-{left + width - 1:.0f}" if whole and width > 1 else
-                 f"{left:.0f}" if whole else f"{_short(left)}–{_short(left + width)}")
-        out.append({"label": label, "records": int(c)})
-    if missing:
+def _bins(numbers: NDArray[np.float64], missing: int, floor: int) -> list[dict[str, Any]]:
+    """About :data:`NUMERIC_BINS` ranges of a round width (``20-29`` for whole numbers), in order.
+
+    The ranges are laid out between the ``floor``-th smallest and the
+    ``floor``-th largest value, and the first and the last are open
+    (``≤ 29``, ``≥ 80``), so each of those two holds at least ``floor``
+    records and no range reveals how far the extremes reach.  A range in
+    between that holds fewer than ``floor`` records (none included, so an
+    absent range does not tell which held a few) is counted in one
+    :func:`~anonset.report.floor.rare_label` bar, with the missing values
+    when they are fewer than ``floor``.
+    """
+    n = len(numbers)
+    out: list[dict[str, Any]] = []
+    ranges = folded = folded_records = 0
+    if n >= 2 * floor:
+        ordered = np.partition(numbers, [floor - 1, n - floor])
+        lo, hi = float(ordered[floor - 1]), float(ordered[n - floor])
+        width = nice_step((hi - lo) / NUMERIC_BINS) if hi > lo else 1.0
+        start = np.floor(lo / width) * width
+        count = int((hi - start) // width) + 1
+        index = np.clip(((numbers - start) // width).astype(np.int64), 0, count - 1)
+        counts = np.bincount(index, minlength=count)
+        whole = bool(np.all(np.mod(numbers, 1) == 0)) and float(width).is_integer()
+        for i, c in enumerate(counts):
+            left = start + i * width
+            if count == 1:
+                label = "all values"
+            elif i == 0:
+                label = f"≤ {left + width - 1:.0f}" if whole else f"< {_short(left + width)}"
+            elif i == count - 1:
+                label = f"≥ {_short(left)}"
+            elif c < floor:
+                ranges, folded_records = ranges + 1, folded_records + int(c)
+                continue
+            else:
+                label = (f"{left:.0f}-{left + width - 1:.0f}" if whole and width > 1 else
+                         f"{left:.0f}" if whole else f"{_short(left)}–{_short(left + width)}")
+            out.append({"label": label, "records": int(c)})
+    elif n:
+        out.append({"label": "all values", "records": int(n)})
+    folded = ranges
+    if missing >= floor:
         out.append({"label": "missing", "records": missing})
+    elif missing:
+        folded, folded_records = folded + 1, folded_records + missing
+    if folded:
+        out.append({"label": rare_label(folded, floor, "range" if ranges else "value"), "records": folded_records,
+                    "folded": folded})
     return out
 
 
@@ -221,17 +291,18 @@ def _loss_per_attribute(dataset: Dataset, partition: Partition | None) -> NDArra
     return metric.per_attribute(dataset, sums)
 
 
-def _generalization(dataset: Dataset, name: str, level: int | None, partition: Partition | None) -> str:
-    """What was done to the attribute, in words."""
+def _generalization(dataset: Dataset, name: str, level: int | None, partition: Partition | None,
+                    examples: list[str]) -> str:
+    """What was done to the attribute, in words; ``examples`` are released labels the text may quote."""
     h = dataset.hierarchy(name)
     if level is not None and h is not None:
         if level == 0:
             return "original values"
         if level == h.max_level:
             return "every value replaced by * (the top level: the attribute tells nothing)"
-        shown = [str(v) for v in h.labels[level][:3]]
         kind = _builder_words(h.source, level)
-        return (f"{kind}{h.size(level)} values instead of {h.n_leaves}, e.g. {', '.join(shown)}")
+        quoted = f", e.g. {', '.join(examples)}" if examples else ""
+        return f"{kind}{h.size(level)} values instead of {h.n_leaves}{quoted}"
     if partition is None:
         return "each class generalized on its own"
     values = partition.values[name]

@@ -2,10 +2,21 @@
 
 :func:`build_report` is the one source of the HTML report
 (:mod:`anonset.report.html`) and of its JSON export.  It judges the release
-afresh from the released values (the classes, the guarantees, the risk), so
-a report of a file made elsewhere says the same as the report written beside
-the run; the run's summary adds what only the run knows (the search, the
-success list, the front, the metrics it computed, the timings).
+afresh from the released values (the classes, the guarantees, the risk, the
+levels, the loss and the metrics), so a report of a file made elsewhere says
+the same as the report written beside the run, and its headline says first
+when a guarantee fails.  A run's summary read from a file adds only what the
+release cannot show (the search, the success list, the front, the timings)
+and is refused when it disagrees with the release (:func:`check_summary`).
+
+Where the input's own values appear (the distributions before, the examples
+of a generalization, the suppressed records' combinations), a value held by
+fewer records than the display floor (:func:`anonset.report.floor.display_floor`)
+is never named.  Figures that need to know which input record each released
+row is (the suppressed records' breakdown, record-level metrics, the
+pattern-survival check) are given only when the rows are shown to be the
+input's, in order (:func:`anonset.report.alignment.check_alignment`), and
+are otherwise left out with a sentence saying why.
 """
 
 from __future__ import annotations
@@ -18,15 +29,29 @@ import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import Dataset, Role
-from anonset.core.partition import HierarchyNodes, Partition, partition_of_assignment
+from anonset.core.partition import Partition, partition_of_assignment
 from anonset.errors import DataError
 from anonset.metrics import reported_metrics
 from anonset.metrics.descriptions import describe_metric
 from anonset.privacy.base import Requirements
-from anonset.release.release import SUPPRESSED
-from anonset.release.verify import VerificationReport, classes_of_table, verify_release
-from anonset.report.attributes import attribute_sections, suppressed_breakdown
+from anonset.release.caveats import (
+    concentrated_suppression,
+    lost_attributes,
+    lost_warning,
+    suppressed_counts_of_rows,
+)
+from anonset.release.verify import VerificationReport, verify_release
+from anonset.report.alignment import (
+    Alignment,
+    ReleasedCodes,
+    all_star_rows,
+    check_alignment,
+    partition_of_release,
+    released_levels,
+)
+from anonset.report.attributes import attribute_sections, level_text, suppressed_breakdown
 from anonset.report.explain import alternatives, why_this_release
+from anonset.report.floor import display_floor
 from anonset.risk.report import class_sizes_of_codes, risk_report
 from anonset.risk.sample import DEFAULT_THRESHOLDS
 from anonset.version import __version__
@@ -34,7 +59,7 @@ from anonset.version import __version__
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["REPORT_FORMAT", "build_report", "check_release_columns"]
+__all__ = ["REPORT_FORMAT", "build_report", "check_release_columns", "check_summary"]
 
 #: Version of the report's JSON layout (raised when a key changes meaning or goes away).
 REPORT_FORMAT = 1
@@ -58,7 +83,8 @@ def check_release_columns(dataset: Dataset, released: pd.DataFrame, where: str) 
 def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
                  summary: Mapping[str, Any] | None = None, *, partition: Partition | None = None,
                  family: str | None = None, method_summary: str = "", run: Mapping[str, Any] | None = None,
-                 workload: Mapping[str, Any] | None = None, where: str = "release") -> dict[str, Any]:
+                 workload: Mapping[str, Any] | None = None, where: str = "release",
+                 summary_where: str = "summary") -> dict[str, Any]:
     """The report of a release, as a JSON-ready mapping (the keys are documented in docs/report.md).
 
     Parameters
@@ -71,10 +97,15 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
     requirements : Requirements
         The privacy models and the suppression budget of the run.
     summary : mapping, optional
-        The run's summary (:meth:`anonset.release.release.Release.summary`);
-        without it the report derives what it can from the released values.
+        The run's summary (:meth:`anonset.release.release.Release.summary`).
+        Read from a file (no ``partition``), it only adds the search, the
+        success list or front and the timings, and must agree with the
+        release (:func:`check_summary`); without it the report derives
+        everything from the released values.
     partition : Partition, optional
-        The method's partition (spares re-deriving it from the released values).
+        The method's partition, given by the run itself: its ``summary`` was
+        made in the same process, so its metrics, input risk and warnings are
+        taken as they are, and its rows are the input's.
     family : str, optional
         The method's family (``full-domain``, ``grouping``, ``front``).
     method_summary : str
@@ -87,69 +118,175 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         checks are run on the release against the original records.
     where : str
         The release's name in error messages.
+    summary_where : str
+        The summary's name in error messages.
+
+    Raises
+    ------
+    DataError
+        When the release is not one of this config's table, or the summary
+        is not the summary of this release.
     """
     check_release_columns(dataset, released, where)
     verification = verify_release(released, dataset, requirements, dataset.n_rows)
-    aligned = len(released) == dataset.n_rows
-    suppressed = _suppressed_rows(released, dataset.quasi) if aligned and not verification.root_class_rows else None
-    levels = _levels(summary, dataset, released, suppressed)
-    if partition is None and aligned:
-        partition = _partition(dataset, released, suppressed, levels)
-    metrics = _metrics(summary, dataset, requirements, partition)
+    floor = display_floor(requirements)
+    from_run = partition is not None
+    codes = None if from_run else ReleasedCodes.of(dataset, released)
+    all_star = all_star_rows(released, dataset.quasi) if codes is None else codes.all_star()
+    # the all-* records are the suppressed ones unless the re-check judged them a class of their own
+    star_suppressed = all_star if not verification.root_class_rows else np.zeros(len(released), dtype=np.bool_)
+    if partition is not None:  # the run's own: its rows are the input's, unless it left the suppressed out
+        alignment = (Alignment(True) if partition.row_class is not None and len(released) == dataset.n_rows
+                     else Alignment(False, reason="the suppressed records were left out of the release"))
+        given = (summary or {}).get("levels")
+        levels = None if given is None else {str(q): int(v) for q, v in given.items()}
+    else:
+        assert codes is not None
+        alignment = check_alignment(dataset, codes)
+        found = released_levels(dataset, codes, star_suppressed, alignment.aligned)
+        if summary is not None:
+            check_summary(summary, dataset, verification, found, where=where, summary_where=summary_where)
+        levels = _levels(summary, found)
+        partition = partition_of_release(dataset, codes, levels, star_suppressed, alignment.aligned)
+        if partition is None and alignment.aligned:  # labels that name no node: each class's input values
+            row_class = np.where(star_suppressed, -1, codes.classes())
+            kept = row_class >= 0
+            row_class[kept] = np.unique(row_class[kept], return_inverse=True)[1]
+            partition = partition_of_assignment(dataset, row_class)
+    aligned = alignment.aligned
+    suppressed = star_suppressed if aligned and not verification.root_class_rows else None
+    metrics, sources, omitted = _metrics(summary if from_run else None, dataset, requirements, partition,
+                                         summary if not from_run else None)
     k = requirements.k
     released_sizes = verification.released_sizes
     # the input's risk: the run measured it already; a report of a file measures it here
-    before = ((summary or {}).get("risk") or {}).get("input") or risk_report(class_sizes_of_codes(dataset.qi_codes()))
+    run_risk = ((summary or {}).get("risk") or {}).get("input") if from_run else None
+    before = run_risk or risk_report(class_sizes_of_codes(dataset.qi_codes()))
     after = (risk_report(released_sizes, records_excluded=verification.suppressed_rows)
              if len(released_sizes) else None)
     method = summary["method"] if summary is not None else "unknown (no run summary given)"
     family = family or ("full-domain" if levels is not None else None)
     nearby = (alternatives(dataset, requirements, levels, (summary or {}).get("search", {}).get("optimized"))
               if family == "full-domain" and levels is not None and summary is not None else None)
-    facts = dict(summary) if summary is not None else {
-        "method": method, "requirements": requirements.describe(), "rows": dataset.n_rows,
-        "classes": verification.classes, "min_class_size": verification.min_class_size,
-        "suppressed_rows": verification.suppressed_rows, "search": {}}
+    # what the release shows is the re-check's; the summary adds the method's record
+    facts = {**(summary or {"method": method, "requirements": requirements.describe(), "search": {}}),
+             "rows": dataset.n_rows, "classes": verification.classes,
+             "min_class_size": verification.min_class_size, "suppressed_rows": verification.suppressed_rows}
     budget = requirements.budget_rows(dataset.n_rows)
+    guarantees = _guarantees(requirements, verification, budget, dataset.n_rows)
     report: dict[str, Any] = {
         "format": REPORT_FORMAT,
         "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "anonset": __version__,
         "run": _run_section(summary, run, method, dataset),
         "headline": _headline(dataset, verification.classes, verification.min_class_size,
-                              verification.suppressed_rows, released_sizes, after, requirements),
-        "guarantees": _guarantees(requirements, verification, budget, dataset.n_rows),
+                              verification.suppressed_rows, released_sizes, after, requirements, guarantees),
+        "guarantees": guarantees,
+        "alignment": {"aligned": aligned, "note": _alignment_note(alignment)},
         "suppression": {
             "records": verification.suppressed_rows, "share": verification.suppressed_rows / max(dataset.n_rows, 1),
             "budget_records": budget, "budget_share": requirements.max_suppression,
-            "dropped": not aligned,
-            "breakdown": suppressed_breakdown(dataset, released, suppressed, levels, k),
+            "dropped": len(released) < dataset.n_rows,
+            "breakdown": (suppressed_breakdown(dataset, released, suppressed, levels, floor,
+                                               verification.suppressed_disclosure)
+                          if suppressed is not None else None),
+            "breakdown_omitted": (None if suppressed is not None or not verification.suppressed_rows
+                                  else _breakdown_omitted(alignment, verification)),
         },
-        "attributes": attribute_sections(dataset, released, partition, levels),
+        "attributes": attribute_sections(dataset, released, partition, levels, floor),
+        "display_floor": floor,
         "classes": _class_section(released_sizes, k),
         "risk": {"thresholds": [float(t) for t in DEFAULT_THRESHOLDS], "input": before, "release": after,
                  "k_threshold": 1.0 / k if k > 1 else None},
         "utility": [{"name": name, "value": value, "optimized": name == facts.get("search", {}).get("optimized"),
-                     **describe_metric(name).to_json()} for name, value in metrics.items()],
-        "utility_source": "the run's summary" if summary is not None else "recomputed from the released classes",
+                     "source": sources[name], **describe_metric(name).to_json()} for name, value in metrics.items()],
+        "utility_source": _utility_source(sources, from_run),
+        "utility_omitted": omitted,
         "method": _method_section(facts, family),
-        "why": why_this_release(facts, family or "", method_summary, nearby, budget),
+        "why": (why_this_release(facts, family or "", method_summary, nearby, budget,
+                                 meets=all(g["holds"] for g in guarantees), checked=requirements.describe())
+                if summary is not None
+                else _why_unknown(levels)),
         "alternatives": nearby,
-        "workload": _workload(dataset, partition, workload),
-        "warnings": list((summary or {}).get("warnings", [])),
+        "workload": _workload(dataset, partition, workload, alignment),
+        "warnings": (list(summary.get("warnings", [])) if summary is not None
+                     else _release_warnings(dataset, partition, suppressed, requirements)),
     }
     return report
 
 
-def _workload(dataset: Dataset, partition: Partition | None,
-              workload: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The config's query-accuracy and pattern-survival checks run on the release, or None when none is set."""
+def _release_warnings(dataset: Dataset, partition: Partition | None, suppressed: NDArray[np.bool_] | None,
+                      requirements: Requirements) -> list[str]:
+    """What a run would have warned about, read from the release: attributes lost, suppression concentrated."""
+    out = [lost_warning(lost) for lost in lost_attributes(dataset, partition)] if partition is not None else []
+    if suppressed is not None and suppressed.any():
+        out += concentrated_suppression(dataset, suppressed_counts_of_rows(dataset, suppressed), requirements.k)
+    return out
+
+
+def check_summary(summary: Mapping[str, Any], dataset: Dataset, verification: VerificationReport,
+                  levels: Mapping[str, tuple[int, ...]], *, where: str = "release",
+                  summary_where: str = "summary") -> None:
+    """A DataError naming the first thing ``summary`` says that the release (re-checked) does not show.
+
+    Compared: the input's records, the suppressed records, the classes, the
+    smallest class, and each full-domain level (one of the levels the
+    released values can be: ``levels``, from
+    :func:`anonset.report.alignment.released_levels`).
+    """
+    def refuse(problem: str) -> DataError:
+        return DataError(f"{summary_where}: {problem}; give the summary anonymize --summary wrote for this release")
+
+    said = {"rows": "records in the input", "suppressed_rows": "suppressed records", "classes": "classes",
+            "min_class_size": "records in the smallest class"}
+    shown = {"rows": dataset.n_rows, "suppressed_rows": verification.suppressed_rows,
+             "classes": verification.classes, "min_class_size": verification.min_class_size}
+    for key, words in said.items():
+        value = summary.get(key)
+        if value is None or value == shown[key]:
+            continue
+        if key == "suppressed_rows" and _suppression_explained(value, verification):
+            continue
+        whose = "the config's input has" if key == "rows" else f"{where} has"
+        raise refuse(f"it says {value!r} {words} but {whose} {shown[key]:,}")
+    given = summary.get("levels")
+    if given is None:
+        return
+    if not isinstance(given, Mapping) or set(map(str, given)) != set(dataset.quasi):
+        raise refuse(f"its levels {given!r} do not name the quasi-identifiers {', '.join(dataset.quasi)}")
+    for q in dataset.quasi:
+        level = given[q]
+        possible = levels.get(q, ())
+        if isinstance(level, int) and level in possible:
+            continue
+        h = dataset.hierarchy(q)
+        actual = ("not levels of a hierarchy" if h is None else
+                  "no single level of its hierarchy" if not possible else
+                  level_text(possible[0], h.max_level) if len(possible) == 1 else
+                  "one of levels " + ", ".join(map(str, possible)))
+        raise refuse(f"it says {q!r} is at level {level!r} but the released values of {q!r} in {where} are"
+                     f" {actual}")
+
+
+def _workload(dataset: Dataset, partition: Partition | None, workload: Mapping[str, Any] | None,
+              alignment: Alignment) -> dict[str, Any] | None:
+    """The config's query-accuracy and pattern-survival checks run on the release, or None when none is set.
+
+    A check that cannot be run on this release is left out with the reason,
+    under ``omitted``: the queries need each class's released values, the
+    patterns also which input record is in which class.
+    """
     checks = {key: (workload or {}).get(key) for key in ("queries", "patterns")}
-    if partition is None or not any(checks.values()):
+    if not any(checks.values()):
         return None
     from anonset.evaluation import pattern_survival, query_accuracy
 
     out: dict[str, Any] = {}
+    omitted: dict[str, str] = {}
+    if partition is None:
+        reason = ("left out: the released values could not be read as generalized values of the input"
+                  + (f", and {alignment.reason}" if alignment.reason else ""))
+        return {"omitted": {key: reason for key, check in checks.items() if check}}
     q = checks["queries"]
     if q:
         accuracy = query_accuracy(dataset, partition, n_queries=q["count"], dimension=q["dimension"],
@@ -157,85 +294,110 @@ def _workload(dataset: Dataset, partition: Partition | None,
         out["queries"] = {**accuracy.summary(), "share_above": accuracy.share_above, "dimension": q["dimension"],
                           "selectivity": q["selectivity"], "threshold": q["threshold"]}
     p = checks["patterns"]
-    if p:
+    if p and partition.row_class is None:
+        omitted["patterns"] = f"left out: the tree is scored on the input records of each class, and {alignment.reason}"
+    elif p:
         survival = pattern_survival(dataset, partition, p["target"], task=p["task"], test_fraction=p["test_fraction"],
                                     depth=p["depth"], seed=p["seed"])
         out["patterns"] = {**survival.summary(), "target": p["target"]}
+    if omitted:
+        out["omitted"] = omitted
     return out
 
 
-def _suppressed_rows(released: pd.DataFrame, quasi: tuple[str, ...]) -> NDArray[np.bool_]:
-    """Rows whose released quasi-identifiers are all ``*``."""
-    mask = np.ones(len(released), dtype=np.bool_)
-    for q in quasi:
-        column = released[q]
-        if isinstance(column.dtype, pd.CategoricalDtype):
-            star = np.asarray(column.cat.categories.astype(str) == SUPPRESSED)
-            codes = column.cat.codes.to_numpy()
-            mask &= np.where(codes >= 0, star[np.maximum(codes, 0)], False)
-        else:
-            mask &= column.astype(str).to_numpy() == SUPPRESSED
-    return mask
+def _why_unknown(levels: Mapping[str, int] | None) -> list[str]:
+    """What can be said of how a release was made when no run summary is given: only what its values show."""
+    shape = ("Its values show one level of each quasi-identifier's hierarchy applied to the whole table (a"
+             " full-domain generalization); the attributes below give the levels." if levels is not None else
+             "Its values are not one level of each hierarchy for the whole table: the records were grouped and"
+             " generalized group by group.")
+    return ["No run summary was given, so how the method chose this release is not known (`anonset report CONFIG"
+            " RELEASE --summary run.json` adds the method's record).", shape]
 
 
-def _levels(summary: Mapping[str, Any] | None, dataset: Dataset, released: pd.DataFrame,
-            suppressed: NDArray[np.bool_] | None) -> dict[str, int] | None:
-    """The full-domain node of the release: from the summary, else the one its values show (or None)."""
+def _suppression_explained(said: Any, verification: VerificationReport) -> bool:
+    """Can the run's ``said`` suppressed records be what the re-check found, though the counts differ?
+
+    The method's suppressed records and a class it generalized to ``*`` in
+    every attribute look alike in the release: the re-check counts them
+    together, as suppressed records (more than the run said) or, beyond the
+    budget, as one class (fewer, the rest in that class).
+    """
+    if not isinstance(said, int) or said < 0:
+        return False
+    found = verification.suppressed_rows
+    return said < found or said <= found + verification.root_class_rows
+
+
+def _levels(summary: Mapping[str, Any] | None, found: Mapping[str, tuple[int, ...]]) -> dict[str, int] | None:
+    """The full-domain node of the release: the summary's (checked against ``found``), else the lowest its values show.
+
+    None when the summary has none (a method that is not full-domain) or,
+    without a summary, when some attribute's released values are no level
+    of its hierarchy.
+    """
     if summary is not None:
         levels = summary.get("levels")
         return None if levels is None else {str(q): int(v) for q, v in levels.items()}
-    if suppressed is None:
+    if any(not possible for possible in found.values()):
         return None
-    found = {}
-    kept = ~suppressed
-    for q in dataset.quasi:
-        h = dataset.hierarchy(q)
-        if h is None:
-            return None
-        codes = dataset.encoded[q].row_codes()[kept]
-        written = released[q].astype(str).to_numpy()[kept]
-        for level in range(h.n_levels):
-            expected = h.labels[level].astype(str)[h.maps[level][codes]]
-            if np.array_equal(expected, written):
-                found[q] = level
-                break
-        else:
-            return None
-    return found
+    return {q: possible[0] for q, possible in found.items()}
 
 
-def _partition(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.bool_] | None,
-               levels: Mapping[str, int] | None) -> Partition:
-    """The partition the released values show: their classes, each generalized as released."""
-    row_class = classes_of_table(released, dataset.quasi)
-    if suppressed is not None and suppressed.any():
-        row_class = np.where(suppressed, -1, row_class)
-        kept = np.unique(row_class[row_class >= 0])
-        renumber = np.full(int(row_class.max()) + 1, -1, dtype=np.int64)
-        renumber[kept] = np.arange(len(kept))
-        row_class = np.where(row_class >= 0, renumber[np.maximum(row_class, 0)], -1)
-    if levels is None:
-        return partition_of_assignment(dataset, row_class)
-    sizes = np.bincount(row_class[row_class >= 0]).astype(np.int64)
-    first = np.full(len(sizes), -1, dtype=np.int64)
-    rows = np.flatnonzero(row_class >= 0)
-    first[row_class[rows[::-1]]] = rows[::-1]
-    values = {}
-    for q in dataset.quasi:
-        h = dataset.require_hierarchy(q)
-        level = int(levels[q])
-        codes = h.maps[level][dataset.encoded[q].row_codes()[first]]
-        values[q] = HierarchyNodes(np.full(len(sizes), level, dtype=np.int16), codes.astype(np.int32))
-    return Partition(values=values, sizes=sizes, n_suppressed=int((row_class < 0).sum()), row_class=row_class)
+def _metrics(run_summary: Mapping[str, Any] | None, dataset: Dataset, requirements: Requirements,
+             partition: Partition | None, file_summary: Mapping[str, Any] | None,
+             ) -> tuple[dict[str, float | None], dict[str, str], dict[str, str]]:
+    """The utility metrics, the source of each, and those left out with the reason.
 
-
-def _metrics(summary: Mapping[str, Any] | None, dataset: Dataset, requirements: Requirements,
-             partition: Partition | None) -> dict[str, float | None]:
-    if summary is not None:
-        return dict(summary.get("metrics", {}))
+    The run's own summary (``run_summary``, same process) gives them as the
+    run computed them.  Otherwise they are scored on the partition the
+    released values show; a metric that needs to know which input record is
+    in which class is left out when the rows are not the input's, and a
+    summary read from a file (``file_summary``) gives only what cannot be
+    recomputed from the release (a research value).
+    """
+    if run_summary is not None:
+        given = dict(run_summary.get("metrics", {}))
+        return given, {name: "run" for name in given}, {}
     if partition is None:
-        return {}
-    return {m.name: float(m.score(partition, dataset)) for m in reported_metrics(dataset, requirements.k)}
+        reason = "left out: the released values could not be read as generalized values of the input"
+        return {}, {}, {m.name: reason for m in reported_metrics(dataset, requirements.k)}
+    values: dict[str, float | None] = {}
+    sources: dict[str, str] = {}
+    omitted: dict[str, str] = {}
+    for m in reported_metrics(dataset, requirements.k):
+        if m.needs_rows and partition.row_class is None:
+            omitted[m.name] = "left out: it needs to know which input record is in which class, and the rows are not"
+            omitted[m.name] += " the input's in order"
+            continue
+        values[m.name] = float(m.score(partition, dataset))
+        sources[m.name] = "release"
+    for name, value in ((file_summary or {}).get("metrics") or {}).items():
+        if name not in values and name not in omitted:
+            values[name], sources[name] = value, "summary"
+    return values, sources, omitted
+
+
+def _utility_source(sources: Mapping[str, str], from_run: bool) -> str:
+    if from_run:
+        return "the run's summary"
+    from_summary = [name for name, source in sources.items() if source == "summary"]
+    return ("recomputed from the released classes"
+            + (f" ({', '.join(from_summary)}: the run's summary)" if from_summary else ""))
+
+
+def _alignment_note(alignment: Alignment) -> str | None:
+    if alignment.aligned:
+        return None
+    return (f"The released rows are not matched to the input's records: {alignment.reason}. Figures that need that"
+            " match are left out; the others are read from the released values.")
+
+
+def _breakdown_omitted(alignment: Alignment, verification: VerificationReport) -> str:
+    if verification.root_class_rows:
+        return ("not broken down: the records released as * everywhere are more than the suppression budget, so"
+                " the re-check judged them a class of their own")
+    return f"not broken down: which input records were suppressed is not known, since {alignment.reason}"
 
 
 def _run_section(summary: Mapping[str, Any] | None, run: Mapping[str, Any] | None, method: str,
@@ -258,17 +420,28 @@ def _run_section(summary: Mapping[str, Any] | None, run: Mapping[str, Any] | Non
 
 
 def _headline(dataset: Dataset, classes: int, smallest: int, suppressed: int, sizes: NDArray[np.int64],
-              after: Mapping[str, Any] | None, requirements: Requirements) -> list[str]:
-    """Three sentences a newcomer can repeat: what was released, how safe it is, what it cost."""
+              after: Mapping[str, Any] | None, requirements: Requirements,
+              guarantees: list[dict[str, Any]]) -> list[str]:
+    """Sentences a newcomer can repeat: whether the release meets its requirements, what was released, how safe.
+
+    When the re-check finds a guarantee broken, the first sentence says so
+    and names it; the rest never claims the requirements are met.
+    """
     released = dataset.n_rows - suppressed
     quasi = ", ".join(dataset.quasi)
-    lines = [f"{released:,} of {dataset.n_rows:,} records are released, in {classes:,} groups of records that"
-             f" look the same on {quasi}; {suppressed:,} records ({suppressed / max(dataset.n_rows, 1):.1%}) were"
-             " withheld (suppressed)."]
+    failed = [g for g in guarantees if not g["holds"]]
+    lines = []
+    if failed:
+        broken = "; ".join(f"{g['requirement']} is violated ({g['detail']})" for g in failed)
+        lines.append(f"This release does NOT meet the requirements: {broken}.")
+    lines.append(f"{released:,} of {dataset.n_rows:,} records are released, in {classes:,} groups of records that"
+                 f" look the same on {quasi}; {suppressed:,} records ({suppressed / max(dataset.n_rows, 1):.1%}) were"
+                 " withheld (suppressed).")
     if after is not None and len(sizes):
+        meets = "" if failed else f" The release meets {requirements.describe()}."
         lines.append(f"Someone who knows a person's {quasi} can narrow that person down to a group of at least"
                      f" {smallest:,} records: a chance of at most {after['highest_risk']:.1%} of picking the right"
-                     f" record, {after['average_risk']:.1%} on average. The release meets {requirements.describe()}.")
+                     f" record, {after['average_risk']:.1%} on average.{meets}")
     return lines
 
 
@@ -283,6 +456,12 @@ def _guarantees(requirements: Requirements, verification: VerificationReport, bu
                                f" {n_rows:,})",
                 "holds": verification.suppressed_rows <= budget,
                 "detail": f"{verification.suppressed_rows:,} suppressed"})
+    if verification.suppressed_rows:
+        broken = verification.suppressed_disclosure
+        out.append({"requirement": "the suppressed records, released as one group, disclose no sensitive value",
+                    "holds": not broken,
+                    "detail": ("their released sensitive values break " + " and ".join(broken) if broken else
+                               "their sensitive values are withheld, or satisfy every model as one group")})
     return out
 
 

@@ -64,8 +64,15 @@ def alternatives(dataset: Dataset, requirements: Requirements, levels: Mapping[s
 
 
 def why_this_release(summary: Mapping[str, Any], family: str, method_summary: str,
-                     nearby: list[dict[str, Any]] | None, budget_rows: int) -> list[str]:
-    """Paragraphs saying what was searched, what bound the choice and what the next-best alternatives cost."""
+                     nearby: list[dict[str, Any]] | None, budget_rows: int, *, meets: bool = True,
+                     checked: str | None = None) -> list[str]:
+    """Paragraphs saying what was searched, what bound the choice and what the next-best alternatives cost.
+
+    ``meets``: whether the re-check of the released values found every
+    guarantee of ``checked`` (the requirements in words; default the run's)
+    holding; what the paragraphs say of the released classes is that verdict,
+    never the run's own claim.
+    """
     search = summary.get("search") or {}
     method = summary["method"]
     requirements = summary["requirements"]
@@ -79,10 +86,12 @@ def why_this_release(summary: Mapping[str, Any], family: str, method_summary: st
                    " against the requirements on its own.")
     else:
         overlap = "may overlap" if search.get("ranges_may_overlap") else "do not overlap"
-        out.append(f"The method grouped the {summary['rows']:,} records into {summary['classes']:,} classes that"
-                   f" each meet {requirements}, and generalized each class's values on its own (ranges of different"
-                   f" classes {overlap}); the smallest class has {summary['min_class_size']:,} records and"
-                   f" {summary['suppressed_rows']:,} records were suppressed.")
+        judged = checked or requirements
+        verdict = f"that each meet {judged}" if meets else f"that do not all meet {judged} (see the guarantees)"
+        out.append(f"The method grouped the {summary['rows']:,} records into {summary['classes']:,} classes {verdict},"
+                   f" and generalized each class's values on its own (ranges of different classes {overlap}); the"
+                   f" smallest class has {summary['min_class_size']:,} records and {summary['suppressed_rows']:,}"
+                   " records were suppressed.")
         out.append("Methods of this family do not weigh alternative releases against each other; to see what"
                    " another method would give on the same table, run `anonset compare` with both configs.")
     return out

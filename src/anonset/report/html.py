@@ -45,11 +45,11 @@ def render_html(report: Mapping[str, Any]) -> str:
         _in_short(report),
         _guarantees(report["guarantees"]),
         _why(report["why"]),
-        _attributes(report["attributes"]),
+        _attributes(report["attributes"], report.get("display_floor")),
         _suppression(report["suppression"]),
         _classes(report["classes"]),
         _risk(report["risk"]),
-        _utility(report["utility"], report["utility_source"]),
+        _utility(report["utility"], report["utility_source"], report.get("utility_omitted") or {}),
         _workload(report.get("workload")),
         _method(report["method"]),
         _provenance(run),
@@ -60,9 +60,14 @@ def render_html(report: Mapping[str, Any]) -> str:
 
 
 def _in_short(report: Mapping[str, Any]) -> str:
-    parts = ['<section id="summary"><h2>In short</h2><div class="box">']
-    parts += [f"<p>{escape(line)}</p>" for line in report["headline"]]
+    violated = not all(g["holds"] for g in report["guarantees"])
+    parts = [f'<section id="summary"><h2>In short</h2><div class="box{" warn" if violated else ""}">']
+    bad = ' class="bad"'
+    parts += [f"<p{bad if violated and i == 0 else ''}>{escape(line)}</p>" for i, line in enumerate(report["headline"])]
     parts.append("</div>")
+    note = (report.get("alignment") or {}).get("note")
+    if note:
+        parts.append(f'<div class="box"><b>Note:</b> {escape(note)}</div>')
     for warning in report["warnings"]:
         parts.append(f'<div class="box warn"><b>Warning:</b> {escape(warning)}</div>')
     parts.append("</section>")
@@ -82,7 +87,7 @@ def _why(paragraphs: Sequence[str]) -> str:
             + "</section>")
 
 
-def _attributes(sections: Sequence[Mapping[str, Any]]) -> str:
+def _attributes(sections: Sequence[Mapping[str, Any]], floor: int | None) -> str:
     rows = []
     for a in sections:
         level = "—" if a["level"] is None else level_text(a["level"], a["max_level"])
@@ -102,7 +107,11 @@ def _attributes(sections: Sequence[Mapping[str, Any]]) -> str:
     return ('<section id="attributes"><h2>What was done to each quasi-identifier</h2>'
             '<p class="muted">Level 0 is the original value; the top level replaces every value by *. Loss is'
             " the share of the attribute's domain a released value covers on average, 0 (nothing lost) to 1"
-            " (everything suppressed); a suppressed record counts 1. Distinct values do not count *.</p>"
+            " (everything suppressed); a suppressed record counts 1. Distinct values do not count *."
+            + ("" if floor is None else
+               f" No original value, range or combination held by fewer than {floor} records is named: such values"
+               f" are counted together in the bar \u201cother: \u2026, &lt; {floor} records each\u201d.")
+            + "</p>"
             "<table><tr><th>attribute</th><th>level</th><th>generalization</th><th>distinct values</th>"
             f"<th>loss</th></tr>{''.join(rows)}</table>{''.join(charts)}</section>")
 
@@ -124,9 +133,16 @@ def _suppression(s: Mapping[str, Any]) -> str:
                      " this table discloses no small group.</p>")
         if breakdown["combinations"]:
             parts.append(f"<table><tr>{head}<th>records</th></tr>{rows}</table>")
-        parts.append(f"<p>{breakdown['records_in_small_combinations']:,} suppressed records are in"
-                     f" {breakdown['small_combinations']:,} combinations of fewer than {breakdown['k']} records"
-                     " (not listed).</p>")
+        if breakdown.get("withheld_because"):
+            parts.append(f'<p class="bad">{escape(breakdown["withheld_because"])}: their'
+                         f" {breakdown['records_in_small_combinations']:,} records are in"
+                         f" {breakdown['small_combinations']:,} combinations (not listed).</p>")
+        else:
+            parts.append(f"<p>{breakdown['records_in_small_combinations']:,} suppressed records are in"
+                         f" {breakdown['small_combinations']:,} combinations of fewer than {breakdown['k']} records"
+                         " (not listed).</p>")
+    elif s.get("breakdown_omitted"):
+        parts.append(f'<p class="muted">Their quasi-identifier combinations are {escape(s["breakdown_omitted"])}.</p>')
     parts.append("</section>")
     return "".join(parts)
 
@@ -172,7 +188,7 @@ def _risk(r: Mapping[str, Any]) -> str:
             f'<div class="chart">{chart}</div></section>')
 
 
-def _utility(rows: Sequence[Mapping[str, Any]], source: str) -> str:
+def _utility(rows: Sequence[Mapping[str, Any]], source: str, omitted: Mapping[str, str]) -> str:
     body = "".join(f"<tr><td><b>{escape(m['name'])}</b>{' (optimized)' if m['optimized'] else ''}</td>"
                    f"<td class=\"num\">{'n/a' if m['value'] is None else format(m['value'], '.6g')}</td>"
                    f"<td>{escape(m['better'])} is better</td><td>{escape(m['range'])}</td>"
@@ -180,7 +196,9 @@ def _utility(rows: Sequence[Mapping[str, Any]], source: str) -> str:
     return ('<section id="utility"><h2>Utility: what the release keeps</h2>'
             f'<p class="muted">Figures from {escape(source)}.</p>'
             "<table><tr><th>metric</th><th>value</th><th>better</th><th>range</th><th>meaning</th></tr>"
-            f"{body}</table></section>")
+            f"{body}</table>"
+            + "".join(f'<p class="muted">{escape(name)}: {escape(reason)}.</p>' for name, reason in omitted.items())
+            + "</section>")
 
 
 def _workload(w: Mapping[str, Any] | None) -> str:
@@ -197,6 +215,9 @@ def _workload(w: Mapping[str, Any] | None) -> str:
                      f" {q['mean_relative_error']:.3g}, median {q['median_relative_error']:.3g};"
                      f" {q['share_above']:.1%} of the queries are off by more than {q['threshold']:.0%}."
                      " Lower is better.</p>")
+    for name, reason in ((w or {}).get("omitted") or {}).items():
+        parts.append(f'<p class="muted">The {"query accuracy" if name == "queries" else "pattern survival"} check is'
+                     f" {escape(reason)}.</p>")
     p = (w or {}).get("patterns")
     if p:
         parts.append(f"<p>A decision tree for {escape(str(p['target']))} learned on the release scores"

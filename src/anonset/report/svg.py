@@ -18,6 +18,9 @@ __all__ = ["Series", "bar_chart", "nice_step", "scatter_plot"]
 #: Series colours: the original data in grey, the release in blue, further series after them.
 PALETTE = ("#9aa5b1", "#1f6fb2", "#d9822b", "#3c8d2f", "#8e44ad")
 _FONT = 'font-family="system-ui, sans-serif" font-size="11"'
+#: Characters of a bar's label drawn beside it (longer ones are cut, whole in the bar's tooltip); room for
+#: the "other: 3 values, < 5 records each" bar of a distribution.
+_LABEL_CHARS = 36
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ def bar_chart(title: str, categories: Sequence[str], series: Sequence[Series], *
     width : int
         Pixel width of the drawing.
     """
-    label_width = min(190, 12 + 7 * max((len(c) for c in categories), default=4))
+    label_width = min(12 + 7 * _LABEL_CHARS, 12 + 7 * max((len(c) for c in categories), default=4))
     bar_height = 13 if len(series) > 1 else 16
     group_height = bar_height * len(series) + 6
     top, bottom = 34, 34
@@ -73,8 +76,9 @@ def bar_chart(title: str, categories: Sequence[str], series: Sequence[Series], *
                      f' fill="#52606d">{escape(unit)}</text>')
     for i, category in enumerate(categories):
         y0 = top + i * group_height
+        shown = escape(_clip(category, _LABEL_CHARS))
         parts.append(f'<text x="{plot_left - 6}" y="{y0 + group_height / 2 + 1:.1f}" text-anchor="end"'
-                     f' dominant-baseline="middle" {_FONT} fill="#1f2933">{escape(_clip(category, 28))}</text>')
+                     f' dominant-baseline="middle" {_FONT} fill="#1f2933">{shown}</text>')
         for j, s in enumerate(series):
             value = float(s.values[i])
             y = y0 + 3 + j * bar_height
