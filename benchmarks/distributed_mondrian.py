@@ -88,7 +88,7 @@ def run(rows: int, fragment_counts: list[int], samples: list[int], folder: Path)
     print("|---|" + "--:|" * (len(COLUMNS) - 2) + "--:|", flush=True)
 
     started = time.perf_counter()
-    release = Anonymizer(attributes, requirements, method="mondrian").fit_transform(whole)
+    release = Anonymizer(attributes, requirements, method="mondrian").fit(whole).release_
     seconds = time.perf_counter() - started
     error = query_accuracy(whole, release.partition, workload).mean
     print(_row("single machine", 1, release.n_classes, dict(release.metrics), error, seconds), flush=True)

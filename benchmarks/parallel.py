@@ -55,7 +55,7 @@ else:
     import warnings
     with warnings.catch_warnings():  # new records may leave a class short of k: a warning, not the point here
         warnings.simplefilter('ignore')
-        fitted.transform(table[quasi].iloc[half:])
+        fitted.transform(table[quasi].iloc[half:], return_release=True)
 print(f'{time.perf_counter() - start:.2f} {time.process_time() - cpu:.2f} {threads}')
 """
 

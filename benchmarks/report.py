@@ -69,7 +69,7 @@ def in_process(config: Path) -> None:
 
     cfg = load_config(config)
     dataset = cfg.load_dataset()
-    release = cfg.anonymizer().fit_transform(dataset)
+    release = cfg.anonymizer().fit(dataset).release_
     assert release.table is not None
     spec = registry.get(cfg.method)
     builds, renders = [], []

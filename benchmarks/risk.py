@@ -115,7 +115,7 @@ def adult_b1(table: object) -> None:
     hierarchies = ADULT.parent / "hierarchies"
     attributes = {q: {"role": "quasi", "hierarchy": read_hierarchy(hierarchies / f"{q}.csv")}
                   for q in table.columns}  # type: ignore[attr-defined]
-    release = Anonymizer(attributes, Requirements([KAnonymity(5)], max_suppression=0.01)).fit_transform(table)
+    release = Anonymizer(attributes, Requirements([KAnonymity(5)], max_suppression=0.01)).fit(table).release_
     risk = release.summary()["risk"]
     print("\nadult.csv, configuration b1 (k = 5, 1% suppression, optimal Loss), before -> after:")
     for key in ("records", "records_excluded", "classes", "highest_risk", "average_risk",

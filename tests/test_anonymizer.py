@@ -85,7 +85,7 @@ def test_fit_transform_applies_the_same_recoding_and_rechecks() -> None:
     req = Requirements([KAnonymity(3)], 0.05)
     model = Anonymizer(attrs, req).fit(table)
     shuffled = table.sample(frac=1.0, random_state=0).reset_index(drop=True)
-    released = model.transform(shuffled)
+    released = model.transform(shuffled, return_release=True)
     assert released.levels == model.levels_
     assert released.verified
     assert released.suppressed_rows == model.release_.suppressed_rows
@@ -103,10 +103,10 @@ def test_transform_raises_when_new_rows_violate() -> None:
     attrs = patient_register_attributes(table)
     model = Anonymizer(attrs, Requirements([KAnonymity(10)], 0.0)).fit(table)
     with pytest.raises(InfeasibleError):
-        model.transform(table.iloc[:7])  # 7 records cannot form a class of 10
+        model.transform(table.iloc[:7], return_release=True)  # 7 records cannot form a class of 10
     with pytest.warns(UserWarning):
         out = Anonymizer(attrs, Requirements([KAnonymity(10)], 0.0), on_violation="warn").fit(table).transform(
-            table.iloc[:7])
+            table.iloc[:7], return_release=True)
     assert not out.verified
 
 

@@ -38,6 +38,7 @@ from anonset.errors import (
     HierarchyError,
     InfeasibleError,
     InputError,
+    UndeclaredColumnError,
 )
 from anonset.hierarchy import Hierarchy, read_hierarchy
 from anonset.io.tables import read_table, write_table
@@ -248,6 +249,9 @@ CASES: list[Case] = [
          files={"data.csv": _rows(*RECORDS, header="age;sex;sex;disease\n")}, error=DataError),
     Case("configured column absent", ("data.csv", "'zipcode'", "not in the data", "age, sex, zip, disease"),
          edit=_set("attributes.zipcode", {"role": "quasi"}), error=DataError),
+    Case("column the config does not name singles people out",
+         ("data.csv", "column 'zip'", "not named in the configuration", "nearly unique", "role: identifier"),
+         edit=lambda cfg: cfg["attributes"].pop("zip"), error=UndeclaredColumnError),
     # ------------------------------------------------------------- hierarchies
     Case("values missing from hierarchy", ("data.csv", "'sex'", "2 value(s)", "sex.csv", "'Other'", "'unknown'"),
          files={"data.csv": _rows(*RECORDS, "33;Other;1404;flu", "34;unknown;1405;flu")},
@@ -277,6 +281,11 @@ CASES: list[Case] = [
          edit=_set("attributes.zip", {"role": "sensitive", "type": "numeric"}), error=DataError),
     Case("non-numeric value, numeric column with hierarchy", ("data.csv", "'age'", "'abc'", "age.csv"),
          files={"data.csv": _replace_record(0, "abc;Male;1300;flu")}, error=HierarchyError),
+    Case("numeric quasi-identifier with a missing marker and no hierarchy (partitioning methods)",
+         ("data.csv", "'age'", "missing values ('?')", "no hierarchy to place them", "lists the marker"),
+         files={"data.csv": _replace_record(2, "?;Male;1302;flu")},
+         edit=_edits(_set("attributes.age", {"role": "quasi", "type": "numeric", "missing": ["?"]}),
+                     _set("method", {"name": "mondrian"}), _set("privacy", {"k": 2})), error=DataError),
     Case("numeric quasi-identifier without hierarchy", ("data.csv", "'age'", "no hierarchy", "builder"),
          edit=_set("attributes.age", {"role": "quasi", "type": "numeric"}), error=ConfigError),
     # ------------------------------------------------------------- privacy parameters
@@ -324,6 +333,8 @@ CASES: list[Case] = [
          edit=_set("method.metric", "non_uniform_entropy"), error=ConfigError),
     Case("output delimiter of two characters", ("run.yaml", "output.delimiter", "single character"),
          edit=_set("output.delimiter", ";;"), error=DataError),
+    Case("input delimiter that is not ASCII", ("run.yaml", "input.delimiter", "'é'", "not an ASCII character"),
+         edit=_set("input.delimiter", "é"), error=DataError),
     Case("--pick for a method with one release", ("--pick", "returns one release"),
          args=lambda p: [*p.anonymize_args(), "--pick", "1"], error=ConfigError, cli_only=True),
     # ------------------------------------------------------------- releases that would protect nothing
@@ -365,12 +376,34 @@ CASES: list[Case] = [
     Case("check: k = 0", ("k-anonymity: the 'k' parameter", "int >= 1", "got 0"),
          args=lambda p: ["check", str(p.root / "data.csv"), "--quasi", "age,sex", "-k", "0"],
          error=ConfigError),
+    Case("check: --input-records below 1", ("--input-records -1", "whole number >= 1"),
+         args=lambda p: ["check", str(p.root / "data.csv"), "--quasi", "age,sex", "-k", "2", "--input-records", "-1"],
+         error=ConfigError, cli_only=True),
+    Case("check: --input-records 0", ("--input-records 0", "whole number >= 1"),
+         args=lambda p: ["check", str(p.root / "data.csv"), "--quasi", "age,sex", "-k", "2", "--input-records", "0"],
+         error=ConfigError, cli_only=True),
+    Case("check: --input-records fewer than the release", ("--input-records 5", "fewer than the 8 records", "data.csv"),
+         args=lambda p: ["check", str(p.root / "data.csv"), "--quasi", "age,sex", "-k", "2", "--input-records", "5"],
+         error=ConfigError, cli_only=True),
+    Case("check: delimiter that is not ASCII", ("--delimiter", "'é'", "not an ASCII character"),
+         args=lambda p: ["check", str(p.root / "data.csv"), "--quasi", "age,sex", "-k", "2", "--delimiter", "é"],
+         error=DataError, cli_only=True),
     Case("average risk bound outside (0, 1]", ("average risk", "1.5"), edit=_set("privacy.average_risk", 1.5),
          error=ConfigError),
     Case("risk: sampling fraction outside (0, 1]", ("--sampling-fraction 1.5", "(0, 1]"),
          args=lambda p: ["risk", str(p.config), "--sampling-fraction", "1.5"], error=ConfigError, cli_only=True),
     Case("risk: population smaller than the table", ("--population-size 3", "smaller than the table (8 records)"),
          args=lambda p: ["risk", str(p.config), "--population-size", "3"], error=ConfigError, cli_only=True),
+    Case("risk: sampling fraction too small to compute with", ("--sampling-fraction 1e-17", "2^53", "at least"),
+         args=lambda p: ["risk", str(p.config), "--sampling-fraction", "1e-17"], error=ConfigError, cli_only=True),
+    Case("risk: population size not a whole number", ("--population-size 406.5", "finite whole number"),
+         args=lambda p: ["risk", str(p.config), "--population-size", "406.5"], error=ConfigError, cli_only=True),
+    Case("risk: population size not finite", ("--population-size inf", "finite whole number"),
+         args=lambda p: ["risk", str(p.config), "--population-size", "inf"], error=ConfigError, cli_only=True),
+    Case("risk: population size too large to compute with", ("--population-size 1e+20", "9,007,199,254,740,992"),
+         args=lambda p: ["risk", str(p.config), "--population-size", "1e20"], error=ConfigError, cli_only=True),
+    Case("risk: input delimiter that is not ASCII", ("run.yaml", "input.delimiter", "'é'", "not an ASCII character"),
+         edit=_set("input.delimiter", "é"), args=lambda p: ["risk", str(p.config)], error=DataError, cli_only=True),
     Case("risk: threshold outside (0, 1]", ("--threshold 0", "(0, 1]"),
          args=lambda p: ["risk", str(p.config), "--threshold", "0"], error=ConfigError, cli_only=True),
     Case("risk: release without the quasi-identifiers", ("postcode.csv", "column 'age'", "not in the release"),
@@ -413,7 +446,7 @@ def test_api_raises_the_class(tmp_path: Path, case: Case) -> None:
     with pytest.raises(case.error) as info:
         cfg = load_config(config_path)
         dataset = cfg.load_dataset()
-        Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric).fit_transform(dataset)
+        Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric).fit(dataset)
     assert type(info.value) is case.error
     assert_nothing_written(project)
 

@@ -19,6 +19,14 @@ attributes:
   age:        {role: quasi, type: numeric, hierarchy: ../shared/data/adult/hierarchies/age.csv}
   sex:        {role: quasi, hierarchy: ../shared/data/adult/hierarchies/sex.csv}
   occupation: {role: sensitive}
+  # the other columns, released as they are on purpose (an undeclared column that could single people out,
+  # native-country here, is refused)
+  race: {role: insensitive}
+  marital-status: {role: insensitive}
+  education: {role: insensitive}
+  native-country: {role: insensitive}
+  workclass: {role: insensitive}
+  salary-class: {role: insensitive}
 privacy:
   k: 5
   l_diversity: {attribute: occupation, l: 3, variant: entropy}   # distinct | entropy | recursive (+ c)

@@ -2,7 +2,7 @@
 
 The public surface is kept small::
 
-    from anonset import Dataset, Hierarchy, Anonymizer, anonymize, Requirements, KAnonymity
+    from anonset import Anonymizer, Requirements, KAnonymity, read_table, read_hierarchy
 
 See README.md for a quick start and docs/ for the user guide.  The names are
 imported on first use: ``import anonset`` itself loads only the exceptions.
@@ -28,7 +28,7 @@ from anonset.version import __version__
 #: Public name -> the module that defines it, imported on first use so that ``import anonset``
 #: (and with it every ``anonset`` command) loads no numerical library until one is needed.
 _LAZY = {
-    "Anonymizer": "anonset.anonymizer", "anonymize": "anonset.anonymizer",
+    "Anonymizer": "anonset.anonymizer", "anonymize": "anonset.anonymizer", "ReleaseViolation": "anonset.anonymizer",
     "AttributeSpec": "anonset.core.dataset", "AttributeType": "anonset.core.dataset", "Dataset": "anonset.core.dataset",
     "Role": "anonset.core.dataset", "TableProfile": "anonset.core.dataset",
     "Hierarchy": "anonset.hierarchy", "read_hierarchy": "anonset.hierarchy",
@@ -37,13 +37,15 @@ _LAZY = {
     "Requirements": "anonset.privacy", "SquaredErrorDiversity": "anonset.privacy",
     "TCloseness": "anonset.privacy",
     "Release": "anonset.release.release",
+    "read_table": "anonset.io.tables", "write_table": "anonset.io.tables",
 }
 
 if TYPE_CHECKING:
-    from anonset.anonymizer import Anonymizer, anonymize
+    from anonset.anonymizer import Anonymizer, ReleaseViolation, anonymize
     from anonset.core.dataset import AttributeSpec, AttributeType, Dataset, Role, TableProfile
     from anonset.core.hierarchy import Hierarchy
     from anonset.core.hierarchy_csv import read_hierarchy
+    from anonset.io.tables import read_table, write_table
     from anonset.privacy import (
         DistinctLDiversity,
         EntropyLDiversity,
@@ -87,6 +89,7 @@ __all__ = [
     "KAnonymity",
     "RecursiveCLDiversity",
     "Release",
+    "ReleaseViolation",
     "Requirements",
     "Role",
     "SquaredErrorDiversity",
@@ -96,4 +99,6 @@ __all__ = [
     "__version__",
     "anonymize",
     "read_hierarchy",
+    "read_table",
+    "write_table",
 ]

@@ -26,11 +26,12 @@ Two release paths:
 
 from __future__ import annotations
 
+import inspect
 import platform
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import numpy as np
 import pandas as pd
@@ -38,12 +39,13 @@ import pyarrow as pa
 
 from anonset.core.dataset import AttributeSpec, Dataset, Role, row_values
 from anonset.core.grouping import Grouping
+from anonset.core.lattice import Lattice
 from anonset.core.partition import Partition, grown_partition, partition_of_assignment
-from anonset.core.stats import stats_from_assignment
+from anonset.core.stats import ClassStats, stats_from_assignment
 from anonset.engine.base import Engine
 from anonset.engine.numpy.engine import NumpyEngine
 from anonset.engine.sql.base import TableName, table_parts
-from anonset.errors import ConfigError, DataError, HierarchyError, InfeasibleError
+from anonset.errors import AnonsetWarning, ConfigError, DataError, HierarchyError, InfeasibleError
 from anonset.methods import registry
 from anonset.methods.base import Family, Method, Problem
 from anonset.methods.full_domain.search import SearchResult
@@ -61,8 +63,18 @@ from anonset.privacy.base import PrivacyModel, Requirements
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity
 from anonset.progress import Task
+from anonset.progress import reporting as progress_reporting
 from anonset.progress import task as progress_task
-from anonset.release.caveats import binding_models, passthrough_columns, useless_release
+from anonset.release.caveats import (
+    LostAttribute,
+    binding_models,
+    concentrated_suppression,
+    lost_attributes,
+    lost_warning,
+    suppressed_counts_of_node,
+    suppressed_counts_of_rows,
+    useless_release,
+)
 from anonset.release.facts import (
     FrontFacts,
     GroupingFacts,
@@ -74,6 +86,8 @@ from anonset.release.facts import (
 from anonset.release.release import Release, render_full_domain, render_partition
 from anonset.release.sinks import EngineSink, NodeRelease, sink_factory
 from anonset.release.stages import StageClock
+from anonset.release.suppressed import group_of_rows, suppressed_group_violations, withheld_warning
+from anonset.release.undeclared import refuse_rare_values, refuse_splitting, undeclared_columns, undeclared_note
 from anonset.release.verify import require_verified, verify_release
 from anonset.risk.report import class_sizes_of_codes, release_risk
 from anonset.version import __version__
@@ -84,7 +98,7 @@ if TYPE_CHECKING:
 __all__ = ["Anonymizer", "ReleaseViolation", "anonymize", "protects"]
 
 
-class ReleaseViolation(UserWarning):
+class ReleaseViolation(AnonsetWarning):
     """A transformed release violates the privacy requirements (``on_violation='warn'``)."""
 
 
@@ -153,6 +167,8 @@ class Anonymizer:
     levels_: dict[str, int] | None
     result_: SearchResult | None
     sink_: EngineSink | None
+    release_: Release
+    dataset_: Dataset
 
     def __init__(self, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]], requirements: Requirements,
                  method: str = "optimal", metric: str | Metric | None = None,
@@ -160,32 +176,7 @@ class Anonymizer:
                  on_violation: str = "raise", seed: int = 0, method_options: Mapping[str, Any] | None = None,
                  pick: int | None = None, output_table: TableName | None = None, replace_output: bool = False,
                  allow_unprotected: bool = False):
-        spec = registry.get(method)
-        options = dict(method_options or {})
-        spec.check_options(options)
-        if pick is not None and (isinstance(pick, bool) or not isinstance(pick, int) or pick < 0):
-            raise ConfigError(f"pick must be an int >= 0; got {pick!r}")
-        if pick is not None and not spec.ranked:
-            raise ConfigError(f"pick (--pick) chooses an entry of a research-value search's success list or a member"
-                              f" of a trade-off front; method {method!r} returns one release, so drop it")
-        if not isinstance(allow_unprotected, bool):
-            raise ConfigError(f"allow_unprotected must be True or False; got {allow_unprotected!r}")
-        spec.check_requirements(requirements)
-        if spec.family is not Family.FRONT and not allow_unprotected and not protects(requirements):
-            raise ConfigError(f"the requirements ({requirements.describe()}) protect nothing: the release would be"
-                              " the input itself; set k >= 2 or another privacy model (or allow an unprotected"
-                              " release by name: allow_unprotected / --allow-unprotected)")
-        if on_violation not in ("raise", "warn"):
-            raise ConfigError(f"on_violation must be 'raise' or 'warn'; got {on_violation!r}")
-        if output_table is not None:
-            if not isinstance(output_table, (str, tuple)):
-                raise ConfigError(f"output_table must be a table name such as 'schema.name'; got {output_table!r}")
-            try:
-                table_parts(output_table)
-            except DataError as exc:
-                raise ConfigError(f"output_table: {exc}") from None
-        if not isinstance(replace_output, bool):
-            raise ConfigError(f"replace_output must be True or False; got {replace_output!r}")
+        # stored as given (scikit-learn's clone() checks that), then checked
         self.attributes = attributes
         self.requirements = requirements
         self.method = method
@@ -194,16 +185,106 @@ class Anonymizer:
         self.drop_suppressed = drop_suppressed
         self.on_violation = on_violation
         self.seed = seed
-        self.method_options = options
+        self.method_options = method_options
         self.pick = pick
         self.output_table = output_table
         self.replace_output = replace_output
         self.allow_unprotected = allow_unprotected
+        self._check_params()
+
+    # ------------------------------------------------------------------ parameters (scikit-learn's protocol)
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        """The constructor's parameters, in order."""
+        return [name for name in inspect.signature(cls.__init__).parameters if name != "self"]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters as set (scikit-learn's protocol: ``sklearn.base.clone`` uses it).
+
+        ``deep`` is accepted for scikit-learn; an Anonymizer holds no other estimator.
+        """
+        del deep
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> Anonymizer:
+        """Set constructor parameters (checked as the constructor checks them) and return the Anonymizer.
+
+        A fitted Anonymizer keeps its fitted state until it is fitted again.
+
+        Raises
+        ------
+        ConfigError
+            An unknown parameter name, or a value the constructor refuses
+            (the parameters are then left as they were).
+        """
+        names = self._param_names()
+        unknown = [name for name in params if name not in names]
+        if unknown:
+            raise ConfigError(f"Anonymizer has no parameter {unknown[0]!r}; its parameters are {', '.join(names)}")
+        before = self.get_params()
+        for name, value in params.items():
+            setattr(self, name, value)
+        try:
+            self._check_params()
+        except BaseException:
+            for name, value in before.items():
+                setattr(self, name, value)
+            raise
+        return self
+
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's description of this estimator: a transformer of tables with text and missing values.
+
+        scikit-learn is imported only when it asks (it is not needed otherwise).
+        """
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False), transformer_tags=TransformerTags(),
+                    no_validation=True, non_deterministic=False,
+                    input_tags=InputTags(two_d_array=True, categorical=True, string=True, allow_nan=True))
+
+    @property
+    def _options(self) -> dict[str, Any]:
+        """The method's options as given (an empty mapping when none)."""
+        return dict(self.method_options or {})
+
+    def _check_params(self) -> None:
+        """Refuse parameters that cannot describe a run, with a one-line ConfigError (before any data is read)."""
+        method, pick, requirements = self.method, self.pick, self.requirements
+        spec = registry.get(method)
+        spec.check_options(self._options)
+        if pick is not None and (isinstance(pick, bool) or not isinstance(pick, int) or pick < 0):
+            raise ConfigError(f"pick must be an int >= 0; got {pick!r}")
+        if pick is not None and not spec.ranked:
+            raise ConfigError(f"pick (--pick) chooses an entry of a research-value search's success list or a member"
+                              f" of a trade-off front; method {method!r} returns one release, so drop it")
+        if not isinstance(self.allow_unprotected, bool):
+            raise ConfigError(f"allow_unprotected must be True or False; got {self.allow_unprotected!r}")
+        spec.check_requirements(requirements)
+        if spec.family is not Family.FRONT and not self.allow_unprotected and not protects(requirements):
+            raise ConfigError(f"the requirements ({requirements.describe()}) protect nothing: the release would be"
+                              " the input itself; set k >= 2 or another privacy model (or allow an unprotected"
+                              " release by name: allow_unprotected / --allow-unprotected)")
+        if self.on_violation not in ("raise", "warn"):
+            raise ConfigError(f"on_violation must be 'raise' or 'warn'; got {self.on_violation!r}")
+        output_table = self.output_table
+        if output_table is not None:
+            if not isinstance(output_table, (str, tuple)):
+                raise ConfigError(f"output_table must be a table name such as 'schema.name'; got {output_table!r}")
+            try:
+                table_parts(output_table)
+            except DataError as exc:
+                raise ConfigError(f"output_table: {exc}") from None
+        if not isinstance(self.replace_output, bool):
+            raise ConfigError(f"replace_output must be True or False; got {self.replace_output!r}")
 
     # ------------------------------------------------------------------ fit
-    def fit(self, data: pd.DataFrame | pa.Table | Dataset, source: str = "<DataFrame>",
+    def fit(self, data: pd.DataFrame | pa.Table | Dataset, y: object = None, *, source: str = "<DataFrame>",
             engine: Engine | None = None) -> Anonymizer:
-        """Search the recoding on ``data``; sets ``levels_``, ``release_``, ``dataset_``, ``result_``.
+        """Search the recoding on ``data``; sets ``levels_``, ``release_``, ``dataset_``, ``result_``; returns self.
+
+        Every warning of the release (``release_.warnings``) is also issued as
+        an :class:`~anonset.errors.AnonsetWarning`.
 
         Parameters
         ----------
@@ -213,6 +294,10 @@ class Anonymizer:
             turning its values into Python objects), or a dataset: in memory,
             or built from the profile of a table that stays in a database
             (:func:`anonset.engine.sql.profile.dataset_from_table`).
+        y : ignored
+            Accepted so that a scikit-learn pipeline can pass its labels; a
+            column the release should keep as a label is declared with role
+            ``target`` in ``attributes``.
         source : str
             How messages name a DataFrame.
         engine : Engine, optional
@@ -241,7 +326,9 @@ class Anonymizer:
         """
         # one task over the whole fit, so that progress is shown for a long fit of short steps too
         with progress_task(f"anonymizing ({self.method})"):
-            return self._fit(data, source, engine)
+            self._fit(data, source, engine)
+        _warn_user(self.release_.warnings)
+        return self
 
     def _fit(self, data: pd.DataFrame | pa.Table | Dataset, source: str, engine: Engine | None) -> Anonymizer:
         """The body of :meth:`fit`."""
@@ -256,6 +343,8 @@ class Anonymizer:
                               f" (every release reports it); use one of {' | '.join(SEARCH_METRICS)}")
         if engine is not None:
             self._check_engine(engine, dataset)
+        if dataset.in_memory:
+            refuse_rare_values(dataset, self.requirements.k)
         spec = registry.get(self.method)
         if not dataset.in_memory:
             if spec.in_memory:
@@ -289,7 +378,8 @@ class Anonymizer:
                                       search=self._search_facts(result, engine, metric),
                                       engine=engine.name, rows_fetched=engine.rows_fetched,
                                       binding=_binding(engine, self.requirements, levels, dataset.n_rows),
-                                      input_sizes=_input_class_sizes(engine))
+                                      input_sizes=_input_class_sizes(engine),
+                                      keeping=self._keeping(engine, metric))
         return self
 
     def _fit_partition(self, dataset: Dataset, metric: Metric, clock: StageClock) -> Anonymizer:
@@ -353,7 +443,7 @@ class Anonymizer:
         partition = Partition.from_node(dataset.quasi, stats, stats.sizes >= k, row_class)
         claimed: list[PrivacyModel] = [KAnonymity(int(k))]
         if "l" in member.objectives:
-            sensitive = self.method_options.get("sensitive") or dataset.sensitive[0]
+            sensitive = self._options.get("sensitive") or dataset.sensitive[0]
             claimed.append(DistinctLDiversity(sensitive, member.objectives["l"]))
         release_requirements = Requirements(claimed, eta)
         if not self.allow_unprotected and not protects(release_requirements):
@@ -370,9 +460,12 @@ class Anonymizer:
         search = FrontFacts.of(result, picked=index, chosen_by="pick" if self.pick is not None else "floor",
                                floors=floors, eta=eta)
         if sink is not None:
-            node = NodeRelease(engine=engine, levels=levels, violating_keys=stats.keys[stats.sizes < k],
+            violating = stats.sizes < k
+            node = NodeRelease(engine=engine, levels=levels, violating_keys=stats.keys[violating],
                                suppressed_rows=partition.n_suppressed, requirements=release_requirements,
-                               drop_suppressed=self.drop_suppressed)
+                               drop_suppressed=self.drop_suppressed,
+                               withheld=tuple(self._withheld(dataset, stats.subset(violating).merged(),
+                                                             release_requirements)))
             self.release_ = self._release_through(sink, node, partition, clock, search)
             self.sink_ = sink
             return self
@@ -424,14 +517,14 @@ class Anonymizer:
         A trade-off search takes k-anonymity and distinct l-diversity as floors
         on its members' ``k`` and ``l`` objectives; any other model is refused.
         """
-        objectives = tuple(self.method_options.get("objectives", ("k", "glm")))
+        objectives = tuple(self._options.get("objectives", ("k", "glm")))
         floors: dict[str, float] = {}
         for m in self.requirements.models:
             if isinstance(m, KAnonymity):
                 name, value = "k", float(m.k)
             elif isinstance(m, DistinctLDiversity):
                 name, value = "l", float(m.l)
-                sensitive = self.method_options.get("sensitive")
+                sensitive = self._options.get("sensitive")
                 if sensitive is not None and m.attribute != sensitive:
                     raise ConfigError(f"method {self.method!r}: the l floor is on {m.attribute!r} but the l objective"
                                       f" measures {sensitive!r}; use the same attribute")
@@ -521,14 +614,17 @@ class Anonymizer:
         self.metric_ = metric
         node = NodeRelease(engine=engine, levels=levels, violating_keys=stats.keys[verdict.violating],
                            suppressed_rows=partition.n_suppressed, requirements=self.requirements,
-                           drop_suppressed=self.drop_suppressed)
+                           drop_suppressed=self.drop_suppressed,
+                           withheld=tuple(self._withheld(dataset, stats.subset(verdict.violating).merged(),
+                                                         self.requirements)))
         self.release_ = self._release_through(sink, node, partition, clock,
-                                              self._search_facts(result, engine, metric))
+                                              self._search_facts(result, engine, metric),
+                                              keeping=self._keeping(engine, metric))
         self.sink_ = sink
         return self
 
     def _release_through(self, sink: EngineSink, node: NodeRelease, partition: Partition, clock: StageClock,
-                         search: SearchFacts | FrontFacts) -> Release:
+                         search: SearchFacts | FrontFacts, keeping: Keeping | None = None) -> Release:
         """Stage the node's release in the sink, have it re-checked there, place it; discard it on any failure.
 
         Nothing is left behind on failure, and an output that is replaced
@@ -546,6 +642,7 @@ class Anonymizer:
                 clock.lap("release")
                 bar.update(completed=1, description="releasing: re-checking")
                 report = sink.verify()
+                undeclared = sink.undeclared(requirements.k)
                 clock.lap("verify")
                 bar.update(completed=2, description="releasing: placing")
                 sink.place()
@@ -560,6 +657,9 @@ class Anonymizer:
             bar.update(completed=3, description="releasing: scoring")
             metrics = _scores(reported, partition, dataset, bar)
             clock.lap("metrics")
+            notices = self._notices(dataset, partition, requirements, useless, list(node.withheld),
+                                    suppressed_counts_of_node(engine, node.levels, node.violating_keys), keeping,
+                                    metrics.get(getattr(self, "metric_", self._metric()).name))
             risk = release_risk(_input_class_sizes(engine), report.released_sizes, report.suppressed_rows)
             clock.lap("verify")
         rows_fetched = engine.rows_fetched
@@ -569,17 +669,73 @@ class Anonymizer:
             table=None, partition=partition, method=self.method,
             levels=dict(zip(dataset.quasi, node.levels, strict=True)),
             metrics=metrics, suppressed_rows=partition.n_suppressed, verified=True,
-            requirements=requirements.describe(), search=search, seconds=clock.elapsed(),
+            requirements=requirements.describe(), models=tuple(requirements.parts()), withheld=node.withheld,
+            search=search, seconds=clock.elapsed(),
             provenance=provenance, location=sink.location, engine=engine.name,
             rows_fetched=rows_fetched, omitted_metrics=omitted, classes=report.classes,
             smallest_class=report.min_class_size,
-            warnings=tuple(([useless] if useless else []) + sink.caveats(requirements.k)), risk=risk,
+            warnings=tuple(notices + undeclared), risk=risk,
             stages=clock.times(),
         )
 
+    def _withheld(self, dataset: Dataset, group: ClassStats, requirements: Requirements) -> list[str]:
+        """The models the suppressed records' group breaks, when their sensitive values must be withheld, else []."""
+        return [] if self.drop_suppressed else suppressed_group_violations(dataset, group, requirements)
+
+    def _notices(self, dataset: Dataset, partition: Partition, requirements: Requirements, useless: str | None,
+                 withheld: list[str], suppressed_counts: Mapping[str, NDArray[np.int64]],
+                 keeping: Keeping | None, score: float | None) -> list[str]:
+        """A release's warnings: useless, sensitive values withheld, attributes lost, suppression concentrated.
+
+        ``withheld``: the models the suppressed records' group breaks (their
+        sensitive values were withheld); ``score``: the release's value of
+        the metric the search optimized.
+        """
+        out = [useless] if useless else []
+        if withheld:
+            out.append(withheld_warning(partition.n_suppressed, dataset.sensitive, withheld))
+        if not useless:
+            out += [lost_warning(lost, keeping(lost, score) if keeping is not None else None)
+                    for lost in lost_attributes(dataset, partition)]
+        out += concentrated_suppression(dataset, suppressed_counts, requirements.k)
+        return out
+
+    def _keeping(self, engine: Engine, metric: Metric) -> Keeping:
+        """For a full-domain release: the cheapest feasible release that keeps a lost attribute, in words.
+
+        The exact search again, on the part of the lattice where the
+        attribute stays at or below the highest level that still tells two of
+        its values apart.  Left out (None) when the metric gives the search no
+        bound and that part of the lattice is large.
+        """
+        dataset = engine.dataset
+        full = [h.max_level for h in dataset.hierarchies]
+
+        def describe(lost: LostAttribute, current: float | None) -> str | None:
+            if lost.keep_level is None:
+                return None
+            j = dataset.quasi.index(lost.name)
+            capped = Lattice([lost.keep_level if i == j else m for i, m in enumerate(full)], dataset.quasi)
+            if metric.node_bounds(dataset, capped.nodes[:1]) is None and capped.size > 5_000:
+                return _WEIGHTS_HINT.format(name=lost.name)
+            from anonset.methods.full_domain.search import optimal_search
+
+            try:
+                with progress_reporting(None):  # a short second search: not a progress bar of its own
+                    found = optimal_search(dataset, engine, self.requirements, metric, lattice=capped)
+            except InfeasibleError:
+                return (f"no feasible release keeps it (every generalization with {lost.name!r} at level"
+                        f" {lost.keep_level} or below breaks the requirements within the suppression budget)")
+            where = ", ".join(f"{q} {v}" for q, v in zip(dataset.quasi, found.levels, strict=True))
+            than = "" if current is None else f" against {current:.4g} for this release"
+            return (f"the cheapest feasible release that keeps it has levels {where} ({metric.name}"
+                    f" {found.score:.4g}{than}); " + _WEIGHTS_HINT.format(name=lost.name))
+
+        return describe
+
     def _problem(self, dataset: Dataset, engine: Engine | None, metric: Metric) -> Problem:
         """What the method's ``fit`` receives: the options checked and completed with their defaults."""
-        options = registry.get(self.method).check_options(self.method_options)
+        options = registry.get(self.method).check_options(self._options)
         return Problem(dataset=dataset, requirements=self.requirements, engine=engine, metric=metric,
                        weights=self.weights, seed=self.seed, options=options)
 
@@ -606,14 +762,47 @@ class Anonymizer:
         chosen = entries[self.pick]["levels"]
         return tuple(int(chosen[q]) for q in dataset.quasi)
 
-    def fit_transform(self, data: pd.DataFrame | pa.Table | Dataset, source: str = "<DataFrame>",
-                      engine: Engine | None = None) -> Release:
-        """Fit on ``data`` (with ``engine``, see :meth:`fit`) and return its release."""
-        return self.fit(data, source, engine=engine).release_
+    @overload
+    def fit_transform(self, data: pd.DataFrame | pa.Table | Dataset, y: object = None, *, source: str = ...,
+                      engine: Engine | None = ..., return_release: Literal[False] = ...) -> pd.DataFrame: ...
+
+    @overload
+    def fit_transform(self, data: pd.DataFrame | pa.Table | Dataset, y: object = None, *, source: str = ...,
+                      engine: Engine | None = ..., return_release: Literal[True]) -> Release: ...
+
+    def fit_transform(self, data: pd.DataFrame | pa.Table | Dataset, y: object = None, *,
+                      source: str = "<DataFrame>", engine: Engine | None = None,
+                      return_release: bool = False) -> pd.DataFrame | Release:
+        """Fit on ``data`` (see :meth:`fit`) and return its released records, as :meth:`transform` returns them.
+
+        With ``return_release=True`` the :class:`Release` itself (also
+        ``release_`` after the fit).  A release written into a database has
+        no records in memory: ask for the release.
+        """
+        release = self.fit(data, y, source=source, engine=engine).release_
+        return release if return_release else _released_frame(release, data, self.dataset_)
 
     # ------------------------------------------------------------------ transform
-    def transform(self, data: pd.DataFrame | pa.Table | Dataset, source: str = "<DataFrame>") -> Release:
+    @overload
+    def transform(self, data: pd.DataFrame | pa.Table | Dataset, *, source: str = ...,
+                  return_release: Literal[False] = ...) -> pd.DataFrame: ...
+
+    @overload
+    def transform(self, data: pd.DataFrame | pa.Table | Dataset, *, source: str = ...,
+                  return_release: Literal[True]) -> Release: ...
+
+    def transform(self, data: pd.DataFrame | pa.Table | Dataset, *, source: str = "<DataFrame>",
+                  return_release: bool = False) -> pd.DataFrame | Release:
         """Apply the learned recoding to new records and re-check the requirements on them.
+
+        Returns the released records as a DataFrame with the index of
+        ``data`` (the rows of suppressed records kept, with ``*`` in their
+        quasi-identifiers, unless ``drop_suppressed``); the columns a release
+        does not change (insensitive, target, and sensitive ones unless the
+        suppressed records' values were withheld) keep the dtypes they had.
+        With ``return_release=True`` the :class:`Release` instead: its
+        figures, warnings and re-check.  Every warning of the release is also
+        issued as an :class:`~anonset.errors.AnonsetWarning`.
 
         Classes of the new release that violate the requirements are
         suppressed while the budget allows; beyond it the configured
@@ -625,6 +814,12 @@ class Anonymizer:
         The new records must be in memory (a DataFrame, an Arrow table, or a
         Dataset holding one); a table in a database cannot be transformed yet.
         """
+        release = self._transform(data, source)
+        _warn_user(release.warnings)
+        return release if return_release else _released_frame(release, data, self.dataset_)
+
+    def _transform(self, data: pd.DataFrame | pa.Table | Dataset, source: str = "<DataFrame>") -> Release:
+        """The body of :meth:`transform`: the release of the new records."""
         if not hasattr(self, "levels_"):
             raise ConfigError("this Anonymizer is not fitted yet; call fit() first")
         if isinstance(data, Dataset):
@@ -636,7 +831,8 @@ class Anonymizer:
         clock = StageClock()
         fitted = self.dataset_
         columns = set(map(str, data.column_names if isinstance(data, pa.Table) else data.columns))
-        specs = {name: s for name, s in fitted.resolved_specs().items() if name in columns}
+        specs = {name: s for name, s in fitted.resolved_specs().items()
+                 if name in columns and name in fitted.attributes}  # an undeclared column stays undeclared
         try:
             dataset = Dataset(data, specs, source=source)
         except HierarchyError as exc:
@@ -644,6 +840,7 @@ class Anonymizer:
                                  " on data that includes them") from None
         clock.lap("encode")
         self.requirements.validate(dataset, new_rows=True)
+        refuse_rare_values(dataset, self.requirements.k)
         if self.levels_ is None:
             return self._transform_partition(dataset, clock)
         # a front member is re-checked against the privacy it claims (its k and l under η)
@@ -659,7 +856,7 @@ class Anonymizer:
                        f" {verdict.budget_rows}")
             if self.on_violation == "raise":
                 raise InfeasibleError(message + "; refit on more data or relax the requirements")
-            warnings.warn(message, ReleaseViolation, stacklevel=2)
+            warnings.warn(message, ReleaseViolation, stacklevel=_user_stacklevel())
             kept = np.ones(stats.n_classes, dtype=np.bool_)
             partition = Partition.from_node(dataset.quasi, stats, kept, row_class)
             return self._release(dataset, levels, partition, clock, search=TransformFacts(), check=False,
@@ -684,7 +881,7 @@ class Anonymizer:
                           else "") + " (a partitioning method suppresses nothing)")
             if self.on_violation == "raise":
                 raise InfeasibleError(message + "; refit on more data or relax the requirements")
-            warnings.warn(message, ReleaseViolation, stacklevel=3)
+            warnings.warn(message, ReleaseViolation, stacklevel=_user_stacklevel())
             return self._release(dataset, None, partition, clock, search=search, check=False)
         return self._release(dataset, None, partition, clock, search=search)
 
@@ -706,7 +903,7 @@ class Anonymizer:
             anonset=__version__, python=platform.python_version(), numpy=np.__version__, pandas=pd.__version__,
             seed=self.seed, method=self.method,
             metric=self.metric if isinstance(self.metric, str) or self.metric is None else self.metric.name,
-            method_options=self.method_options, source=dataset.source,
+            method_options=self._options, source=dataset.source,
             requirements=tuple(m.summary() for m in self.requirements.models),
             max_suppression=self.requirements.max_suppression,
             engine=engine, database=database, output_table=output_table,
@@ -716,7 +913,7 @@ class Anonymizer:
                  search: MethodFacts, check: bool = True, engine: str = "numpy",
                  rows_fetched: int | None = None, requirements: Requirements | None = None,
                  binding: Callable[[], list[str]] | None = None,
-                 input_sizes: NDArray[np.int64] | None = None) -> Release:
+                 input_sizes: NDArray[np.int64] | None = None, keeping: Keeping | None = None) -> Release:
         """Render, score and re-check a release (full-domain node, or any partition when ``levels`` is None).
 
         ``input_sizes``: the input's class sizes when an engine already counted them (its bottom node), for
@@ -724,8 +921,11 @@ class Anonymizer:
         ``requirements``: what the release is re-checked against (default the
         configured ones).  The release's classes are those the re-check
         recomputed from the released values; its warnings say when it is
-        useless (``binding`` names the models that forced that) and which
-        unnamed columns single out records.
+        useless (``binding`` names the models that forced that), when it
+        withheld the suppressed records' sensitive values, lost an attribute
+        (``keeping`` describes the cheapest release that keeps it), or
+        suppressed mostly one value, and which undeclared columns it releases
+        unchanged (one that could single people out is refused).
         """
         requirements = requirements or self.requirements
         assert partition.row_class is not None
@@ -737,11 +937,15 @@ class Anonymizer:
         smallest: int | None = None
         warnings_: list[str] = []
         risk: dict[str, Any] | None = None
+        group = group_of_rows(dataset, suppressed, requirements) if dataset.sensitive and suppressed.any() else None
+        withheld = [] if group is None else self._withheld(dataset, group, requirements)
+        withhold = bool(withheld)
         with progress_task("releasing: rendering", total=1 + len(reported) + int(check), unit="steps") as bar:
             if levels is None:
-                table = render_partition(dataset, partition, self.drop_suppressed)
+                table = render_partition(dataset, partition, self.drop_suppressed, withhold)
             else:
-                table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed)
+                table = render_full_domain(dataset, levels, suppressed, self.drop_suppressed, withhold)
+            refuse_splitting(table, dataset, requirements.k)
             clock.lap("release")
             bar.update(completed=1, description="releasing: scoring")
             metrics = _scores(reported, partition, dataset, bar)
@@ -757,14 +961,19 @@ class Anonymizer:
                                     report.suppressed_rows)
                 useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
                                           binding() if binding is not None and classes <= 1 else None)
-                warnings_ = ([useless] if useless else []) + passthrough_columns(table, dataset, requirements.k)
+                note = undeclared_note(undeclared_columns(dataset, tuple(map(str, table.columns))))
+                warnings_ = self._notices(dataset, partition, requirements, useless, withheld,
+                                          suppressed_counts_of_rows(dataset, suppressed), keeping,
+                                          metrics.get(getattr(self, "metric_", self._metric()).name))
+                warnings_ += [note] if note else []
                 clock.lap("verify")
                 bar.advance()
         return Release(
             table=table, partition=partition, method=self.method,
             levels=None if levels is None else dict(zip(dataset.quasi, levels, strict=True)),
             metrics=metrics, suppressed_rows=int(suppressed.sum()), verified=verified,
-            requirements=requirements.describe(), search=search,
+            requirements=requirements.describe(), models=tuple(requirements.parts()), withheld=tuple(withheld),
+            search=search,
             seconds=clock.elapsed(), stages=clock.times(),
             provenance=self._provenance(dataset), engine=engine, rows_fetched=rows_fetched,
             warnings=tuple(warnings_), classes=classes, smallest_class=smallest, risk=risk,
@@ -775,9 +984,42 @@ def anonymize(data: pd.DataFrame | pa.Table | Dataset,
               attributes: Mapping[str, AttributeSpec | Mapping[str, Any]] | None = None,
               *, requirements: Requirements, method: str = "optimal", metric: str = "loss",
               engine: Engine | None = None, **options: Any) -> Release:
-    """One-call anonymization: ``Anonymizer(...).fit_transform(data, engine=engine)``."""
+    """One-call anonymization: the :class:`Release` of ``Anonymizer(...).fit(data, engine=engine)``."""
     return Anonymizer(attributes or {}, requirements, method=method, metric=metric,
-                      **options).fit_transform(data, engine=engine)
+                      **options).fit(data, engine=engine).release_
+
+
+def _released_frame(release: Release, data: pd.DataFrame | pa.Table | Dataset, fitted: Dataset) -> pd.DataFrame:
+    """The released records as a DataFrame indexed like ``data``, unchanged columns with their own dtypes.
+
+    ``data`` is what :meth:`Anonymizer.fit` or :meth:`Anonymizer.transform`
+    was given; the release keeps its rows in that order (the suppressed ones
+    dropped with ``drop_suppressed``).  The columns taken back from a
+    DataFrame given as it was: every column that is not a quasi-identifier,
+    except sensitive ones whose suppressed records' values were withheld
+    (roles as ``fitted``, the dataset the recoding was learned on, declares them).
+    """
+    table = release.table
+    if table is None:
+        raise ConfigError(f"the release is not in memory ({release.location}): ask for the release itself"
+                          " (release_, or fit_transform(..., return_release=True))")
+    frame = data if isinstance(data, pd.DataFrame) else None
+    if isinstance(data, Dataset) and data.arrow is None and data.in_memory:
+        frame = data.table
+    rows = (np.flatnonzero(release.partition.row_class >= 0)
+            if len(table) < release.partition.n_rows and release.partition.row_class is not None
+            else np.arange(len(table)))
+    out = table.copy(deep=False)
+    out.index = frame.index[rows] if frame is not None else pd.RangeIndex(release.partition.n_rows)[rows]
+    if frame is None:
+        return out
+    for name in out.columns:
+        spec = fitted.specs.get(str(name))
+        role = Role.INSENSITIVE if spec is None else spec.role
+        if role is Role.QUASI or (role is Role.SENSITIVE and release.withheld):
+            continue
+        out[name] = frame[name].iloc[rows].set_axis(out.index)
+    return out
 
 
 def _check_fitted_range(fitted: Dataset, new: Dataset) -> None:
@@ -813,7 +1055,7 @@ def _warn_single_class_targets(dataset: Dataset) -> None:
             if len(values) == 1:
                 warnings.warn(f"{dataset.source}, column {name!r}: the target has one class only ({values[0]!r});"
                               " the classification metric (cm) is 0 for every release and class_penalty has no"
-                              " effect", UserWarning, stacklevel=3)
+                              " effect", AnonsetWarning, stacklevel=_user_stacklevel())
 
 
 def _scores(metrics: Sequence[Metric], partition: Partition, dataset: Dataset, bar: Task) -> dict[str, float]:
@@ -892,3 +1134,32 @@ def _objective_text(member: FrontMember) -> str:
 
 def _floor_text(floors: Mapping[str, float]) -> str:
     return ", ".join(f"{name} >= {value:g}" for name, value in floors.items())
+
+
+#: Describes the cheapest release that keeps a lost attribute, given the release's own score (None: unknown).
+Keeping = Callable[[LostAttribute, float | None], str | None]
+
+#: How to ask the search for a release that keeps an attribute.
+_WEIGHTS_HINT = ("to prefer keeping {name!r}, give it a larger weight (method.weights in the config, weights= in the"
+                 " API)")
+
+
+def _warn_user(messages: Sequence[str]) -> None:
+    """Issue each of a release's warnings as an :class:`~anonset.errors.AnonsetWarning`, pointing at the caller."""
+    level = _user_stacklevel()
+    for message in messages:
+        warnings.warn(message, AnonsetWarning, stacklevel=level)
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning issued here point at the first frame outside anonset."""
+    import sys
+
+    package = __name__.split(".")[0]
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == package:
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+

@@ -59,7 +59,7 @@ def main(threads: int | None) -> None:
     New here? Three steps (docs/tutorial.md walks through them):
       anonset init patients.csv -o config.yaml       # a commented starter config from your table
       anonset anonymize config.yaml --report report.html
-      open report.html                                # what was released, how safe, what it cost
+      then open report.html in a browser              # what was released, how safe, what it cost
     \b
     Or see a worked example first:  anonset demo --report demo-report.html
     """
@@ -138,8 +138,6 @@ def anonymize(config: Path, output: Path | None, summary_path: Path | None, quie
                 release, summary, dataset = _anonymize_on_spark(cfg, model, files, spark_output, started)
             else:
                 release, summary, dataset = _anonymize_in_database(cfg, model, files, started)
-    for warning in release.warnings:
-        click.echo(f"warning: {warning}", err=True)
     if target is None and cfg.sql is None and spark_output is None:
         click.echo("note: no output path (output.path in the config, or --output): the release was not written",
                    err=True)
@@ -161,7 +159,7 @@ def _anonymize_in_memory(cfg: RunConfig, model: Anonymizer, files: FileSink,
 
     target = files.outputs.get("release")
     dataset, read_seconds = _load_in_memory(cfg)
-    release = model.fit_transform(dataset).timed(load=read_seconds, encode=dataset.encode_seconds)
+    release = model.fit(dataset).release_.timed(load=read_seconds, encode=dataset.encode_seconds)
     if target is not None:
         assert release.table is not None
         writing = time.perf_counter()
@@ -311,7 +309,7 @@ def _anonymize_on_spark(cfg: RunConfig, model: Anonymizer, files: FileSink, outp
     release_delimiter = cfg.output_delimiter or delimiter or ","
     with SparkEngine(counts, cfg.requirements.request, frame, source=cfg.input_location,
                      output_delimiter=release_delimiter) as engine:
-        release = model.fit_transform(dataset, engine=engine)
+        release = model.fit(dataset, engine=engine).release_
     release = release.timed(load=load_seconds, encode=dataset.encode_seconds,
                             search=release.stages.search + counted)
     try:
@@ -374,7 +372,7 @@ def _anonymize_in_database(cfg: RunConfig, model: Anonymizer, files: FileSink,
         profile_seconds = time.perf_counter() - profiling - dataset.encode_seconds
         cfg.requirements.validate(dataset)  # before the engine scans the table
         with SqlEngine(dataset, cfg.requirements.request, backend, cfg.source_table) as engine:
-            release = model.fit_transform(dataset, engine=engine)
+            release = model.fit(dataset, engine=engine).release_
         release = release.timed(load=profile_seconds, encode=dataset.encode_seconds)
         target = files.outputs.get("release")
         if cfg.sql is None:
@@ -422,17 +420,21 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
       anonset risk config.yaml                                  # the input's risk
       anonset risk config.yaml --release released.csv --sampling-fraction 0.1
     """
+    from functools import partial
+
     import numpy as np
 
     from anonset.config import load_config
+    from anonset.risk.population import check_population
     from anonset.risk.report import risk_report
     from anonset.risk.sample import DEFAULT_THRESHOLDS
 
     if sampling_fraction is not None and population_size is not None:
         raise ConfigError("give --sampling-fraction or --population-size, not both")
-    if sampling_fraction is not None and not 0 < sampling_fraction <= 1:
-        raise ConfigError(f"--sampling-fraction {sampling_fraction:g}: the share of the population in the table"
-                          " must be in (0, 1]")
+    population = partial(check_population, sampling_fraction=sampling_fraction, population_size=population_size,
+                         fraction_name="--sampling-fraction", size_name="--population-size", whole=True)
+    if sampling_fraction is not None or population_size is not None:
+        population(None)  # what a table of any size refuses, before reading it
     for threshold in thresholds:
         if not 0 < threshold <= 1:
             raise ConfigError(f"--threshold {threshold:g}: a risk threshold must be in (0, 1] (a record's risk is"
@@ -452,9 +454,8 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     else:
         sizes, excluded, source = _input_class_sizes(cfg)
     records = int(np.asarray(sizes).sum()) + excluded
-    if population_size is not None and population_size < records:
-        raise ConfigError(f"--population-size {population_size:g}: smaller than the table ({records} records); give"
-                          " the size of the population the table was drawn from")
+    if sampling_fraction is not None or population_size is not None:
+        population(records)
     report = {"source": source, **risk_report(sizes, records_excluded=excluded,
                                                thresholds=thresholds or DEFAULT_THRESHOLDS,
                                                sampling_fraction=sampling_fraction, population_size=population_size,
@@ -724,6 +725,7 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
       anonset check released.csv --quasi age,sex,zip -k 5 --sensitive diagnosis --l 3 --max-suppression 0.01
     """
     from anonset.core.dataset import Dataset
+    from anonset.io.delimiters import check_delimiter
     from anonset.io.tables import read_table
     from anonset.privacy import (
         KAnonymity,
@@ -750,7 +752,16 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     if t_value is not None and input_records is not None:
         raise ConfigError("--t compares with the sensitive column of DATA, which lacks the dropped records; check"
                           " t-closeness on a release that marks suppressed records (output suppressed: mark)")
+    if input_records is not None and input_records < 1:
+        raise ConfigError(f"--input-records {input_records}: the input's records must be a whole number >= 1; give"
+                          " the records of the table the release was made from")
+    if delimiter is not None:
+        check_delimiter(delimiter, "--delimiter")
     table = read_table(data, delimiter)
+    if input_records is not None and input_records < len(table):
+        raise ConfigError(f"--input-records {input_records}: fewer than the {len(table):,} records of {data}; give the"
+                          " records of the input the release was made from (its records and the suppressed ones it"
+                          " dropped)")
     attrs: dict[str, dict[str, Any]] = {q: {"role": "quasi"} for q in names}
     models: list[PrivacyModel] = [KAnonymity(k)]
     if sensitive:
@@ -824,7 +835,7 @@ def demo(rows: int, seed: int, output: Path | None, reports: tuple[Path, ...], s
               f"quasi-identifiers {', '.join(dataset.quasi)}; sensitive: diagnosis")
     out.print(f"requirements: {requirements.describe()}; method: optimal full-domain search, metric: loss")
     with terminal_progress():
-        release = Anonymizer({}, requirements, seed=seed).fit_transform(dataset).timed(encode=dataset.encode_seconds)
+        release = Anonymizer({}, requirements, seed=seed).fit(dataset).release_.timed(encode=dataset.encode_seconds)
     table = release.table
     assert table is not None
     with files:
@@ -841,8 +852,6 @@ def demo(rows: int, seed: int, output: Path | None, reports: tuple[Path, ...], s
                       run={"release": release.location})
         files.verify()
         files.place()
-    for warning in release.warnings:
-        click.echo(f"warning: {warning}", err=True)
     _print_summary(summary, out, dataset)
     out.print("first released records:")
     out.print(table.head(8).to_string(index=False), highlight=False, markup=False, soft_wrap=True)

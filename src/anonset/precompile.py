@@ -143,10 +143,7 @@ def precompile(rows: int = 400, runs: Sequence[WarmUp] = WARM_UPS,
         started = time.perf_counter()
         requirements = Requirements(list(run.models()), run.max_suppression)
         anonymizer = Anonymizer(attributes, requirements, method=run.method, method_options=run.options)
-        if registry.get(run.method).family.name == "FRONT":
-            anonymizer.fit(table)
-        else:
-            anonymizer.fit_transform(table)
+        anonymizer.fit(table)
         seconds = time.perf_counter() - started
         done.append((run, seconds))
         if progress is not None:

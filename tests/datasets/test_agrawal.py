@@ -191,7 +191,7 @@ def test_mondrian_releases_elevel_as_hierarchy_nodes_unless_declared_ordinal(cri
     for elevel in ("hierarchy", "ordinal"):
         ds = agrawal_dataset(2000, 4, seed=3, elevel=elevel)
         release = Anonymizer({}, requirements, method="mondrian",
-                             method_options={"criterion": criterion}).fit_transform(ds)
+                             method_options={"criterion": criterion}).fit(ds).release_
         assert release.verified and verify_release(release.table, ds, requirements, ds.n_rows).ok
         released[elevel] = set(release.table["elevel"])
     assert released["hierarchy"] <= nodes

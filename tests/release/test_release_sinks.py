@@ -109,10 +109,10 @@ def test_each_family_carries_its_typed_facts() -> None:
     grouping = model.release_.search
     assert isinstance(grouping, GroupingFacts) and grouping.classes >= model.release_.n_classes
     assert grouping.ranges_may_overlap is False  # strict by default: regions share no value
-    assert model.transform(REGISTER).search == TransformFacts(classes=grouping.classes)
+    assert model.transform(REGISTER, return_release=True).search == TransformFacts(classes=grouping.classes)
 
     full = Anonymizer(ATTRS, REQUIREMENTS).fit(REGISTER)
-    assert full.transform(pd.concat([REGISTER] * 2, ignore_index=True)).search == TransformFacts()
+    assert full.transform(pd.concat([REGISTER] * 2, ignore_index=True), return_release=True).search == TransformFacts()
 
 
 def test_the_summary_keeps_long_lists_at_the_top_level_as_the_command_writes_them() -> None:
@@ -207,9 +207,9 @@ class _RecordingSink:
         self.calls.append("discard")
         self.inner.discard()
 
-    def caveats(self, k: int) -> list[str]:
-        self.calls.append("caveats")
-        return self.inner.caveats(k)
+    def undeclared(self, k: int) -> list[str]:
+        self.calls.append("undeclared")
+        return self.inner.undeclared(k)
 
 
 @pytest.mark.parametrize("fail", [False, True])
@@ -231,7 +231,7 @@ def test_a_registered_sink_is_what_the_anonymizer_uses(duck: tuple[DuckDBBackend
         assert calls == ["check", "stage", "verify", "discard"]
         assert _tables(backend) == before
         return
-    assert calls == ["check", "stage", "verify", "place", "caveats"]
+    assert calls == ["check", "stage", "verify", "undeclared", "place"]  # undeclared columns checked before placing
     assert release.engine == "toy" and release.provenance.database == "toy store" and release.verified
     assert _tables(backend) == before | {"toy_out"} and isinstance(model.sink_, _RecordingSink)
 

@@ -53,8 +53,8 @@ def test_the_clock_charges_each_lap_to_its_stage() -> None:
 def test_fit_times_the_stages_it_runs(tmp_path: Path, method: str) -> None:
     path = tmp_path / "t.csv"
     write_table(_table(), path)
-    release = Anonymizer(ATTRIBUTES, Requirements([KAnonymity(5)]), method=method).fit_transform(
-        read_arrow_table(path))
+    release = Anonymizer(ATTRIBUTES, Requirements([KAnonymity(5)]), method=method).fit(
+        read_arrow_table(path)).release_
     stages = release.stages
     assert isinstance(stages, StageTimes)
     assert stages.load == stages.write == 0.0  # reading and writing are the command's

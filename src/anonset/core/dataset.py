@@ -201,6 +201,7 @@ class Dataset:
         self.specs: dict[str, AttributeSpec] = specs
         self.quasi: tuple[str, ...] = tuple(c for c in columns if specs[c].role is Role.QUASI)
         self.sensitive: tuple[str, ...] = tuple(c for c in columns if specs[c].role is Role.SENSITIVE)
+        self._refuse_compound((*self.quasi, *self.sensitive))
         self.encoded: dict[str, EncodedColumn] = {}
         self._text: dict[str, pa.ChunkedArray] = self._dictionary_encoded((*self.quasi, *self.sensitive))
         for name in self.quasi:
@@ -417,10 +418,87 @@ class Dataset:
         self.specs[name] = replace(spec, hierarchy=h)
         return h
 
+    def _refuse_compound(self, names: Sequence[str]) -> None:
+        """A DataError for a quasi-identifier or sensitive column whose values are not single values.
+
+        Lists, structs and maps (Parquet's nested types), and bytes, cannot be
+        compared, generalized or counted as values.
+        """
+        for name in names:
+            kind = self._schema.field(name).type if self._schema is not None else None
+            if kind is None and self._frame is not None:
+                first = self._frame[name].dropna().head(1).tolist()
+                compound = bool(first) and isinstance(first[0], (list, tuple, dict, set, np.ndarray, bytes))
+                shown = type(first[0]).__name__ if compound else ""
+            else:
+                compound = kind is not None and (pa.types.is_nested(kind) or pa.types.is_binary(kind)
+                                                 or pa.types.is_large_binary(kind)
+                                                 or pa.types.is_fixed_size_binary(kind))
+                shown = str(kind)
+            if compound:
+                role = self.specs[name].role.value
+                raise DataError(f"{self.source}, column {name!r}: its values are {shown}, not single values, so it"
+                                f" cannot be {'a quasi-identifier' if role == 'quasi' else 'sensitive'}; declare it"
+                                " role: identifier (dropped) or insensitive (released as it is), or flatten it into"
+                                " columns of single values")
+
+    def _number_kind(self, name: str) -> str | None:
+        """``float`` or ``int`` when the column was given as numbers (a DataFrame's or an Arrow table's), else None."""
+        if self._frame is not None:
+            dtype = self._frame[name].dtype
+            if pd.api.types.is_bool_dtype(dtype):
+                return None
+            if pd.api.types.is_float_dtype(dtype):
+                return "float"
+            return "int" if pd.api.types.is_integer_dtype(dtype) else None
+        if self._schema is not None:
+            kind = self._schema.field(name).type
+            if pa.types.is_floating(kind):
+                return "float"
+            return "int" if pa.types.is_integer(kind) else None
+        return None
+
+    def _codes_as_numbers(self, name: str, found: Distinct) -> bool:
+        """Whether a code column (categorical or ordinal) arrived as numbers that its hierarchy can still match.
+
+        A ZIP code that ``pandas.read_csv`` read as float (``1903.0``) or as an
+        integer that lost its leading zero (``1903`` for ``01903``) would be
+        generalized as that text, so it is refused, unless its values are
+        whole numbers that a given hierarchy lists (matched by value, released
+        as the hierarchy writes them).  True when that exception applies.
+        """
+        spec = self.specs[name]
+        kind = self._number_kind(name)
+        if kind is None or spec.type not in (AttributeType.CATEGORICAL, AttributeType.ORDINAL):
+            return False
+        given = spec.hierarchy
+        builder = str(given.get("builder", "")) if isinstance(given, Mapping) else None
+        numbers, ok = parse_floats(found.text)
+        valid = ok & ~np.isnan(numbers)
+        whole = bool(np.all(np.mod(numbers[valid], 1) == 0))
+        shown = found.strings[valid][:1].tolist() or found.strings[:1].tolist()
+        if kind == "float" and (builder is not None or given is None or not whole):
+            self._refuse_numbers(name, kind, shown, builder or "flat")
+        if kind == "int" and builder == "masking" and valid.any():
+            digits = np.char.str_len(np.abs(numbers[valid]).astype(np.int64).astype(str))
+            if digits.min() != digits.max():
+                self._refuse_numbers(name, kind, shown, builder)
+        return kind == "float"
+
+    def _refuse_numbers(self, name: str, kind: str, shown: list[str], builder: str) -> None:
+        example = f" (e.g. {shown[0]})" if shown else ""
+        lost = ("written as a decimal number" if kind == "float"
+                else "read as an integer, so leading zeros are lost")
+        raise DataError(
+            f"{self.source}, column {name!r}: the values are {lost}{example}, but the column is a code generalized"
+            f" as text ({builder} hierarchy); read it as text (pandas.read_csv(..., dtype=str), or"
+            " anonset.read_table) or, for a quantity, declare it type: numeric with an intervals hierarchy")
+
     def _encode_quasi(self, name: str) -> EncodedColumn:
         spec = self.specs[name]
         found = self._distinct_of(name)
         missing_present = self._missing_check(name, found)
+        by_number = self._codes_as_numbers(name, found)
         h = self._given_hierarchy(name, found)
         if h is None and spec.type is AttributeType.NUMERIC:
             numbers = _parse_numbers(self.source, name, found, spec.missing)
@@ -442,12 +520,15 @@ class Dataset:
                                       " `order`; list every value")
             values = list(spec.order) if spec.order else sorted(found.strings.tolist())
             h = Hierarchy.flat(name, values)
-        numeric = spec.type is AttributeType.NUMERIC
+        numeric = spec.type is AttributeType.NUMERIC or by_number
         leaf_of_unique = _leaf_codes(h, found, numeric)
         extra = [v for v in found.strings[leaf_of_unique < 0].tolist() if v in missing_present]
         if extra:
             h = h.with_extra_leaves(extra)
             leaf_of_unique = _leaf_codes(h, found, numeric)
+        kind = self._number_kind(name) if spec.type is not AttributeType.NUMERIC else None
+        if kind is not None and (leaf_of_unique < 0).any():
+            self._refuse_numbers(name, kind, found.strings[leaf_of_unique < 0][:1].tolist(), "given")
         _require_covered(self.source, name, h, found, leaf_of_unique, "(one line each)")
         self._hierarchies[name] = h
         leaf_numbers = None

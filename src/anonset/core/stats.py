@@ -90,6 +90,12 @@ class ClassStats:
         )
 
 
+    def merged(self) -> ClassStats:
+        """The statistics of every class taken together, as one class (its key is empty)."""
+        return aggregate(np.zeros(self.n_classes, dtype=np.int64), 1, self,
+                         np.zeros((1, 0), dtype=np.int32), self.levels)
+
+
 def aggregate(inverse: NDArray[np.int64], n_groups: int, stats: ClassStats, keys: NDArray[np.int32],
               levels: tuple[int, ...] | None) -> ClassStats:
     """Sum the statistics of ``stats``'s classes into ``n_groups`` groups given by ``inverse``."""

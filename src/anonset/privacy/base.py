@@ -166,12 +166,28 @@ class Requirements:
         budget = self.budget_rows(total)
         return Verdict(suppressed <= budget, violating, suppressed, budget)
 
+    def violated_by_group(self, stats: ClassStats) -> list[str]:
+        """The models (as described) that one group of records, judged as a class on its own, violates.
+
+        ``stats`` holds that single class.  A release-level model is judged
+        on the group as if it were the whole release.  This is how the
+        suppressed records are judged: they are released as one group whose
+        quasi-identifiers are all ``*``.
+        """
+        if stats.n_classes != 1:
+            raise ValueError(f"violated_by_group judges one group; got {stats.n_classes} classes")
+        return [m.describe() for m in self.models if not bool(m.satisfied(stats)[0])]
+
     def describe(self) -> str:
         """E.g. ``5-anonymity, entropy 3-diversity on occupation, suppression <= 1%``."""
+        return ", ".join(self.parts())
+
+    def parts(self) -> list[str]:
+        """Each model as described, then the suppression budget when there is one."""
         parts = [m.describe() for m in self.models]
         if self.max_suppression:
             parts.append(f"suppression <= {self.max_suppression:g} of records")
-        return ", ".join(parts)
+        return parts
 
 
 def _narrow(ok: NDArray[np.bool_], models: Sequence[PrivacyModel], stats: ClassStats) -> bool:

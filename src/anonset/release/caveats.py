@@ -1,53 +1,57 @@
 """What a custodian must know before handing a release over, as warnings on the release.
 
-Two things pass every privacy check and still defeat the purpose of a release:
+Some releases pass every privacy check and still defeat their purpose, or
+lose something nobody chose to lose:
 
 * **a release that says nothing**: every record generalized into one class
   (or suppressed), so the quasi-identifiers carry no information.
   :func:`useless_release` says so and, for a full-domain node, names the
   privacy models that allow no step down from it (:func:`binding_models`);
-* **columns the configuration does not name**, which pass through unchanged.
-  :func:`passthrough_columns` flags those that are nearly unique per record
-  (more than half of the records have a value of their own: an identifier
-  or a precise measurement such as a charge) or that split the released
-  classes into groups smaller than k when an attacker knows them (more than
-  5% of the records, suppressed ones included: their unnamed columns are
-  released too).  Declaring such a column removes the warning:
-  ``role: identifier`` drops it, ``role: quasi`` generalizes it, and
-  ``role: insensitive`` (or ``sensitive``) states that it is released as is
-  on purpose.
+* **an attribute lost**: a quasi-identifier released at its top level
+  (``*``) or as one single value for every released record
+  (:func:`lost_attributes`); for a full-domain method the warning names the
+  cheapest feasible release that keeps it (found by the command that builds
+  the release) and how to ask for it (attribute weights);
+* **suppression concentrated on one value**: more than half of the
+  suppressed records share one value of one quasi-identifier (the records
+  with a blank ZIP code, say), a value at least twice as common among them
+  as in the table, so the release under-represents whatever those records
+  have in common (:func:`concentrated_suppression`).  The value
+  is named only when at least max(k, 2) suppressed records hold it, so the
+  warning discloses no group smaller than a released class.
+
+Columns the configuration does not name are the subject of
+:mod:`anonset.release.undeclared`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from anonset.core.dataset import Dataset
+from anonset.core.partition import HierarchyNodes, Partition
 from anonset.engine.base import Engine
 from anonset.privacy.base import Requirements
-from anonset.release.columns import text_codes
-from anonset.release.verify import classes_of_table
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
 
-    from anonset.engine.sql.base import SqlBackend
+    from numpy.typing import NDArray
 
 __all__ = [
-    "NEARLY_UNIQUE",
-    "SPLIT_SHARE",
+    "OVER_REPRESENTED",
+    "LostAttribute",
     "binding_models",
-    "passthrough_columns",
-    "passthrough_columns_in_database",
+    "concentrated_suppression",
+    "lost_attributes",
+    "lost_warning",
+    "suppressed_counts_of_node",
+    "suppressed_counts_of_rows",
     "useless_release",
 ]
-
-#: An unnamed column with more distinct values than this share of the records is nearly unique.
-NEARLY_UNIQUE = 0.5
-#: An unnamed column that leaves more than this share of released records in groups smaller than k is flagged.
-SPLIT_SHARE = 0.05
 
 
 def useless_release(classes: int, suppressed: int, n_rows: int, requirements: Requirements,
@@ -97,74 +101,154 @@ def binding_models(engine: Engine, requirements: Requirements, levels: tuple[int
     return names
 
 
-def passthrough_columns(table: pd.DataFrame, dataset: Dataset, k: int) -> list[str]:
-    """Warnings for columns released unchanged that the configuration does not name.
+#: A value this many times as common among the suppressed records as in the table is over-represented there.
+OVER_REPRESENTED = 2.0
 
-    Parameters
+
+@dataclass(frozen=True)
+class LostAttribute:
+    """A quasi-identifier the release shows as one value for every released record.
+
+    Attributes
     ----------
-    table : pandas.DataFrame
-        The released records.
-    dataset : Dataset
-        The input (its ``attributes`` are the named columns).
-    k : int
-        The k of the release (2 when it has no k-anonymity beyond 1).
+    name : str
+        The quasi-identifier.
+    label : str
+        The one value released (``*`` at the top level of its hierarchy).
+    top : bool
+        Released at the top level of its hierarchy.
+    keep_level : int or None
+        The highest level of its hierarchy at which the input's values still
+        fall into two or more labels (None without a hierarchy): a
+        full-domain release keeps the attribute at this level or below.
     """
-    named = set(dataset.attributes)
-    unnamed = [c for c in table.columns if c not in named and c not in dataset.quasi]
-    if not unnamed or len(table) == 0:
+
+    name: str
+    label: str
+    top: bool
+    keep_level: int | None
+
+
+def lost_attributes(dataset: Dataset, partition: Partition) -> list[LostAttribute]:
+    """The quasi-identifiers whose every released class has the same generalized value.
+
+    A column with one value in the input (nothing to lose) is not listed, nor
+    is any column of a release with no released class (that release is
+    useless as a whole: :func:`useless_release`).
+    """
+    from anonset.release.release import class_labels
+
+    if partition.n_classes == 0:
         return []
-    quasi_codes = classes_of_table(table, dataset.quasi)
-    floor = max(k, 2)
     out = []
-    for name in unnamed:
-        codes, texts = text_codes(table[name], "nan")
-        distinct = len(texts)
-        if distinct > NEARLY_UNIQUE * len(table):
-            out.append(_nearly_unique(name, distinct, len(table)))
+    for q in dataset.quasi:
+        present = np.flatnonzero(dataset.encoded[q].counts() > 0)
+        if len(present) < 2:
             continue
-        group = quasi_codes * (int(codes.max()) + 1) + codes
-        ids, _ = pd.factorize(group)
-        small = int((np.bincount(ids)[ids] < floor).sum())
-        if small > SPLIT_SHARE * len(table):
-            out.append(_splits_classes(name, small, floor))
+        values = partition.values[q]
+        if isinstance(values, HierarchyNodes):
+            pairs = np.unique(np.stack([values.levels.astype(np.int64), values.codes.astype(np.int64)]), axis=1)
+            if pairs.shape[1] != 1:
+                continue
+            h = dataset.require_hierarchy(q)
+            level = int(pairs[0, 0])
+            label = str(h.labels[level][int(pairs[1, 0])])
+            out.append(LostAttribute(q, label, level == h.max_level, _keep_level(dataset, q, present)))
+        else:
+            if len(np.unique(values.lo)) != 1 or len(np.unique(values.hi)) != 1:
+                continue
+            label = str(class_labels(dataset, q, values.take(np.zeros(1, dtype=np.int64)))[0])
+            kept = None if dataset.hierarchy(q) is None else _keep_level(dataset, q, present)
+            out.append(LostAttribute(q, label, False, kept))
     return out
 
 
-def passthrough_columns_in_database(backend: SqlBackend, table: tuple[str, ...], dataset: Dataset,
-                                    k: int) -> list[str]:
-    """:func:`passthrough_columns` for a release written into a database table (two queries per column)."""
-    named = set(dataset.attributes)
-    unnamed = [c for c in backend.columns(table) if c not in named and c not in dataset.quasi]
-    if not unnamed:
-        return []
-    ref = backend.table_ref(table)
-    n_rows = int(backend.fetch_rows(f"SELECT COUNT(*) FROM {ref}", (), "counting the release")[0][0])
-    floor = max(k, 2)
-    out = []
-    for name in unnamed:
-        column = backend.quote(name)
-        rows = backend.fetch_rows(f"SELECT COUNT(DISTINCT {column}) FROM {ref}", (), f"profiling {name!r}")
-        distinct = int(rows[0][0])
-        if distinct > NEARLY_UNIQUE * n_rows:
-            out.append(_nearly_unique(name, distinct, n_rows))
-            continue
-        group = ", ".join([*(backend.quote(q) for q in dataset.quasi), column])
-        rows = backend.fetch_rows(f"SELECT COALESCE(SUM(c), 0) FROM (SELECT COUNT(*) AS c FROM {ref} GROUP BY"
-                                  f" {group}) AS g WHERE c < {int(floor)}", (), f"grouping on {name!r}")
-        small = int(rows[0][0])
-        if small > SPLIT_SHARE * n_rows:
-            out.append(_splits_classes(name, small, floor))
+def _keep_level(dataset: Dataset, name: str, present: NDArray[np.int64]) -> int | None:
+    """The highest level at which the present leaves of ``name`` fall into two or more labels."""
+    h = dataset.require_hierarchy(name)
+    for level in range(h.max_level - 1, -1, -1):
+        if len(np.unique(h.maps[level][present])) >= 2:
+            return level
+    return None
+
+
+def lost_warning(lost: LostAttribute, alternative: str | None = None) -> str:
+    """The warning of a lost attribute; ``alternative`` describes the cheapest release that keeps it, if known."""
+    how = ("at its top level (*) for every record" if lost.top
+           else f"as one single value ({lost.label!r}) for every released record")
+    text = f"quasi-identifier {lost.name!r} is released {how}: the release says nothing about it"
+    if alternative:
+        text += f"; {alternative}"
+    return text
+
+
+def suppressed_counts_of_node(engine: Engine, levels: tuple[int, ...],
+                              violating_keys: NDArray[np.int32]) -> dict[str, NDArray[np.int64]]:
+    """Per quasi-identifier, the suppressed records of a full-domain node per input value (leaf code).
+
+    Counted from the engine's most specific classes (every engine counts
+    them), each rolled up to ``levels`` and matched with the suppressed
+    classes' keys: no record is read again.
+    """
+    dataset = engine.dataset
+    bottom = engine.class_stats(tuple(0 for _ in dataset.quasi))
+    d = len(dataset.quasi)
+    out = {q: np.zeros(dataset.encoded[q].n_categories, dtype=np.int64) for q in dataset.quasi}
+    keys = np.asarray(violating_keys, dtype=np.int64).reshape(-1, d)
+    if not len(keys) or not bottom.n_classes:
+        return out
+    rolled = np.stack([dataset.require_hierarchy(q).maps[levels[j]][bottom.keys[:, j]]
+                       for j, q in enumerate(dataset.quasi)], axis=1).astype(np.int64)
+    both = np.concatenate([rolled, keys])
+    _, inverse = np.unique(both, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    hit = np.isin(inverse[: len(rolled)], inverse[len(rolled):])
+    for j, q in enumerate(dataset.quasi):
+        out[q] = np.bincount(bottom.keys[hit, j], weights=bottom.sizes[hit],
+                             minlength=dataset.encoded[q].n_categories).astype(np.int64)
     return out
 
 
-def _nearly_unique(name: str, distinct: int, n_rows: int) -> str:
-    return (f"column {name!r} is not named in the configuration and is released unchanged, but it is nearly"
-            f" unique ({distinct:,} distinct values in {n_rows:,} records); declare it (role: identifier to drop"
-            " it, quasi to generalize it, insensitive to keep it as is)")
+def suppressed_counts_of_rows(dataset: Dataset, suppressed: NDArray[np.bool_]) -> dict[str, NDArray[np.int64]]:
+    """Per quasi-identifier, the suppressed records per input value (leaf code), from the records in memory."""
+    return {q: np.bincount(dataset.encoded[q].row_codes()[suppressed],
+                           minlength=dataset.encoded[q].n_categories).astype(np.int64) for q in dataset.quasi}
 
 
-def _splits_classes(name: str, small: int, floor: int) -> str:
-    return (f"column {name!r} is not named in the configuration and is released unchanged; with the"
-            f" quasi-identifiers it puts {small:,} released records in groups smaller than {floor} (an attacker"
-            " who knows it can single them out); declare it (role: quasi to generalize it, identifier to drop it,"
-            " insensitive to keep it as is)")
+def concentrated_suppression(dataset: Dataset, counts: Mapping[str, NDArray[np.int64]], k: int) -> list[str]:
+    """The warning (at most one) when more than half of the suppressed records share one value of a quasi-identifier.
+
+    ``counts[q]`` holds the suppressed records per input value of ``q``
+    (:func:`suppressed_counts_of_rows`, :func:`suppressed_counts_of_node`).
+    The value must also be over-represented among the suppressed records (its
+    share there at least :data:`OVER_REPRESENTED` times its share of the
+    table): half of the suppressed records being women, as half of the table
+    is, says nothing.  A value is named only when at least max(k, 2)
+    suppressed records hold it (fewer are never counted out loud).
+    """
+    floor = max(int(k), 2)
+    total = 0
+    parts = []
+    for q in dataset.quasi:
+        per_value = counts.get(q)
+        if per_value is None or not per_value.sum():
+            continue
+        total = int(per_value.sum())
+        top = int(np.argmax(per_value))
+        n = int(per_value[top])
+        if n * 2 <= total or n < floor:
+            continue
+        col = dataset.encoded[q]
+        holders = int(col.counts()[top])
+        if n / total < OVER_REPRESENTED * holders / max(dataset.n_rows, 1):
+            continue  # as common among the suppressed as in the table: nothing was singled out
+        value = str(col.categories[top])
+        shown = f"{value!r}" + (" (empty)" if not value.strip() else "")
+        whose = "every record with that value" if holders == n else f"{n:,} of the {holders:,} records with it"
+        share = f"all {n:,}" if n == total else f"{n:,}"
+        parts.append(f"{share} have {q} = {shown} ({whose})")
+    if not parts:
+        return []
+    return [f"suppression is concentrated: of the {total:,} suppressed records, {' and '.join(parts)}; the release"
+            " under-represents whatever those records have in common (check why they cannot join a class: a value"
+            " the hierarchy keeps apart, such as a blank ZIP code, is a common cause)"]

@@ -39,9 +39,9 @@ from anonset.engine.sql.engine import SqlEngine, match_keys
 from anonset.engine.sql.profile import require_columns, text_of
 from anonset.errors import ConfigError, DataError
 from anonset.privacy.base import Requirements
-from anonset.release.caveats import passthrough_columns_in_database
 from anonset.release.release import SUPPRESSED
 from anonset.release.sinks import NodeRelease
+from anonset.release.undeclared import refuse_in_database
 from anonset.release.verify import (
     VerificationReport,
     judge_released_classes,
@@ -75,7 +75,8 @@ class SqlRelease:
 
 
 def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: NDArray[np.int32],
-                  output_table: TableName, drop_suppressed: bool = False, *, replace: bool = False) -> SqlRelease:
+                  output_table: TableName, drop_suppressed: bool = False, *, replace: bool = False,
+                  withhold_sensitive: bool = False) -> SqlRelease:
     """Write the release of full-domain node ``levels`` as a table in the engine's database.
 
     Parameters
@@ -95,6 +96,9 @@ def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: ND
         their quasi-identifiers.
     replace : bool
         Replace an existing output table (in one transaction with the rename).
+    withhold_sensitive : bool
+        Write ``*`` in the sensitive columns of the suppressed records too
+        (as text; see :mod:`anonset.release.suppressed`).
 
     Returns
     -------
@@ -141,7 +145,8 @@ def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: ND
     created = False
     n_written = 0
     try:
-        sql, params = _release_sql(engine, levels, keys, columns, drop_suppressed, tmp_parts, uploads)
+        sql, params = _release_sql(engine, levels, keys, columns, drop_suppressed, tmp_parts, uploads,
+                                   withhold_sensitive)
         backend.execute(sql, params, f"writing the release of node {levels}")
         created = True
         (counted,) = backend.fetch_numpy(f"SELECT CAST(COUNT(*) AS INT8) FROM {backend.table_ref(tmp_parts)}",
@@ -170,7 +175,8 @@ def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: ND
 
 
 def _release_sql(engine: SqlEngine, levels: tuple[int, ...], keys: NDArray[np.int32], columns: list[str],
-                 drop_suppressed: bool, tmp_parts: tuple[str, ...], uploads: list[str]) -> tuple[str, list[Any]]:
+                 drop_suppressed: bool, tmp_parts: tuple[str, ...], uploads: list[str],
+                 withhold_sensitive: bool = False) -> tuple[str, list[Any]]:
     """The CREATE TABLE ... AS SELECT of the release, and its parameters (uploads label/key tables)."""
     backend, dataset = engine.backend, engine.dataset
     p = backend.placeholder
@@ -206,6 +212,10 @@ def _release_sql(engine: SqlEngine, levels: tuple[int, ...], keys: NDArray[np.in
                 params.append(SUPPRESSED)
             else:
                 select.append(f"l{j}.l AS {backend.quote(c)}")
+        elif spec is not None and spec.role is Role.SENSITIVE and withhold_sensitive and key_table:
+            select.append(f"CASE WHEN v.k0 IS NULL THEN CAST(t.{backend.quote(c)} AS TEXT) ELSE {p} END"
+                          f" AS {backend.quote(c)}")
+            params.append(SUPPRESSED)
         else:
             select.append(f"t.{backend.quote(c)} AS {backend.quote(c)}")
     joins: list[str] = []
@@ -281,15 +291,39 @@ def verify_table(backend: SqlBackend, table: TableName, dataset: Dataset, requir
         raise RuntimeError("released classes are not numbered 0..c-1; this is a bug")
     class_sizes = sizes[order].astype(np.int64)
     all_star = stars[order].astype(np.bool_)
-    counted = {a: _value_counts(backend, ref, table, dataset, a, labels, rank, d) for a in sensitive}
+    star_class = int(np.flatnonzero(all_star)[0]) if all_star.any() else -1
+    counted = {a: _value_counts(backend, ref, table, dataset, a, labels, rank, d, star_class) for a in sensitive}
     stats = stats_of_value_counts(dataset, requirements, class_sizes, counted)
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
-    return judge_released_classes(stats, all_star, requirements, n_in)
+    shown = star_class >= 0 and _star_shows_sensitive(backend, ref, table, dataset)
+    return judge_released_classes(stats, all_star, requirements, n_in, star_shows_sensitive=shown)
+
+
+def _star_shows_sensitive(backend: SqlBackend, ref: str, table: TableName, dataset: Dataset) -> bool:
+    """Whether a record whose quasi-identifiers are all ``*`` shows a sensitive value (one that is not ``*``)."""
+    present = set(backend.columns(table))
+    sensitive = [a for a in dataset.sensitive if a in present]
+    if not sensitive or not dataset.quasi:
+        return False
+    p = backend.placeholder
+    star = " AND ".join(f"CAST(t.{backend.quote(q)} AS TEXT) = {p}" for q in dataset.quasi)
+    shown = " OR ".join(f"{text_of('t.' + backend.quote(a), p)} <> {p}" for a in sensitive)
+    params: list[Any] = [SUPPRESSED] * len(dataset.quasi)
+    for a in sensitive:
+        params += [_marker(dataset, a), SUPPRESSED]
+    rows = backend.fetch_rows(f"SELECT COUNT(*) FROM {ref} AS t WHERE {star} AND ({shown})", params,
+                              "looking for sensitive values of suppressed records")
+    return bool(rows and int(rows[0][0]))
 
 
 def _value_counts(backend: SqlBackend, ref: str, table: TableName, dataset: Dataset, attribute: str, labels: list[str],
-                  rank: str, d: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
-    """Per released class and sensitive value: the class index, the value's code, the count."""
+                  rank: str, d: int, star_class: int = -1,
+                  ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """Per released class and sensitive value: the class index, the value's code, the count.
+
+    A ``*`` in class ``star_class`` (the records whose quasi-identifiers are
+    all ``*``) is a withheld value, counted in no statistic.
+    """
     p = backend.placeholder
     value = text_of(f"t.{backend.quote(attribute)}", p)
     positions = ", ".join(str(j + 1) for j in range(d + 1))
@@ -297,6 +331,7 @@ def _value_counts(backend: SqlBackend, ref: str, table: TableName, dataset: Data
              f" GROUP BY {positions}")
     rows = backend.fetch_rows(f"SELECT CAST({rank} AS INT8), sv, CAST(n AS INT8) FROM ({inner}) AS g",
                               [_marker(dataset, attribute)], f"counting the released values of {attribute!r}")
+    rows = [r for r in rows if not (int(r[0]) == star_class and str(r[1]) == SUPPRESSED)]
     cls = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
     counts = np.fromiter((int(r[2]) for r in rows), dtype=np.float64, count=len(rows))
     vc = dataset.value_codes(attribute)
@@ -401,7 +436,8 @@ class DatabaseSink:
         if self._staging is not None or self._placed:
             raise ValueError("this sink has already staged a release")
         staging = self.parts[:-1] + (self.backend.temp_name("staged"),)
-        self._written = write_release(engine, item.levels, item.violating_keys, staging, item.drop_suppressed)
+        self._written = write_release(engine, item.levels, item.violating_keys, staging, item.drop_suppressed,
+                                      withhold_sensitive=item.withhold_sensitive)
         self._item, self._staging = item, staging
 
     def verify(self) -> VerificationReport:
@@ -462,11 +498,11 @@ class DatabaseSink:
             backend.execute(f"DROP TABLE IF EXISTS {backend.table_ref(self.parts)}", (),
                             "removing the release whose other outputs could not be written")
 
-    def caveats(self, k: int) -> list[str]:
-        """Unnamed columns of the placed table that single out records (see :mod:`anonset.release.caveats`)."""
-        if self._item is None:
-            raise ValueError("nothing was staged")
-        return passthrough_columns_in_database(self.backend, self.parts, self._item.engine.dataset, k)
+    def undeclared(self, k: int) -> list[str]:
+        """Check the staged table's undeclared columns before it is placed (:mod:`anonset.release.undeclared`)."""
+        if self._item is None or self._staging is None:
+            raise ValueError("nothing is staged")
+        return refuse_in_database(self.backend, self._staging, self._item.engine.dataset, k)
 
 
 def _same_relation(backend: SqlBackend, a: tuple[str, ...], b: tuple[str, ...]) -> bool:

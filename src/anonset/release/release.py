@@ -119,6 +119,16 @@ class Release:
         Wall time per stage (:class:`~anonset.release.stages.StageTimes`):
         what ``fit`` ran (encode, search, release, metrics, verify), and a
         command adds reading and writing.
+    withheld : tuple of str
+        The models the suppressed records would break as one group, when
+        their sensitive values were withheld (released as ``*``) for that
+        reason; empty when they were released (see
+        :mod:`anonset.release.suppressed`).
+    models : tuple of str
+        Each privacy model of ``requirements`` and the suppression budget, as described.
+
+    In a notebook a release shows itself as its "In short" and its
+    guarantees (:meth:`_repr_html_`).
 
     Mappings and lists given to the constructor are kept as read-only
     mappings and tuples.
@@ -144,6 +154,8 @@ class Release:
     smallest_class: int | None = None
     risk: Mapping[str, Any] | None = None
     stages: StageTimes = field(default_factory=StageTimes)
+    withheld: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.levels is not None:
@@ -151,6 +163,20 @@ class Release:
         object.__setattr__(self, "metrics", MappingProxyType(dict(self.metrics)))
         object.__setattr__(self, "omitted_metrics", MappingProxyType(dict(self.omitted_metrics)))
         object.__setattr__(self, "warnings", tuple(self.warnings))
+        object.__setattr__(self, "withheld", tuple(self.withheld))
+        object.__setattr__(self, "models", tuple(self.models))
+
+    def __repr__(self) -> str:
+        levels = "" if self.levels is None else f", levels={dict(self.levels)}"
+        return (f"Release(method={self.method!r}, records={self.partition.n_rows:,}, classes={self.n_classes:,},"
+                f" smallest_class={self.min_class_size:,}, suppressed={self.suppressed_rows:,}{levels},"
+                f" verified={self.verified}, warnings={len(self.warnings)})")
+
+    def _repr_html_(self) -> str:
+        """The release in a notebook: what was released and how safe, the guarantees, the warnings (escaped)."""
+        from anonset.release.notebook import release_html
+
+        return release_html(self)
 
     @property
     def n_classes(self) -> int:
@@ -227,6 +253,7 @@ class Release:
             out["metrics_omitted"] = dict(self.omitted_metrics)
         if self.risk is not None:
             out["risk"] = dict(self.risk)
+        out["sensitive_withheld"] = list(self.withheld)
         out["warnings"] = list(self.warnings)
         out.update(self.search.lists_json())
         return out
@@ -237,7 +264,7 @@ def _json_number(v: float) -> float | None:
 
 
 def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_rows: NDArray[np.bool_],
-                       drop_suppressed: bool = False) -> pd.DataFrame:
+                       drop_suppressed: bool = False, withhold_sensitive: bool = False) -> pd.DataFrame:
     """The released table of a full-domain node.
 
     Parameters
@@ -250,6 +277,9 @@ def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_row
         Boolean per record: suppressed.
     drop_suppressed : bool
         Drop suppressed records instead of writing ``*`` in their quasi-identifiers.
+    withhold_sensitive : bool
+        Write ``*`` in the sensitive columns of the suppressed records too
+        (see :mod:`anonset.release.suppressed`).
     """
 
     def labels(name: str) -> tuple[NDArray[np.integer[Any]], NDArray[np.object_]]:
@@ -257,7 +287,7 @@ def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_row
         h = dataset.require_hierarchy(name)
         return h.maps[level][dataset.encoded[name].row_codes()], h.labels[level].astype(object)
 
-    return _assemble(dataset, labels, suppressed_rows, drop_suppressed)
+    return _assemble(dataset, labels, suppressed_rows, drop_suppressed, withhold_sensitive)
 
 
 def copy_table_to_file(backend: SqlBackend, table: TableName, path: str | Path, delimiter: str = ",",
@@ -326,12 +356,14 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def render_partition(dataset: Dataset, partition: Partition, drop_suppressed: bool = False) -> pd.DataFrame:
+def render_partition(dataset: Dataset, partition: Partition, drop_suppressed: bool = False,
+                     withhold_sensitive: bool = False) -> pd.DataFrame:
     """The released table of any partition (local recoding: each class its own generalized values).
 
     Numeric intervals are written ``lo-hi`` (a single value as itself; ``[lo, hi]`` when a bound is
     not an integer), hierarchy nodes by their labels; suppressed records get ``*`` in every
-    quasi-identifier (or are dropped), identifiers are removed, other columns pass through.
+    quasi-identifier (or are dropped; with ``withhold_sensitive`` in their sensitive columns too),
+    identifiers are removed, other columns pass through.
     """
     if partition.row_class is None:
         raise ValueError("render_partition needs the partition's row -> class map")
@@ -341,7 +373,7 @@ def render_partition(dataset: Dataset, partition: Partition, drop_suppressed: bo
     def labels(name: str) -> tuple[NDArray[np.integer[Any]], NDArray[np.object_]]:
         return np.maximum(row_class, 0), class_labels(dataset, name, partition.values[name])
 
-    return _assemble(dataset, labels, suppressed, drop_suppressed)
+    return _assemble(dataset, labels, suppressed, drop_suppressed, withhold_sensitive)
 
 
 #: The released labels of a quasi-identifier: each record's index into an array of labels, and the labels.
@@ -349,16 +381,19 @@ QuasiLabels = Callable[[str], tuple["NDArray[np.integer[Any]]", "NDArray[np.obje
 
 
 def _assemble(dataset: Dataset, quasi_labels: QuasiLabels, suppressed: NDArray[np.bool_],
-              drop_suppressed: bool) -> pd.DataFrame:
+              drop_suppressed: bool, withhold_sensitive: bool = False) -> pd.DataFrame:
     """Identifiers removed, quasi-identifiers labelled (``*`` when suppressed), other columns untouched.
 
-    The release of a DataFrame holds Python strings.  The release of an
-    Arrow table keeps what Arrow holds: each quasi-identifier is a
-    categorical column (one code per record into its labels) and every other
-    text column stays Arrow text, so no record becomes a Python string.
+    With ``withhold_sensitive`` the sensitive columns of the suppressed
+    records read ``*`` too.  The release of a DataFrame holds Python strings.
+    The release of an Arrow table keeps what Arrow holds: each
+    quasi-identifier is a categorical column (one code per record into its
+    labels) and every other text column stays Arrow text, so no record
+    becomes a Python string.
     """
     if not dataset.in_memory:
         raise ValueError("rendering a release needs the rows in memory; a database table is rendered in SQL")
+    withheld = suppressed if withhold_sensitive and not drop_suppressed and suppressed.any() else None
     columns: dict[str, Any] = {}
     for name in dataset.columns:
         spec = dataset.specs[name]
@@ -368,6 +403,8 @@ def _assemble(dataset: Dataset, quasi_labels: QuasiLabels, suppressed: NDArray[n
             index, labels = quasi_labels(name)
             columns[name] = (_categorical(index, labels, suppressed) if dataset.arrow is not None
                              else _objects(index, labels, suppressed))
+        elif withheld is not None and spec.role is Role.SENSITIVE:
+            columns[name] = _withheld(dataset, name, withheld)
         elif dataset.arrow is not None and is_arrow_text(dataset.arrow.schema.field(name).type):
             columns[name] = _ARROW_TEXT.__from_arrow__(dataset.arrow.column(name))
         elif dataset.arrow is not None and is_arrow_text_dictionary(dataset.arrow.schema.field(name).type):
@@ -378,6 +415,24 @@ def _assemble(dataset: Dataset, quasi_labels: QuasiLabels, suppressed: NDArray[n
     if drop_suppressed:
         table = table.loc[~suppressed]
     return table.reset_index(drop=True)
+
+
+def _withheld(dataset: Dataset, name: str, rows: NDArray[np.bool_]) -> Any:
+    """A sensitive column as given, with ``*`` in ``rows``.
+
+    The column of an Arrow table stays Arrow text (no record becomes a
+    Python string); the column of a DataFrame becomes an object column with
+    its other values untouched.
+    """
+    if dataset.arrow is not None:
+        column = dataset.arrow.column(name)
+        if not is_arrow_text(column.type):
+            column = column.cast(pa.large_string() if pa.types.is_large_string(column.type) else pa.string())
+        marked = pc.if_else(pa.chunked_array([pa.array(rows)]), pa.scalar(SUPPRESSED, column.type), column)
+        return _ARROW_TEXT.__from_arrow__(marked)
+    values = dataset.column(name).to_numpy(dtype=object, copy=True)
+    values[rows] = SUPPRESSED
+    return values
 
 
 #: How the release of an Arrow table holds a text column that passes through: Arrow text with NaN for missing.

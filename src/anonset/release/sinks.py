@@ -117,6 +117,10 @@ class NodeRelease:
         What the staged release is re-checked against.
     drop_suppressed : bool
         Drop the suppressed records instead of writing ``*`` in their quasi-identifiers.
+    withheld : tuple of str
+        The models the suppressed records, as one group, would break with
+        their sensitive values: when there is one, their sensitive columns
+        are written ``*`` too (see :mod:`anonset.release.suppressed`).
     """
 
     engine: Engine
@@ -125,6 +129,12 @@ class NodeRelease:
     suppressed_rows: int
     requirements: Requirements
     drop_suppressed: bool = False
+    withheld: tuple[str, ...] = ()
+
+    @property
+    def withhold_sensitive(self) -> bool:
+        """Whether the suppressed records' sensitive values are written ``*``."""
+        return bool(self.withheld)
 
 
 class EngineSink(ReleaseSink[NodeRelease], Protocol):
@@ -144,8 +154,14 @@ class EngineSink(ReleaseSink[NodeRelease], Protocol):
         """Re-check the staged release against the item's requirements where it was written; raise when it fails."""
         ...
 
-    def caveats(self, k: int) -> list[str]:
-        """Warnings about unnamed columns of the placed release that single out records (groups below ``k``)."""
+    def undeclared(self, k: int) -> list[str]:
+        """Check the staged release's undeclared columns before it is placed (:mod:`anonset.release.undeclared`).
+
+        Raises :class:`~anonset.errors.UndeclaredColumnError` for a column
+        that could single people out (a value held by fewer than max(k, 2)
+        records, or groups that small beside the quasi-identifiers); returns
+        the warnings of the undeclared columns that pass.
+        """
         ...
 
 

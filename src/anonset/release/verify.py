@@ -7,6 +7,11 @@ classes so obtained.  Records whose quasi-identifiers are all ``*`` are the
 suppressed records when other records are released with values and they (plus
 any records missing from the release) fit the suppression budget; otherwise
 they are a class of their own and must satisfy the models.
+
+The suppressed records are released as one group, so when any of their
+sensitive values is released (not ``*``), that group must satisfy every model
+too, judged on the values it shows (see :mod:`anonset.release.suppressed`):
+whoever learns that a person was suppressed links them to it.
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ class VerificationReport:
     released_sizes: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64), compare=False)
     #: The models (as described) that some released class violates.
     violated: tuple[str, ...] = ()
+    #: The models the suppressed records, released as one group with sensitive values, violate (empty: none).
+    suppressed_disclosure: tuple[str, ...] = ()
 
 
 def require_verified(report: VerificationReport) -> None:
@@ -114,14 +121,27 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
     row_class, all_star = _grouped(table, quasi)
     n_classes = int(row_class.max()) + 1 if len(row_class) else 0
-    stats = _stats(table, dataset, requirements, row_class, n_classes)
+    withheld = _withheld_cells(table, dataset, all_star)
+    stats = _stats(table, dataset, requirements, row_class, n_classes, withheld)
     star = np.zeros(n_classes, dtype=np.bool_)
     star[np.unique(row_class[all_star])] = True
-    return judge_released_classes(stats, star, requirements, n_in)
+    shown = any(bool((all_star & ~w).any()) for w in withheld.values())
+    return judge_released_classes(stats, star, requirements, n_in, star_shows_sensitive=shown)
+
+
+def _withheld_cells(table: pd.DataFrame, dataset: Dataset, all_star: NDArray[np.bool_]) -> dict[str, NDArray[np.bool_]]:
+    """Per sensitive column of the release: the withheld cells (``*`` where every quasi-identifier is ``*``)."""
+    out: dict[str, NDArray[np.bool_]] = {}
+    for a in dataset.sensitive:
+        if a not in table.columns:
+            continue
+        codes, texts = text_codes(table[a], "nan")
+        out[a] = all_star & (texts == SUPPRESSED)[codes] if len(texts) else np.zeros(len(table), dtype=np.bool_)
+    return out
 
 
 def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requirements: Requirements,
-                           n_input_rows: int) -> VerificationReport:
+                           n_input_rows: int, star_shows_sensitive: bool = True) -> VerificationReport:
     """Judge the classes of a released table, already grouped on its released values.
 
     Shared by :func:`verify_release` (a pandas table) and the SQL release's
@@ -145,6 +165,11 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
         The models and the suppression budget.
     n_input_rows : int
         Records in the input; records missing from the release count as suppressed.
+    star_shows_sensitive : bool
+        Whether any sensitive value of the all-``*`` group is released (not
+        withheld as ``*``).  When the group is the suppressed records and it
+        shows one, the group must satisfy every model on the values it shows
+        (``stats`` counts only those for it).
     """
     n_released = stats.n_rows
     dropped = n_input_rows - n_released
@@ -161,10 +186,13 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
     if len(star) > 1:
         raise ValueError("the records whose quasi-identifiers are all '*' must form one group")
     root_class = 0
+    disclosure: list[str] = []
     if len(star):
         size = int(stats.sizes[star[0]])
         if _suppressed_group(size, n_released, dropped, budget, bool(ok[star[0]])):
             released[star[0]] = False
+            if star_shows_sensitive:
+                disclosure = requirements.violated_by_group(stats.subset(star))
         else:
             root_class = size
     # a release-level model (average risk, uniqueness) holds for the release as a whole: its figure over the
@@ -184,6 +212,10 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
             violated.append(model.describe())
             problems.append(f"{int(bad.sum())} released class(es) with {int(stats.sizes[bad].sum())} records"
                             f" violate {model.describe()}")
+    if disclosure:
+        problems.append(f"the {int(stats.sizes[star[0]])} suppressed records are released as one group with their"
+                        f" sensitive values, and that group violates {' and '.join(disclosure)}: whoever learns that"
+                        " a person was suppressed learns them (withhold them: '*')")
     if root_class and not ok[star[0]]:
         problems.append(f"the {root_class} records whose quasi-identifiers are all '*' are more than the"
                         f" suppression budget ({budget}) allows, so they are a class, and it violates the models")
@@ -195,6 +227,7 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
         ok=not problems, classes=int(released.sum()), min_class_size=int(sizes.min()) if len(sizes) else 0,
         suppressed_rows=suppressed, violating_rows=int(stats.sizes[~ok & released].sum()), problems=problems,
         root_class_rows=root_class, released_sizes=np.asarray(sizes, dtype=np.int64), violated=tuple(violated),
+        suppressed_disclosure=tuple(disclosure),
     )
 
 
@@ -243,7 +276,8 @@ def _suppressed_group(size: int, n_released: int, dropped: int, budget: int, sat
 
 
 def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, row_class: NDArray[np.int64],
-           n_classes: int) -> ClassStats:
+           n_classes: int, withheld: dict[str, NDArray[np.bool_]]) -> ClassStats:
+    """Class sizes and the sensitive statistics of the released values; a withheld cell counts in no statistic."""
     req = requirements.request
     sizes = np.bincount(row_class, minlength=n_classes).astype(np.int64)
     hists: dict[str, NDArray[np.int64]] = {}
@@ -255,19 +289,24 @@ def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, ro
         marker = dataset.specs[a].missing[0] if dataset.specs[a].missing else ""
         inverse, values = text_codes(table[a], marker, sort=True)
         code_of = np.array([index.get(str(v), -1) for v in values], dtype=np.int64)
-        if (code_of < 0).any():
-            unknown = values[code_of < 0][0]
+        hidden = withheld.get(a, np.zeros(len(table), dtype=np.bool_))
+        unknown_rows = (code_of[inverse] < 0) & ~hidden
+        if unknown_rows.any():
+            unknown = values[inverse[np.flatnonzero(unknown_rows)[0]]]
             raise ValueError(f"released value {unknown!r} of {a!r} is not a value of the input")
-        codes = code_of[inverse]
+        shown = ~hidden
+        codes = code_of[inverse][shown]
         m = col.n_categories
-        hists[a] = np.bincount(row_class * m + codes, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
+        hists[a] = np.bincount(row_class[shown] * m + codes, minlength=n_classes * m).reshape(n_classes, m)\
+            .astype(np.int64)
     sums: dict[str, NDArray[np.float64]] = {}
     sumsq: dict[str, NDArray[np.float64]] = {}
     for a in sorted(req.moments):
         if dataset.specs[a].type is not AttributeType.NUMERIC:
             raise ValueError(f"{a!r} is not numeric")
-        v = pd.to_numeric(table[a], errors="raise").to_numpy(dtype=np.float64)
-        sums[a] = cast("NDArray[np.float64]", np.bincount(row_class, weights=v, minlength=n_classes))
-        sumsq[a] = cast("NDArray[np.float64]", np.bincount(row_class, weights=v * v, minlength=n_classes))
+        shown = ~withheld.get(a, np.zeros(len(table), dtype=np.bool_))
+        v = pd.to_numeric(table[a][shown], errors="raise").to_numpy(dtype=np.float64)
+        sums[a] = cast("NDArray[np.float64]", np.bincount(row_class[shown], weights=v, minlength=n_classes))
+        sumsq[a] = cast("NDArray[np.float64]", np.bincount(row_class[shown], weights=v * v, minlength=n_classes))
     return ClassStats(sizes=sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
                       sums=sums, sumsq=sumsq)

@@ -165,7 +165,7 @@ def test_xu_bottom_up_release_through_the_anonymizer_is_verified() -> None:
     from anonset.datasets import patient_register_dataset
 
     ds = patient_register_dataset(1500, seed=9)
-    release = Anonymizer({}, Requirements([KAnonymity(4)]), method="xu-bottom-up").fit_transform(ds)
+    release = Anonymizer({}, Requirements([KAnonymity(4)]), method="xu-bottom-up").fit(ds).release_
     assert release.verified and release.levels is None
     quasi = list(ds.quasi)
     assert release.table.groupby(quasi).size().min() >= 4
@@ -272,7 +272,7 @@ def test_both_merge_rules_release_verified_tables(rule: str) -> None:
     ds = patient_register_dataset(800, seed=4)
     requirements = Requirements([KAnonymity(5)])
     release = Anonymizer({}, requirements, method="xu-bottom-up",
-                         method_options={"merge_cost": rule}).fit_transform(ds)
+                         method_options={"merge_cost": rule}).fit(ds).release_
     assert release.verified
     assert verify_release(release.table, ds, requirements, ds.n_rows).ok
     assert anonymity.k_anonymity(release.table, list(ds.quasi)) >= 5

@@ -235,7 +235,7 @@ def test_new_rows_join_the_class_that_grows_least(method: str) -> None:
     model = Anonymizer(attrs, Requirements([KAnonymity(3)]), method=method).fit(table)
     assert sorted(model.release_.table["x"].unique()) == ["1-3", "10-12"]
     new = pd.DataFrame({"x": ["4", "2", "3", "9", "11", "12"], "s": list("abcabc")})
-    release = model.transform(new)
+    release = model.transform(new, return_release=True)
     assert release.verified
     assert release.table["x"].tolist() == ["1-4", "1-4", "1-4", "9-12", "9-12", "9-12"]
 
@@ -245,10 +245,10 @@ def test_new_rows_are_rechecked_not_assumed() -> None:
     model = Anonymizer(attrs, Requirements([KAnonymity(3)]), method="k-member").fit(table)
     new = pd.DataFrame({"x": ["4", "9"], "s": ["a", "b"]})
     with pytest.raises(InfeasibleError, match="violating 3-anonymity"):
-        model.transform(new)
+        model.transform(new, return_release=True)
     warned = Anonymizer(attrs, Requirements([KAnonymity(3)]), method="k-member", on_violation="warn").fit(table)
     with pytest.warns(ReleaseViolation):
-        release = warned.transform(new)
+        release = warned.transform(new, return_release=True)
     assert not release.verified
     assert release.table["x"].tolist() == ["1-4", "9-12"]
 
@@ -263,7 +263,7 @@ def test_transform_of_a_larger_table_is_verified_or_flagged() -> None:
     new = table.iloc[1500:].reset_index(drop=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        release = model.transform(new)
+        release = model.transform(new, return_release=True)
     flagged = any(issubclass(w.category, ReleaseViolation) for w in caught)
     sizes = release.table.groupby([q for q in attrs if q != "s"]).size()
     assert len(release.table) == 6000

@@ -117,7 +117,7 @@ def test_xu_top_down_release_through_the_anonymizer_is_verified() -> None:
     from anonset.datasets import patient_register_dataset
 
     ds = patient_register_dataset(2000, seed=8)
-    release = Anonymizer({}, Requirements([KAnonymity(6)]), method="xu-top-down", seed=2).fit_transform(ds)
+    release = Anonymizer({}, Requirements([KAnonymity(6)]), method="xu-top-down", seed=2).fit(ds).release_
     assert release.verified and release.levels is None
     quasi = list(ds.quasi)
     assert release.table.groupby(quasi).size().min() >= 6

@@ -90,6 +90,10 @@ class SqlEngine:
         A node rolled up from a cached node of at most this many classes is
         computed and fetched in one statement and not cached (materializing
         a small class table costs more than recomputing it).
+    fetched_rows : int
+        Budget, in classes, of the class tables kept in Python once fetched
+        (least recently used first out): a node asked for again (a second
+        search, the neighbours of the released node) does not travel again.
 
     Attributes
     ----------
@@ -107,7 +111,7 @@ class SqlEngine:
     """
 
     def __init__(self, dataset: Dataset, request: StatsRequest | None, backend: SqlBackend, table: TableName,
-                 *, cache_cells: int = 20_000_000, direct_rows: int = 2_000):
+                 *, cache_cells: int = 20_000_000, direct_rows: int = 2_000, fetched_rows: int = 1_000_000):
         self._closed = False
         self.dataset = dataset
         self.request = request or StatsRequest()
@@ -128,6 +132,9 @@ class SqlEngine:
         require_columns(backend, table, list(dataset.quasi) + sorted(set(self._hist) | set(self._moments)))
         self._cache: OrderedDict[tuple[int, ...], _Node] = OrderedDict()
         self._cells = 0
+        self.fetched_rows = int(fetched_rows)
+        self._fetched: OrderedDict[tuple[int, ...], ClassStats] = OrderedDict()
+        self._fetched_classes = 0
         try:
             self._bottom = self._build_bottom()
         except BaseException:
@@ -177,6 +184,16 @@ class SqlEngine:
             Keys are the codes at ``levels``; classes in no particular order.
         """
         levels = self._check_levels(levels)
+        known = self._fetched.get(levels)
+        if known is not None:
+            self._fetched.move_to_end(levels)
+            return known
+        stats = self._class_stats(levels)
+        self._keep_fetched(levels, stats)
+        return stats
+
+    def _class_stats(self, levels: tuple[int, ...]) -> ClassStats:
+        """Fetch the class table of a node: from the database's node cache, or rolled up there first."""
         node = self._cache.get(levels)
         if node is not None:
             self._cache.move_to_end(levels)
@@ -195,6 +212,16 @@ class SqlEngine:
         node.n_classes = stats.n_classes
         self._store(node)
         return stats
+
+    def _keep_fetched(self, levels: tuple[int, ...], stats: ClassStats) -> None:
+        """Keep a fetched class table in Python within the ``fetched_rows`` budget (least recently used out)."""
+        if stats.n_classes > self.fetched_rows:
+            return
+        self._fetched[levels] = stats
+        self._fetched_classes += stats.n_classes
+        while self._fetched_classes > self.fetched_rows:
+            _, old = self._fetched.popitem(last=False)
+            self._fetched_classes -= old.n_classes
 
     def small_class_rows(self, levels: tuple[int, ...], k: int) -> int:
         """Records in classes smaller than ``k`` at node ``levels``, counted inside the database.

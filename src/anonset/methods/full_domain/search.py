@@ -178,10 +178,14 @@ def _infeasible(requirements: Requirements, closest: tuple[int, tuple[int, ...]]
     )
 
 
-def exhaustive_search(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Metric) -> SearchResult:
-    """Evaluate every node of the lattice; the reference every other search is tested against."""
+def exhaustive_search(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Metric,
+                      lattice: Lattice | None = None) -> SearchResult:
+    """Evaluate every node of the lattice; the reference every other search is tested against.
+
+    ``lattice``: search a part of the dataset's lattice (lower maxima), default all of it.
+    """
     started = time.perf_counter()
-    lattice = lattice_of(dataset)
+    lattice = lattice or lattice_of(dataset)
     ev = _Evaluator(dataset, engine, requirements, metric)
     order = np.lexsort(lattice.nodes.T[::-1])
     order = order[np.argsort(lattice.nodes[order].sum(axis=1), kind="stable")]
@@ -193,21 +197,23 @@ def exhaustive_search(dataset: Dataset, engine: Engine, requirements: Requiremen
 
 
 def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Metric,
-                   assume_practical_monotonicity: bool = False) -> SearchResult:
+                   assume_practical_monotonicity: bool = False, lattice: Lattice | None = None) -> SearchResult:
     """Exact optimum with bound-ordered traversal and sound feasibility pruning (see module docstring).
 
     ``assume_practical_monotonicity`` treats every model combination as
     monotone even with a suppression budget (ARX's optional assumption): fewer
     checks, but the result may miss the optimum or report infeasibility where
     a feasible node exists.  It exists to measure what the assumption costs;
-    the default never makes it.
+    the default never makes it.  ``lattice``: search a part of the dataset's
+    lattice (lower maxima, e.g. one attribute kept below its top level),
+    default all of it.
     """
     started = time.perf_counter()
-    lattice = lattice_of(dataset)
+    lattice = lattice or lattice_of(dataset)
     nodes = lattice.nodes
     bounds = metric.node_bounds(dataset, nodes)
     if bounds is None:
-        result = exhaustive_search(dataset, engine, requirements, metric)
+        result = exhaustive_search(dataset, engine, requirements, metric, lattice)
         result.details["strategy"] = "exhaustive (metric has no level bound)"
         return result
     budget = requirements.budget_rows(dataset.n_rows)
