@@ -154,3 +154,25 @@ def test_classification_metric_is_reported_when_a_target_exists() -> None:
     attrs["diagnosis"] = AttributeSpec(role=Role.TARGET)
     with_target = anonymize(table, attrs, requirements=Requirements([KAnonymity(5)], 0.02))
     assert 0.0 <= with_target.metrics["cm"] <= 1.0
+
+
+def test_an_attribute_lost_to_suppression_is_not_offered_back_by_generalization() -> None:
+    """'comment' is 'NA' but for one record, which k = 5 suppresses: no generalization can keep two values."""
+    import warnings
+
+    from anonset import AnonsetWarning
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"age": rng.integers(20, 80, 200).astype(str), "sex": rng.choice(["F", "M"], 200),
+                          "comment": ["NA"] * 199 + ["VIP"], "diagnosis": rng.choice(["flu", "cold"], 200)})
+    attrs = {"age": {"role": "quasi", "type": "numeric", "hierarchy": {"builder": "intervals", "widths": [10, 50]}},
+             "sex": {"role": "quasi"}, "comment": {"role": "quasi"}, "diagnosis": {"role": "sensitive"}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        release = Anonymizer(attrs, Requirements([KAnonymity(5)], 0.01)).fit(table).release_
+    assert release.table is not None and release.levels is not None and release.levels["comment"] == 0
+    assert set(release.table["comment"]) == {"NA", "*"}  # the VIP record is suppressed
+    (lost,) = [str(w.message) for w in caught if issubclass(w.category, AnonsetWarning) and "'comment'" in
+               str(w.message)]
+    assert "as one single value ('NA')" in lost and "still shows one value of it" in lost
+    assert "cheapest feasible release that keeps it" not in lost

@@ -705,8 +705,10 @@ class Anonymizer:
 
         The exact search again, on the part of the lattice where the
         attribute stays at or below the highest level that still tells two of
-        its values apart.  Left out (None) when the metric gives the search no
-        bound and that part of the lattice is large.
+        its values apart; when the node it finds still releases one value of
+        the attribute (its other values are suppressed), the text says so.
+        Left out (None) when the metric gives the search no bound and that
+        part of the lattice is large.
         """
         dataset = engine.dataset
         full = [h.max_level for h in dataset.hierarchies]
@@ -727,6 +729,10 @@ class Anonymizer:
                 return (f"no feasible release keeps it (every generalization with {lost.name!r} at level"
                         f" {lost.keep_level} or below breaks the requirements within the suppression budget)")
             where = ", ".join(f"{q} {v}" for q, v in zip(dataset.quasi, found.levels, strict=True))
+            if len(np.unique(found.stats.keys[found.verdict.kept, j])) < 2:
+                return (f"the cheapest feasible release with {lost.name!r} at level {lost.keep_level} or below"
+                        f" (levels {where}) still shows one value of it: its other values belong only to records"
+                        " that have to be suppressed")
             than = "" if current is None else f" against {current:.4g} for this release"
             return (f"the cheapest feasible release that keeps it has levels {where} ({metric.name}"
                     f" {found.score:.4g}{than}); " + _WEIGHTS_HINT.format(name=lost.name))

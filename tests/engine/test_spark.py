@@ -110,6 +110,22 @@ def test_existing_output_and_missing_column_are_refused_before_any_work(spark: A
     assert not (tmp_path / "out.csv").exists()
 
 
+@pytest.mark.parametrize("method", ["optimal", "mondrian"])
+def test_a_column_nobody_declared_is_refused_on_spark_before_the_search(spark: Any, tmp_path: Path,
+                                                                        method: str) -> None:
+    """On Spark every column is declared: checking an undeclared one's values would take a pass per column."""
+    patient_register(500, seed=1).to_csv(tmp_path / "register.csv", index=False)
+    config = _config(tmp_path, "spark.yaml", method=method, output="out.csv", spark=True)
+    text = config.read_text(encoding="utf-8").replace("  length_of_stay: {role: insensitive}\n", "")
+    if method == "mondrian":
+        text = text.replace("max_suppression: 0.03", "max_suppression: 0")
+    config.write_text(text, encoding="utf-8")
+    code, out, _ = _anonymize(config)
+    assert code == 2 and out.count("\n") == 1, out
+    assert "column 'length_of_stay': not named in the configuration; on Spark every column is declared" in out
+    assert not (tmp_path / "out.csv").exists() and not list(tmp_path.glob(".*out.csv*"))
+
+
 def test_missing_pyspark_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     from anonset.engine.spark.session import require_pyspark
     from anonset.errors import ConfigError

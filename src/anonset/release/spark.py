@@ -333,7 +333,13 @@ class SparkSink:
         return self.output.path
 
     def check(self) -> None:
-        """Refuse an output that is the input or that already exists (nothing is overwritten)."""
+        """Refuse, before any work, an output that is the input or that exists, and a column nobody declared.
+
+        On Spark every column is declared (:data:`~anonset.release.undeclared.SPARK_DECLARES_ALL`).
+        """
+        from anonset.release.undeclared import SPARK_DECLARES_ALL, refuse_any_undeclared
+
+        refuse_any_undeclared(self.engine.dataset, SPARK_DECLARES_ALL)
         self.output.check()
 
     def stage(self, item: NodeRelease) -> None:
@@ -366,22 +372,8 @@ class SparkSink:
         self.output.discard()
 
     def undeclared(self, k: int) -> list[str]:
-        """Refuse any column the configuration does not name: on Spark every column is declared.
-
-        (Checking an undeclared column's values would take a pass over the
-        whole table per column; declaring it costs nothing.)
-        """
-        from anonset.errors import UndeclaredColumnError
-        from anonset.release.undeclared import undeclared_columns
-
+        """Nothing left to check: :meth:`check` refused any column nobody declared before the search."""
         del k
-        dataset = self.engine.dataset
-        unnamed = undeclared_columns(dataset)
-        if unnamed:
-            raise UndeclaredColumnError(
-                f"{self.engine.source}, column {unnamed[0]!r}: not named in the configuration; on Spark every"
-                " column is declared before it is released: role: identifier drops it, role: quasi protects it,"
-                " role: insensitive releases it as it is")
         return []
 
 

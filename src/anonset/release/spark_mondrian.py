@@ -85,6 +85,7 @@ from anonset.release.fragments import (
 from anonset.release.release import Release
 from anonset.release.spark import SparkOutput, verify_frame
 from anonset.release.stages import StageClock
+from anonset.release.undeclared import SPARK_DECLARES_ALL, refuse_any_undeclared
 from anonset.release.verify import require_verified
 from anonset.risk.report import release_risk
 from anonset.version import __version__
@@ -217,6 +218,7 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
     requirements = model.requirements
     check_distributable(requirements, model.method)
     requirements.validate(dataset)
+    refuse_any_undeclared(dataset, SPARK_DECLARES_ALL)
     spark = frame.sparkSession
     out = SparkOutput(spark, output, delimiter=delimiter, input_location=input_location)
     out.check()

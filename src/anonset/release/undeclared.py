@@ -44,7 +44,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NEARLY_UNIQUE",
+    "SPARK_DECLARES_ALL",
     "floor_of",
+    "refuse_any_undeclared",
     "refuse_in_database",
     "refuse_rare_values",
     "refuse_splitting",
@@ -52,6 +54,9 @@ __all__ = [
     "undeclared_note",
 ]
 
+#: Why a Spark run refuses every undeclared column, as its message says.
+SPARK_DECLARES_ALL = ("on Spark every column is declared before it is released (checking its values would take a pass"
+                      " over the whole table per column)")
 #: A column with more distinct non-empty values than this share of the records is called nearly unique.
 NEARLY_UNIQUE = 0.5
 
@@ -106,6 +111,18 @@ def refuse_splitting(table: pd.DataFrame, dataset: Dataset, k: int) -> None:
         small = int((np.bincount(ids)[ids] < floor).sum())
         if small:
             _refuse_splitting(dataset.source, name, small, floor)
+
+
+def refuse_any_undeclared(dataset: Dataset, why: str) -> None:
+    """Refuse the first column no attribute names, whatever its values (where checking them costs too much).
+
+    ``why`` says why every column must be declared there (``on Spark ...``).
+    """
+    unnamed = undeclared_columns(dataset)
+    if unnamed:
+        raise UndeclaredColumnError(f"{dataset.source}, column {unnamed[0]!r}: not named in the configuration; {why}:"
+                                    " role: identifier drops it, role: quasi protects it, role: insensitive releases"
+                                    " it as it is")
 
 
 def undeclared_note(columns: list[str]) -> str | None:
