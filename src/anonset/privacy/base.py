@@ -31,7 +31,19 @@ if TYPE_CHECKING:
     from anonset.core.dataset import Dataset
 
 
-__all__ = ["PrivacyModel", "Requirements", "Verdict"]
+__all__ = ["PrivacyModel", "Requirements", "Verdict", "group_floor"]
+
+
+def group_floor(k: int) -> int:
+    """``max(k, 2)``: the fewest records a group anonset names or lets through may hold.
+
+    No page shows an input value held by fewer records, no warning names
+    one, and a column the configuration does not name is refused when a
+    value of it, or a group beside the released classes, is smaller.  At
+    least 2, so that a value held by one record is never let through, also
+    when the requirements have no k-anonymity (an l-diversity model alone).
+    """
+    return max(int(k), 2)
 
 
 class PrivacyModel(ABC):

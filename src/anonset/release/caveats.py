@@ -34,7 +34,7 @@ import numpy as np
 from anonset.core.dataset import Dataset
 from anonset.core.partition import HierarchyNodes, Partition
 from anonset.engine.base import Engine
-from anonset.privacy.base import Requirements
+from anonset.privacy.base import Requirements, group_floor
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -226,7 +226,7 @@ def concentrated_suppression(dataset: Dataset, counts: Mapping[str, NDArray[np.i
     is, says nothing.  A value is named only when at least max(k, 2)
     suppressed records hold it (fewer are never counted out loud).
     """
-    floor = max(int(k), 2)
+    floor = group_floor(k)
     total = 0
     parts = []
     for q in dataset.quasi:

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 
 from anonset.core.dataset import Dataset
 from anonset.errors import UndeclaredColumnError
+from anonset.privacy.base import group_floor
 from anonset.release.columns import text_codes
 from anonset.release.verify import classes_of_table
 
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 __all__ = [
     "NEARLY_UNIQUE",
     "SPARK_DECLARES_ALL",
-    "floor_of",
     "refuse_any_undeclared",
     "refuse_in_database",
     "refuse_rare_values",
@@ -64,11 +64,6 @@ _DECLARE = ("declare it: role: identifier drops it, role: quasi protects it, rol
             " is (allow_unprotected does not release it)")
 
 
-def floor_of(k: int) -> int:
-    """The smallest group a value may single out: max(k, 2)."""
-    return max(int(k), 2)
-
-
 def undeclared_columns(dataset: Dataset, columns: tuple[str, ...] | None = None) -> list[str]:
     """Columns of ``columns`` (default the dataset's) that no attribute of the dataset names."""
     named = set(dataset.attributes)
@@ -83,7 +78,7 @@ def refuse_rare_values(dataset: Dataset, k: int) -> None:
     UndeclaredColumnError
         Naming the column, how many values are that rare, and the declarations that release it.
     """
-    floor = floor_of(k)
+    floor = group_floor(k)
     for name in undeclared_columns(dataset):
         _refuse_nested(dataset, name)
         counts = _non_empty_counts(dataset, name)
@@ -102,7 +97,7 @@ def refuse_splitting(table: pd.DataFrame, dataset: Dataset, k: int) -> None:
     unnamed = undeclared_columns(dataset, tuple(str(c) for c in table.columns))
     if not unnamed or len(table) == 0:
         return
-    floor = floor_of(k)
+    floor = group_floor(k)
     quasi_codes = classes_of_table(table, dataset.quasi)
     for name in unnamed:
         codes = _value_codes(table[name])
@@ -155,7 +150,7 @@ def refuse_in_database(backend: SqlBackend, table: tuple[str, ...], dataset: Dat
     if not unnamed:
         return []
     ref = backend.table_ref(table)
-    floor = floor_of(k)
+    floor = group_floor(k)
     n_rows = int(backend.fetch_rows(f"SELECT COUNT(*) FROM {ref}", (), "counting the release")[0][0])
     for name in unnamed:
         column = backend.quote(name)

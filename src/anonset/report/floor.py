@@ -11,7 +11,7 @@ it gathers values held by fewer than the floor each, and how many values.
 
 from __future__ import annotations
 
-from anonset.privacy.base import Requirements
+from anonset.privacy.base import Requirements, group_floor
 
 __all__ = ["display_floor", "rare_label"]
 
@@ -32,8 +32,7 @@ def display_floor(requirements: Requirements | int) -> int:
         the release enforces no k-anonymity (an l-diversity or risk model
         alone).
     """
-    k = requirements if isinstance(requirements, int) else requirements.k
-    return max(int(k), 2)
+    return group_floor(requirements if isinstance(requirements, int) else requirements.k)
 
 
 def rare_label(values: int, floor: int, what: str = "value") -> str:
