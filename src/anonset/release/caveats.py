@@ -223,8 +223,9 @@ def concentrated_suppression(dataset: Dataset, counts: Mapping[str, NDArray[np.i
     The value must also be over-represented among the suppressed records (its
     share there at least :data:`OVER_REPRESENTED` times its share of the
     table): half of the suppressed records being women, as half of the table
-    is, says nothing.  A value is named only when at least max(k, 2)
-    suppressed records hold it (fewer are never counted out loud).
+    is, says nothing.  A value is named, with its count, only when at least
+    max(k, 2) suppressed records hold it; a rarer one is only said to exist
+    (its attribute named, its value and count not).
     """
     floor = group_floor(k)
     total = 0
@@ -236,12 +237,16 @@ def concentrated_suppression(dataset: Dataset, counts: Mapping[str, NDArray[np.i
         total = int(per_value.sum())
         top = int(np.argmax(per_value))
         n = int(per_value[top])
-        if n * 2 <= total or n < floor:
+        if n * 2 <= total or n < 2:
             continue
         col = dataset.encoded[q]
         holders = int(col.counts()[top])
         if n / total < OVER_REPRESENTED * holders / max(dataset.n_rows, 1):
             continue  # as common among the suppressed as in the table: nothing was singled out
+        if n < floor:
+            parts.append(f"more than half share one value of {q} (a value fewer than {floor} records hold: not"
+                         " named)")
+            continue
         value = str(col.categories[top])
         shown = f"{value!r}" + (" (empty)" if not value.strip() else "")
         whose = "every record with that value" if holders == n else f"{n:,} of the {holders:,} records with it"
