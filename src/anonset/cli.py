@@ -26,7 +26,9 @@ from rich.table import Table
 
 from anonset.commands import user_errors
 from anonset.commands.compare import compare
+from anonset.commands.compile import compile_kernels
 from anonset.commands.init import init
+from anonset.commands.methods import methods
 from anonset.commands.report import report, report_outputs, require_reportable, run_facts, stage_reports
 from anonset.errors import ConfigError, DataError
 from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
@@ -861,93 +863,6 @@ def demo(rows: int, seed: int, output: Path | None, reports: tuple[Path, ...], s
         out.print("anonset demo --report demo-report.html writes a report that explains this release")
 
 
-@main.command(name="compile")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the total.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes compiling at once (kernels of different method families compile apart).")
-@click.option("--runs", hidden=True, help="Comma-separated indices of the warm-ups to run (one job's share).")
-def compile_kernels(quiet: bool, jobs: int, runs: str | None) -> None:
-    """Compile every method's kernels now, so that no first run pays it (run once after installing).
-
-    \b
-    Example:
-      anonset compile --jobs 2
-    """
-    import subprocess
-
-    from anonset.precompile import WARM_UPS, precompile, shares
-
-    started = time.perf_counter()
-
-    def progress(run: Any, seconds: float) -> None:
-        if not quiet:
-            click.echo(f"{seconds:7.2f} s  {run.label}")
-
-    if runs is not None:
-        precompile(runs=[WARM_UPS[int(i)] for i in runs.split(",")], progress=progress)
-        return
-    if jobs == 1:
-        precompile(progress=progress)
-    else:
-        command = [sys.executable, "-m", "anonset.cli", "compile"] + (["--quiet"] if quiet else [])
-        workers = [subprocess.Popen([*command, "--runs", ",".join(map(str, share))], stdout=subprocess.PIPE, text=True)
-                   for share in shares(jobs)]
-        failed = 0
-        for worker in workers:
-            output, _ = worker.communicate()
-            click.echo(output, nl=False)
-            failed = failed or worker.returncode
-        if failed:
-            raise SystemExit(failed)
-    click.echo(f"compiled the kernels of {len({r.method for r in WARM_UPS})} methods in"
-               f" {time.perf_counter() - started:.1f} s; later runs load them from numba's cache")
-
-
-@main.command()
-@click.option("--markdown", is_flag=True, help="Print the table in Markdown (as in docs/methods.md).")
-def methods(markdown: bool) -> None:
-    """List the registered methods: family, where they run, what they enforce, and their options.
-
-    \b
-    Example:
-      anonset methods --markdown > methods.md
-    """
-    from anonset.methods import registry
-    from anonset.methods.base import MODEL_WORDS
-
-    rows = []
-    for name in registry.names():
-        m = registry.get(name)
-        models = "every model" if m.models is None else ", ".join(MODEL_WORDS.get(x, x) for x in sorted(m.models))
-        runs = "memory" if m.in_memory else "memory or database"
-        facts = [runs, "seeded" if m.randomized else "deterministic", "budget" if m.suppresses else "no budget"]
-        options = "; ".join(f"{o.name} ({o.describe()}, default {_option_default(o.default)})" for o in m.options)
-        rows.append((name, m.family.value, m.summary, models, ", ".join(facts), options or "none"))
-    if markdown:
-        click.echo("| method | family | what it does | enforces | runs | options |")
-        click.echo("|---|---|---|---|---|---|")
-        for row in rows:
-            click.echo("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-        return
-    for name, family, summary, models, notes, _ in rows:
-        m = registry.get(name)
-        click.echo(f"{name} ({family}; {notes})\n  {summary}\n  enforces: {models}")
-        for o in m.options:
-            click.echo(f"  {o.name}: {o.describe()}, default {_option_default(o.default)}; {o.doc}")
-    click.echo("\nIn a config: method: {name: NAME, OPTION: VALUE}; in the API: Anonymizer(method=NAME,"
-               " method_options={...}).")
-
-
-def _option_default(value: Any) -> str:
-    if value is None:
-        return "unset"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, tuple):
-        return "[" + ", ".join(str(v) for v in value) + "]"
-    return str(value)
-
-
 def _print_success_list(entries: list[dict[str, Any]], picked: int, out: Console, shown: int = 10) -> None:
     table = Table(title=f"success list ({len(entries)} strings, best first; --pick N releases another)")
     table.add_column("#", justify="right")
@@ -1044,6 +959,8 @@ def _levels_text(levels: dict[str, int], dataset: Dataset | None) -> str:
 main.add_command(report)
 main.add_command(compare)
 main.add_command(init)
+main.add_command(compile_kernels)
+main.add_command(methods)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
