@@ -66,10 +66,11 @@ def in_process(config: Path) -> None:
     from anonset.methods import registry
     from anonset.report.contents import build_report
     from anonset.report.html import render_html
+    from anonset.runs.base import ReleaseRequest, read_in_memory, run_for
 
     cfg = load_config(config)
-    dataset = cfg.load_dataset()
-    release = cfg.anonymizer().fit(dataset).release_
+    dataset = read_in_memory(cfg, "the benchmark")
+    release = run_for(cfg).anonymizer(ReleaseRequest()).fit(dataset).release_
     assert release.table is not None
     spec = registry.get(cfg.method)
     builds, renders = [], []

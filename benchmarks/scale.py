@@ -335,22 +335,22 @@ def load_child(config: Path, way: str) -> None:
     from anonset.config import load_config
     from anonset.core.dataset import Dataset
 
-    if way == "arrow":  # an earlier version has no such loader
-        from anonset.cli import _load_in_memory
     cfg = load_config(config)
     if way == "generated":  # the register's DataFrame of Python strings, as patient_register_dataset builds it
         from anonset.datasets.synthetic import patient_register, patient_register_attributes
 
-        assert cfg.input_path is not None
-        frame = patient_register(int(cfg.input_path.stem.split("_")[-1]), seed=0)
+        path = Path(str(config)).parent / str(cfg.raw["input"]["path"])
+        frame = patient_register(int(path.stem.split("_")[-1]), seed=0)
         attributes = patient_register_attributes(frame)
     started = time.perf_counter()
     if way == "generated":
         dataset = Dataset(frame, attributes, source="patient_register")
-    elif way == "dataframe":
+    elif hasattr(cfg, "load_dataset"):  # an earlier version: the config loaded its own input
         dataset = cfg.load_dataset()
-    else:
-        dataset, _ = _load_in_memory(cfg)
+    else:  # the run layer reads the input (Arrow, encoded without a DataFrame of strings)
+        from anonset.runs.memory import MemoryRun
+
+        dataset, _ = MemoryRun(cfg).load()
     total = time.perf_counter() - started
     encode = getattr(dataset, "encode_seconds", None)  # None: a version that does not time encoding
     print(json.dumps({"rows": dataset.n_rows, "total": total, "encode": encode, "peak": _peak_rss()}))

@@ -49,6 +49,7 @@ from anonset.privacy import (
     Requirements,
     TCloseness,
 )
+from anonset.runs.base import read_in_memory
 
 ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
 ANONSET = Path(sys.executable).with_name("anonset")
@@ -445,7 +446,7 @@ def test_api_raises_the_class(tmp_path: Path, case: Case) -> None:
         config_path = project.config
     with pytest.raises(case.error) as info:
         cfg = load_config(config_path)
-        dataset = cfg.load_dataset()
+        dataset = read_in_memory(cfg, "the API")
         Anonymizer({}, cfg.requirements, method=cfg.method, metric=cfg.metric).fit(dataset)
     assert type(info.value) is case.error
     assert_nothing_written(project)

@@ -21,7 +21,7 @@ from click.testing import CliRunner, Result
 
 from anonset.cli import main
 from anonset.commands.init import init
-from anonset.config import load_config
+from anonset.config import FileInput, load_config
 from support import require_adult
 
 LETTERS = np.array(list("abcdefghijklmnopqrstuvwxyz"))
@@ -216,7 +216,8 @@ def test_adult_reference_table(tmp_path: Path) -> None:
     config = tmp_path / "adult.yaml"
     assert run_init(str(adult), "-o", str(config)).exit_code == 0
     cfg = load_config(config)
-    assert cfg.delimiter == ";" and cfg.input_path is not None and cfg.input_path.resolve() == adult.resolve()
+    assert isinstance(cfg.input, FileInput) and cfg.input.delimiter == ";"
+    assert cfg.input.path.resolve() == adult.resolve()
     assert cfg.attributes["age"]["hierarchy"] == {"builder": "intervals", "widths": [5, 10, 20]}
     anonymize(config, tmp_path / "s.json")
     release = pd.read_csv(tmp_path / "adult-anonymized.csv", sep=";", dtype=str, keep_default_na=False)

@@ -33,6 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"anonymizer"}),
     frozenset({"config", "evaluation", "precompile"}),
     frozenset({"report", "starter"}),
+    frozenset({"runs"}),
     frozenset({"commands"}),
     frozenset({"cli"}),
     frozenset({"__init__"}),
@@ -104,3 +105,66 @@ def test_family_packages_re_export_nothing(unit: str) -> None:
         body = [n for n in ast.parse(init.read_text(encoding="utf-8")).body
                 if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
         assert not body, f"{init.relative_to(SRC)} has code: keep it a docstring"
+
+
+#: Where a branch may name an engine: the run layer, and the config that checks the ``engine`` key against the input.
+ENGINE_BRANCHES = ("runs/", "config.py")
+ENGINES = {"numpy", "duckdb", "postgresql", "spark"}
+
+
+def _names_engine(node: ast.expr) -> bool:
+    """``engine``, ``x.engine`` or ``engine.name``: an expression that holds an engine's name."""
+    if isinstance(node, ast.Name):
+        return node.id == "engine"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "engine" or (node.attr == "name" and isinstance(node.value, ast.Name)
+                                         and node.value.id == "engine")
+    return False
+
+
+def _engine_constants(node: ast.expr) -> bool:
+    items = node.elts if isinstance(node, (ast.Tuple, ast.Set, ast.List)) else [node]
+    return any(isinstance(e, ast.Constant) and e.value in ENGINES for e in items)
+
+
+def test_no_engine_branch_outside_the_run_layer() -> None:
+    """``engine == "duckdb"`` and the like only in anonset/runs/ (one module per kind of engine, one registry)."""
+    bad = []
+    for path in SRC.rglob("*.py"):
+        where = path.relative_to(SRC).as_posix()
+        if where.startswith(ENGINE_BRANCHES):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                if any(_names_engine(o) for o in operands) and any(_engine_constants(o) for o in operands):
+                    bad.append(f"{where}:{node.lineno}")
+    assert not bad, f"branches on an engine's name outside anonset/runs/: {bad}"
+
+
+def test_no_method_list_outside_the_registry() -> None:
+    """A method is named in one list only, the registry's; everything else asks its declaration."""
+    from anonset.methods import registry
+
+    names = set(registry.names())
+    bad = []
+    for path in SRC.rglob("*.py"):
+        where = path.relative_to(SRC).as_posix()
+        if where == "methods/registry.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        exported = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)}
+        for node in ast.walk(tree):
+            if id(node) in exported:
+                continue
+            if isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+                items: list[ast.expr | None] = list(node.elts)
+            elif isinstance(node, ast.Dict):
+                items = list(node.keys)
+            else:
+                continue
+            listed = [e.value for e in items if isinstance(e, ast.Constant) and e.value in names]
+            if listed:
+                bad.append(f"{where}:{node.lineno} {listed}")
+    assert not bad, f"methods listed outside the registry (ask the method's declaration instead): {bad}"

@@ -418,21 +418,29 @@ def test_file_config_errors_for_the_new_keys() -> None:
 
 
 def test_sql_config_defaults_and_repr() -> None:
+    from anonset.config import FileInput, FileOutput, SqlInput, TableOutput
+    from anonset.runs.base import read_in_memory, run_for
+    from anonset.runs.database import DatabaseRun
+
     cfg = parse_config(_sql_config(), Path("run.yaml"))
-    assert cfg.engine == "postgresql" and cfg.input_path is None
-    assert cfg.sql is not None and cfg.sql.table == "care.patients" and cfg.source_table == "care.patients"
-    assert cfg.output_table == "care.patients_anonymized" and cfg.output_replace is False
-    assert PASSWORD not in repr(cfg) and PASSWORD not in cfg.sql.shown_url
-    assert cfg.sql.shown_url == "postgresql://someone:***@db.example:5432/clinic"
-    with pytest.raises(ConfigError, match="never read into memory"):
-        cfg.load_dataset()
+    assert cfg.engine == "postgresql" and cfg.input_file is None
+    assert isinstance(cfg.input, SqlInput) and cfg.input.table == "care.patients"
+    run = run_for(cfg)
+    assert isinstance(run, DatabaseRun) and run.source_table == "care.patients" and not run.in_memory
+    assert cfg.output == TableOutput("care.patients_anonymized", replace=False)
+    assert PASSWORD not in repr(cfg) and PASSWORD not in cfg.input.shown_url
+    assert cfg.input.shown_url == "postgresql://someone:***@db.example:5432/clinic"
+    with pytest.raises(ConfigError, match="not a file on this machine"):
+        read_in_memory(cfg, "this test")
     listed = _sql_config()
     listed["input"]["sql"]["table"] = ["care", "patients.2024"]
-    assert parse_config(listed, Path("run.yaml")).sql.table == ("care", "patients.2024")  # type: ignore[union-attr]
+    assert parse_config(listed, Path("run.yaml")).input == SqlInput(listed["input"]["sql"]["url"],
+                                                                    ("care", "patients.2024"))
     file_cfg = parse_config(make_config({"path": "data.csv"}, None), Path("run.yaml"))
-    assert file_cfg.engine == "numpy" and file_cfg.sql is None and file_cfg.output_table is None
+    assert file_cfg.engine == "numpy" and isinstance(file_cfg.input, FileInput) and file_cfg.output == FileOutput()
     duck = parse_config(make_config({"path": "data.csv"}, None, engine="duckdb"), Path("run.yaml"))
-    assert duck.engine == "duckdb" and duck.source_table == "data"
+    assert duck.engine == "duckdb" and isinstance(run_for(duck), DatabaseRun)
+    assert run_for(duck).source_table == "data"  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------- the Python API

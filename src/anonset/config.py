@@ -1,17 +1,18 @@
-"""The YAML run configuration: parsing and validation with one-line errors.
+"""The YAML run configuration: parsing and validation with one-line errors, and nothing else.
 
 A configuration names the input, the attributes (role, type, hierarchy file or
 builder, missing-value policy), the privacy requirements, the method and
 metric, the engine and the output.  Relative paths are relative to the config
 file.  Every key is documented in docs/config.md.
 
-The input is a CSV or Parquet file (``input: {path: ...}``) or a table in
-PostgreSQL (``input: {sql: {url: ..., table: ...}}``).  A file is read into
-memory for the numpy engine, or searched inside DuckDB (``engine: duckdb``);
-a PostgreSQL table never leaves the server: it is profiled there
-(:meth:`RunConfig.load_dataset` with the backend of :meth:`RunConfig.connect`)
-and released into ``output.table`` of the same database.  Messages never show
-a database password.
+:class:`RunConfig` is a parsed, typed description of a run: it opens no file,
+database or session.  The input is one tagged value (:data:`InputSpec`): a
+CSV or Parquet file on this machine (:class:`FileInput`), a file Spark reads
+from a URL (:class:`UrlInput`), a table in PostgreSQL (:class:`SqlInput`) or
+a table of the Spark catalog (:class:`CatalogInput`); the output likewise
+(:data:`OutputSpec`).  Carrying a run out (reading, searching, writing) is
+the run layer's job (:mod:`anonset.runs`).  Messages never show a database
+password.
 """
 
 from __future__ import annotations
@@ -23,11 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from anonset.core.hierarchy_csv import read_hierarchy
-from anonset.core.specs import AttributeSpec, attribute_spec
 from anonset.engine.sql.base import redact_url, table_parts
 from anonset.errors import ConfigError, DataError
-from anonset.io.delimiters import check_delimiter, sniff_delimiter
+from anonset.io.delimiters import check_delimiter
 from anonset.privacy import (
     KAnonymity,
     PrivacyModel,
@@ -39,13 +38,27 @@ from anonset.privacy.ldiversity import l_diversity
 from anonset.privacy.risk_models import AverageRisk, HighestRisk, PopulationUniqueness, SampleUniqueness
 
 if TYPE_CHECKING:
-    from anonset.anonymizer import Anonymizer
-    from anonset.core.dataset import Dataset
-    from anonset.engine.sql.base import SqlBackend, TableName
+    from anonset.engine.sql.base import TableName
     from anonset.metrics.base import Metric
     from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue
 
-__all__ = ["ENGINES", "RunConfig", "SqlInput", "load_config", "parse_config", "requirements_from_config"]
+__all__ = [
+    "ENGINES",
+    "CatalogInput",
+    "FileInput",
+    "FileOutput",
+    "InputSpec",
+    "OutputSpec",
+    "RunConfig",
+    "SparkSettings",
+    "SqlInput",
+    "TableOutput",
+    "UrlInput",
+    "UrlOutput",
+    "load_config",
+    "parse_config",
+    "requirements_from_config",
+]
 
 TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation",
             "spark", "duckdb"}
@@ -58,8 +71,6 @@ PATTERN_KEYS = {"target", "task", "test_fraction", "depth", "seed"}
 ENGINES = ("numpy", "duckdb", "postgresql", "spark")
 #: Keys of the ``spark`` section (``engine: spark``).
 SPARK_KEYS = {"master", "timeout", "options"}
-#: The view :meth:`RunConfig.connect` exposes an input file as (``engine: duckdb``).
-DUCKDB_VIEW = "data"
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
 PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression", "average_risk",
                 "highest_risk", "sample_uniqueness", "population_uniqueness"}
@@ -74,6 +85,34 @@ class SparkSettings:
     master: str = "local[*]"
     timeout: float = 120.0
     options: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FileInput:
+    """``input.path``: a CSV or Parquet file on this machine (``delimiter``: as given, else sniffed)."""
+
+    path: Path
+    delimiter: str | None = None
+    format: str | None = None
+
+    @property
+    def location(self) -> str:
+        """The input as messages name it: its path."""
+        return str(self.path)
+
+
+@dataclass(frozen=True)
+class UrlInput:
+    """``input.path`` as a URL Spark reads (``hdfs://...``, ``s3a://...``)."""
+
+    uri: str
+    delimiter: str | None = None
+    format: str | None = None
+
+    @property
+    def location(self) -> str:
+        """The input as messages and Spark name it: its URL."""
+        return self.uri
 
 
 @dataclass(frozen=True)
@@ -92,60 +131,87 @@ class SqlInput:
         """The URL with any password replaced by ``***``."""
         return redact_url(self.url)
 
+    @property
+    def location(self) -> str:
+        """The input as messages name it: the database (no password) and the table."""
+        return f"{self.shown_url}, table {'.'.join(table_parts(self.table))}"
 
-@dataclass
+
+@dataclass(frozen=True)
+class CatalogInput:
+    """``input.table``: a table of the Spark catalog, read by name."""
+
+    table: str
+
+    @property
+    def location(self) -> str:
+        """The input as messages and Spark name it: the table's name."""
+        return self.table
+
+
+#: What a run reads: exactly one of these.
+InputSpec = FileInput | UrlInput | SqlInput | CatalogInput
+
+
+@dataclass(frozen=True)
+class FileOutput:
+    """``output.path``: a file on this machine (``path`` None: nothing is written); ``delimiter`` of a CSV release."""
+
+    path: Path | None = None
+    delimiter: str | None = None
+
+
+@dataclass(frozen=True)
+class UrlOutput:
+    """``output.path`` as a URL a Spark run writes its release folder to."""
+
+    uri: str
+    delimiter: str | None = None
+
+
+@dataclass(frozen=True)
+class TableOutput:
+    """``output.table``: a new table in the database of a PostgreSQL input (``replace`` an existing one)."""
+
+    table: TableName
+    replace: bool = False
+
+
+#: Where a run writes its release: exactly one of these.
+OutputSpec = FileOutput | UrlOutput | TableOutput
+
+
+@dataclass(frozen=True)
 class RunConfig:
-    """A parsed configuration.
+    """A parsed configuration: what a run reads, how it anonymizes, where it writes.
 
-    ``input_path`` is ``None`` for a table in PostgreSQL (``sql``), a
-    Spark catalog table (``spark_table``) or a file Spark reads from a URL
-    (``input_uri``: ``hdfs://...``, ``s3a://...``); ``engine`` is ``numpy``,
-    ``duckdb``, ``postgresql`` or ``spark``; ``output_table`` and
-    ``output_replace`` describe the output of a PostgreSQL input;
-    ``output_uri`` the release folder of a Spark run written to a URL.
+    ``input`` and ``output`` are tagged values (:data:`InputSpec`,
+    :data:`OutputSpec`); ``engine`` is one of :data:`ENGINES`.  Nothing here
+    opens a file or a connection: :mod:`anonset.runs` carries the run out.
     """
 
     path: Path
-    input_path: Path | None
-    delimiter: str | None
-    input_format: str | None
+    input: InputSpec
+    output: OutputSpec
     attributes: dict[str, dict[str, Any]]
     requirements: Requirements
     method: str
     metric: str
     weights: dict[str, float] | None
-    output_path: Path | None
-    output_delimiter: str | None
     drop_suppressed: bool
     seed: int
     method_options: dict[str, Any] = field(default_factory=dict)
     metric_object: Metric | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)  # may hold a database password
     engine: str = "numpy"
-    sql: SqlInput | None = None
-    output_table: TableName | None = None
-    output_replace: bool = False
     evaluation: dict[str, Any] = field(default_factory=dict)
     spark: SparkSettings | None = None
     duckdb: dict[str, Any] = field(default_factory=dict)
-    spark_table: str | None = None
-    input_uri: str | None = None
-    output_uri: str | None = None
 
     @property
-    def input_location(self) -> str:
-        """The input as messages and Spark name it: the file's path or URL, or the catalog table."""
-        if self.spark_table is not None:
-            return self.spark_table
-        if self.input_uri is not None:
-            return self.input_uri
-        return str(self.input_path)
-
-    @property
-    def output_location(self) -> str | None:
-        """Where a Spark run writes its release: ``output.path`` as a path or URL."""
-        return self.output_uri if self.output_uri is not None else (
-            None if self.output_path is None else str(self.output_path))
+    def input_file(self) -> Path | None:
+        """The input's path when it is a file on this machine, else None."""
+        return self.input.path if isinstance(self.input, FileInput) else None
 
     def quasi_columns(self) -> list[str]:
         """The columns the config gives role quasi, in config order."""
@@ -154,98 +220,12 @@ class RunConfig:
     def input_files(self) -> dict[str, Path]:
         """Every file the run reads, by what it is: the config, the input table, the hierarchy files."""
         files: dict[str, Path] = {"config": self.path}
-        if self.input_path is not None:
-            files["input table"] = self.input_path
+        if self.input_file is not None:
+            files["input table"] = self.input_file
         for name, entry in self.attributes.items():
             if isinstance(entry.get("hierarchy"), str):
                 files[f"hierarchy file of {name!r}"] = _resolve(self.path.parent, entry["hierarchy"])
         return files
-
-    def release_delimiter(self) -> str:
-        """The delimiter of a CSV release: ``output.delimiter``, else the input's (given or sniffed), else ``,``."""
-        if self.output_delimiter is not None:
-            return self.output_delimiter
-        if self.delimiter is not None:
-            return self.delimiter
-        if self.input_path is not None and self.input_format != "parquet" and self.input_path.suffix.lower() not in (
-                ".parquet", ".pq") and self.input_path.is_file():
-            return sniff_delimiter(self.input_path)
-        return ","
-
-    @property
-    def source_table(self) -> TableName:
-        """The table the SQL engine reads: ``input.sql.table``, or the DuckDB view of the input file."""
-        return self.sql.table if self.sql is not None else DUCKDB_VIEW
-
-    def connect(self) -> SqlBackend:
-        """Open the database of a SQL run (close it when done).
-
-        PostgreSQL at ``input.sql.url``, or (``engine: duckdb``) an in-memory
-        DuckDB database exposing the input file as the view ``data``.
-
-        Raises
-        ------
-        ConfigError
-            For ``engine: numpy``, which has no database.
-        DataError
-            When the server cannot be reached or the file cannot be read.
-        """
-        from anonset.engine.sql.duckdb import DuckDBBackend
-        from anonset.engine.sql.postgres import PostgresBackend
-
-        if self.sql is not None:
-            return PostgresBackend(self.sql.url)
-        if self.engine == "duckdb" and self.input_path is not None:
-            return DuckDBBackend.from_file(self.input_path, self.delimiter, table=DUCKDB_VIEW, fmt=self.input_format,
-                                           settings=self.duckdb)
-        raise ConfigError(f"{self.path}: engine: {self.engine} reads the input into memory; there is no database"
-                          " to connect to")
-
-    def load_dataset(self, backend: SqlBackend | None = None) -> Dataset:
-        """Build the Dataset (hierarchies from files or builders).
-
-        Without ``backend`` the input file is read into Arrow and encoded without becoming a DataFrame of
-        strings (:func:`~anonset.io.tables.read_dataset`).  With the
-        backend of :meth:`connect`, the source table is profiled inside the
-        database (value counts of the quasi-identifiers and the sensitive
-        attributes) and the dataset is built from that profile: no record is
-        read.  Either way the :class:`~anonset.core.dataset.Dataset` builds the
-        builder hierarchies from the column's distinct values in natural order
-        (or the given ``order``), so both paths give the same hierarchies.
-        """
-        if backend is not None:
-            return self._profiled_dataset(backend)
-        if self.input_path is None and self.sql is not None:
-            raise ConfigError(f"{self.path}: input.sql is a table in PostgreSQL; it is profiled in the database"
-                              " (load_dataset(config.connect())), never read into memory")
-        if self.input_path is None:
-            raise ConfigError(f"{self.path}: {self.input_location} is read by Spark (engine: spark), not into this"
-                              " process's memory; this command needs a local file")
-        from anonset.io.tables import read_dataset
-
-        specs = self.attribute_specs()
-        return read_dataset(self.input_path, specs, self.delimiter, self.input_format)
-
-    def attribute_specs(self) -> dict[str, AttributeSpec]:
-        """The attribute specs of the config (hierarchy files resolved against the config's folder)."""
-        return {name: _attribute_spec(self, name, entry) for name, entry in self.attributes.items()}
-
-    def anonymizer(self, pick: int | None = None, allow_unprotected: bool = False,
-                   output_table: TableName | None = None) -> Anonymizer:
-        """The :class:`~anonset.anonymizer.Anonymizer` this config describes (method, metric, weights, seed, ...)."""
-        from anonset.anonymizer import Anonymizer
-
-        return Anonymizer({}, self.requirements, method=self.method, metric=self.metric_object or self.metric,
-                          weights=self.weights, drop_suppressed=self.drop_suppressed, seed=self.seed,
-                          method_options=self.method_options, pick=pick, output_table=output_table,
-                          replace_output=self.output_replace, allow_unprotected=allow_unprotected)
-
-    def _profiled_dataset(self, backend: SqlBackend) -> Dataset:
-        """The dataset of the source table, built from value counts computed in the database."""
-        from anonset.engine.sql.profile import dataset_from_table
-
-        specs = self.attribute_specs()
-        return dataset_from_table(backend, self.source_table, specs)
 
 
 def load_config(path: str | Path) -> RunConfig:
@@ -418,17 +398,27 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     if engine != "spark" and (input_uri or output_uri):
         raise ConfigError(f"{where}: {input_uri or output_uri} is a URL; only engine: spark reads and writes URLs"
                           " (hdfs://, s3a://, ...): set engine: spark or give a local path")
+    run_input: InputSpec
+    if sql is not None:
+        run_input = sql
+    elif spark_table is not None:
+        run_input = CatalogInput(spark_table)
+    elif input_uri is not None:
+        run_input = UrlInput(input_uri, inp.get("delimiter"), inp.get("format"))
+    else:
+        run_input = FileInput(_resolve(base, inp["path"]), inp.get("delimiter"), inp.get("format"))
+    run_output: OutputSpec
+    if output_table is not None:
+        run_output = TableOutput(output_table, output_replace)
+    elif output_uri is not None:
+        run_output = UrlOutput(output_uri, out.get("delimiter"))
+    else:
+        run_output = FileOutput(_resolve(base, out["path"]) if out.get("path") else None, out.get("delimiter"))
     return RunConfig(
-        path=path, input_path=_resolve(base, inp["path"]) if "path" in inp and input_uri is None else None,
-        delimiter=inp.get("delimiter"),
-        input_format=inp.get("format"), attributes=attrs, requirements=requirements, method=name, metric=metric,
-        weights={str(k): float(v) for k, v in weights.items()} if weights else None,
-        output_path=_resolve(base, out["path"]) if out.get("path") and output_uri is None else None,
-        output_delimiter=out.get("delimiter"), drop_suppressed=suppressed == "drop", seed=seed,
-        method_options=options, metric_object=metric_object, raw=dict(raw),
-        engine=engine, sql=sql, output_table=output_table, output_replace=output_replace,
-        evaluation=dict(evaluation), spark=spark, duckdb=duckdb_settings, spark_table=spark_table, input_uri=input_uri,
-        output_uri=output_uri,
+        path=path, input=run_input, output=run_output, attributes=attrs, requirements=requirements, method=name,
+        metric=metric, weights={str(k): float(v) for k, v in weights.items()} if weights else None,
+        drop_suppressed=suppressed == "drop", seed=seed, method_options=options, metric_object=metric_object,
+        raw=dict(raw), engine=engine, evaluation=dict(evaluation), spark=spark, duckdb=duckdb_settings,
     )
 
 
@@ -803,38 +793,3 @@ def _unknown(where: str, prefix: str, mapping: Mapping[str, Any], allowed: set[s
 def _resolve(base: Path, value: Any) -> Path:
     p = Path(str(value))
     return p if p.is_absolute() else base / p
-
-
-def _missing_markers(config: RunConfig, name: str, entry: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
-    """The ``missing`` markers of an attribute and its policy (``value`` or ``error``)."""
-    missing = entry.get("missing")
-    if missing == "error":
-        return ("",), "error"
-    if isinstance(missing, list):
-        return tuple(str(m) for m in missing), "value"
-    if missing is not None:
-        raise ConfigError(f"{config.path}, attributes.{name}: `missing` must be a list of markers (e.g. ['', '?'])"
-                          " or 'error'")
-    return ("",), "value"
-
-
-def _attribute_spec(config: RunConfig, name: str, entry: Mapping[str, Any]) -> AttributeSpec:
-    """The AttributeSpec of one configured column: a hierarchy file is read, a builder mapping kept for the Dataset."""
-    where = f"{config.path}, attributes.{name}"
-    markers, policy = _missing_markers(config, name, entry)
-    hierarchy = entry.get("hierarchy")
-    if isinstance(hierarchy, str):
-        hierarchy = read_hierarchy(_resolve(config.path.parent, hierarchy), name=name)
-    elif isinstance(hierarchy, Mapping):
-        hierarchy = dict(hierarchy)
-    elif hierarchy is not None:
-        raise ConfigError(f"{where}: `hierarchy` must be a file path or a builder mapping such as {{builder: flat}}")
-    order = entry.get("order")
-    if order is not None and not isinstance(order, list):
-        raise ConfigError(f"{where}: `order` must be a list of the values in order")
-    return attribute_spec(name, {
-        "role": entry.get("role", "insensitive"), "type": entry.get("type", "categorical"), "hierarchy": hierarchy,
-        "missing": markers, "missing_policy": policy, "order": tuple(str(v) for v in order) if order else None,
-    }, where)
-
-

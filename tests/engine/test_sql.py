@@ -409,12 +409,14 @@ def _cmc_config(input_section: dict[str, Any]) -> dict[str, Any]:
 def _database_release(cfg: Any, out: Any) -> tuple[Any, pd.DataFrame]:
     """Profile, search and release inside the database of ``cfg``; the release and the released table."""
     from anonset import Anonymizer
+    from anonset.runs.base import run_for
 
-    backend = cfg.connect()
+    run = run_for(cfg)
+    backend = run.connect()
     try:
-        dataset = cfg.load_dataset(backend)
+        dataset = run.load(backend)
         assert not dataset.in_memory
-        with SqlEngine(dataset, cfg.requirements.request, backend, cfg.source_table) as engine:
+        with SqlEngine(dataset, cfg.requirements.request, backend, run.source_table) as engine:
             release = Anonymizer({}, cfg.requirements, method=cfg.method, output_table=out).fit(
                 dataset, engine=engine).release_
         rows = backend.fetch_rows(f"SELECT * FROM {backend.table_ref(out)}")
@@ -431,7 +433,9 @@ def test_one_config_gives_one_release_on_every_engine(pg: PgSchema, tmp_path: An
     if not CMC.exists():
         pytest.skip(f"reference data not found at {CMC}")
     numpy_cfg = parse_config(_cmc_config({"path": str(CMC)}), tmp_path / "numpy.yaml")
-    memory = numpy_cfg.load_dataset()
+    from anonset.runs.base import read_in_memory
+
+    memory = read_in_memory(numpy_cfg, "the numpy engine")
     expected = Anonymizer({}, numpy_cfg.requirements, method=numpy_cfg.method).fit(memory).release_
     assert expected.table is not None
     report = verify_release(expected.table, memory, numpy_cfg.requirements)

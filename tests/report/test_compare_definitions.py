@@ -72,10 +72,13 @@ def _compare(tmp_path: Path, *configs: Path, queries: int = 0) -> tuple[dict[str
 
 def _release(config: Path) -> Any:
     """The config's release, fitted here on its own (not through compare)."""
+    from anonset.config import FileInput
+    from anonset.runs.base import ReleaseRequest, attribute_specs, run_for
+
     cfg = load_config(config)
-    assert cfg.input_path is not None
-    dataset = Dataset(read_arrow_table(cfg.input_path, cfg.delimiter, cfg.input_format), cfg.attribute_specs())
-    return cfg.anonymizer().fit(dataset).release_, dataset
+    assert isinstance(cfg.input, FileInput)
+    dataset = Dataset(read_arrow_table(cfg.input.path, cfg.input.delimiter, cfg.input.format), attribute_specs(cfg))
+    return run_for(cfg).anonymizer(ReleaseRequest()).fit(dataset).release_, dataset
 
 
 def test_configs_differing_only_in_weights_are_starred_under_one_definition(tmp_path: Path) -> None:

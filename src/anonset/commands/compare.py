@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from anonset.commands import user_errors
+from anonset.config import FileInput
 from anonset.errors import AnonsetWarning, ConfigError
 
 if TYPE_CHECKING:
@@ -73,13 +74,13 @@ def compare(configs: tuple[Path, ...], report_path: Path | None, json_path: Path
     from anonset.io.tables import read_arrow_table
 
     first = loaded[0]
-    assert first.input_path is not None
-    table = read_arrow_table(first.input_path, first.delimiter, first.input_format)  # read once, for every config
+    assert isinstance(first.input, FileInput)
+    table = read_arrow_table(first.input.path, first.input.delimiter, first.input.format)  # once, for every config
     releases = [_measure(cfg, table) for cfg in loaded]
     threshold = 0.1
     comparison: dict[str, Any] = {
         "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "source": str(first.input_path), "records": releases[0].summary["rows"],
+        "source": first.input.location, "records": releases[0].summary["rows"],
         "labels": [r.label for r in releases], "methods": [r.summary["method"] for r in releases],
         "queries": queries, "metric_definition": metric_definition(releases),
         "rows": comparison_rows(releases, threshold, queries),
@@ -104,14 +105,15 @@ def _text_writer(text: str) -> Callable[[Path], None]:
 
 def _require_same_table(configs: list[RunConfig]) -> None:
     for cfg in configs:
-        if cfg.input_path is None:
-            raise ConfigError(f"{cfg.path}: compare reads the input into memory; a table in PostgreSQL cannot be"
-                              " compared")
+        if cfg.input_file is None:
+            raise ConfigError(f"{cfg.path}: compare reads the input into memory; {cfg.input.location} is not a file"
+                              " on this machine, so it cannot be compared")
     first = configs[0]
-    assert first.input_path is not None
+    table = first.input_file
+    assert table is not None
     for cfg in configs:
-        if cfg.input_path is None or cfg.input_path.resolve() != first.input_path.resolve():
-            raise ConfigError(f"{cfg.path}: its input {cfg.input_path} is not the input {first.input_path} of"
+        if cfg.input_file is None or cfg.input_file.resolve() != table.resolve():
+            raise ConfigError(f"{cfg.path}: its input {cfg.input.location} is not the input {table} of"
                               f" {first.path}; compare releases of the same table")
         if cfg.quasi_columns() != first.quasi_columns():
             raise ConfigError(f"{cfg.path}: quasi-identifiers {', '.join(cfg.quasi_columns())} differ from"
@@ -125,15 +127,18 @@ def _measure(cfg: RunConfig, table: pa.Table) -> ComparedRelease:
     from anonset.methods.base import Family
     from anonset.metrics.research_value import ResearchValue
     from anonset.report.comparison import ComparedRelease, MetricSettings, requirements_text
+    from anonset.runs.base import ReleaseRequest, attribute_specs
+    from anonset.runs.memory import MemoryRun
 
-    model = cfg.anonymizer()
+    run = MemoryRun(cfg)  # every config is compared on the records read into memory, whatever its engine
+    model = run.anonymizer(ReleaseRequest())
     if registry.get(cfg.method).family is Family.FRONT and model.member_rule() is None:
         raise ConfigError(f"{cfg.path}: method {cfg.method} finds a front of releases; state a floor such as"
                           " privacy.k so that one member is compared")
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:  # a release's warnings go into its column, not after it
         warnings.simplefilter("always", AnonsetWarning)
-        dataset = Dataset(table, cfg.attribute_specs(), source=str(cfg.input_path))
+        dataset = Dataset(table, attribute_specs(cfg), source=cfg.input.location)
         release = model.fit(dataset).release_
     summary = release.summary(seconds=time.perf_counter() - started, config=str(cfg.path))
     for w in caught:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,77 +20,10 @@ from anonset.commands import user_errors
 from anonset.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
-    import pandas as pd
 
-    from anonset.config import RunConfig
-    from anonset.core.dataset import Dataset
-    from anonset.core.partition import Partition
-    from anonset.privacy.base import Requirements
-    from anonset.release.sinks import FileSink
+    pass
 
-__all__ = ["report", "report_outputs", "require_reportable", "run_facts", "stage_reports"]
-
-
-def report_outputs(paths: Sequence[Path]) -> dict[str, Path]:
-    """The named outputs of ``--report`` paths (``report``, ``report 2``, ...) for a :class:`FileSink`."""
-    return {("report" if i == 0 else f"report {i + 1}"): p for i, p in enumerate(paths)}
-
-
-def require_reportable(cfg: RunConfig, paths: Sequence[Path]) -> None:
-    """A ConfigError, before any work, when a report cannot be made of this run's release."""
-    if paths and cfg.sql is not None:
-        raise ConfigError(f"{cfg.path}: a report reads the released records, and a release into PostgreSQL"
-                          " (input.sql) keeps them in the database; drop --report, or release to a file")
-    if paths and cfg.engine != "numpy":
-        raise ConfigError(f"{cfg.path}: --report needs the release in memory (engine: numpy); with engine"
-                          f" {cfg.engine}, run `anonset report {cfg.path} RELEASE` on the written release")
-
-
-def stage_reports(files: FileSink, dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
-                  summary: Mapping[str, Any], *, partition: Partition | None = None,
-                  run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None) -> None:
-    """Build the report of a run's release and stage it at every ``report`` output (none asked: nothing is built).
-
-    ``run`` holds what the command knows of the run (:func:`run_facts`);
-    ``workload`` the config's ``evaluation`` section (its query and pattern
-    checks are run on the release and reported).
-    """
-    from anonset.release.sinks import FileOutput
-    from anonset.report.files import report_writer
-
-    paths = [p for name, p in files.outputs.items() if name.startswith("report") and p is not None]
-    if not paths:
-        return
-    contents = _contents(dataset, released, requirements, summary, partition=partition, run=run, workload=workload)
-    for path in paths:
-        files.stage(FileOutput(path, report_writer(contents, path)))
-
-
-def _contents(dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
-              summary: Mapping[str, Any] | None, *, partition: Partition | None = None,
-              run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None,
-              where: str = "release", summary_where: str = "summary") -> dict[str, Any]:
-    from anonset.methods import registry
-    from anonset.report.contents import build_report
-
-    method = summary.get("method") if summary is not None else None
-    family, method_summary = None, ""
-    if method is not None and method in registry.names():
-        spec = registry.get(str(method))
-        family, method_summary = spec.family.value, spec.summary
-    return build_report(dataset, released, requirements, summary, partition=partition, family=family,
-                        method_summary=method_summary, run=run, workload=workload, where=where,
-                        summary_where=summary_where)
-
-
-def run_facts(cfg: RunConfig, release_location: str | None) -> dict[str, Any]:
-    """The config, the input file with its SHA-256, and where the release went: for a report's provenance."""
-    from anonset.report.files import file_sha256
-
-    out: dict[str, Any] = {"config": str(cfg.path), "release": release_location}
-    if cfg.input_path is not None and cfg.input_path.is_file():
-        out["input"] = {"path": str(cfg.input_path), "sha256": file_sha256(cfg.input_path)}
-    return out
+__all__ = ["report"]
 
 
 @click.command(name="report")
@@ -118,24 +50,26 @@ def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path:
       anonset anonymize config.yaml --summary run.json
       anonset report config.yaml adult-anonymized.csv --summary run.json -o report.html -o report.json
     """
-    from anonset.config import load_config
+    from anonset.config import FileInput, load_config
     from anonset.io.tables import read_table
     from anonset.release.sinks import FileOutput, FileSink
     from anonset.report.files import report_writer
+    from anonset.report.staging import report_contents, report_outputs, run_facts
+    from anonset.runs.base import read_in_memory, release_delimiter
 
     started = time.perf_counter()
     cfg = load_config(config)
-    if cfg.sql is not None:
-        raise ConfigError(f"{cfg.path}: the input is a table in PostgreSQL; a report reads the input and the"
-                          " release as files")
+    if not isinstance(cfg.input, FileInput):
+        raise ConfigError(f"{cfg.path}: the input is {cfg.input.location}; a report reads the input and the release"
+                          " as files")
     files = FileSink(report_outputs(outputs), {**cfg.input_files(), "release": release, "summary": summary_path})
     files.check()
     summary = _read_summary(summary_path) if summary_path is not None else None
-    released = read_table(release, cfg.release_delimiter())
-    dataset = cfg.load_dataset()
-    contents = _contents(dataset, released, cfg.requirements, summary, run=run_facts(cfg, str(release)),
-                         workload=cfg.evaluation, where=str(release),
-                         summary_where=str(summary_path) if summary_path is not None else "summary")
+    released = read_table(release, release_delimiter(cfg))
+    dataset = read_in_memory(cfg, "a report")
+    contents = report_contents(dataset, released, cfg.requirements, summary, run=run_facts(cfg, str(release)),
+                               workload=cfg.evaluation, where=str(release),
+                               summary_where=str(summary_path) if summary_path is not None else "summary")
     with files:
         for path in outputs:
             files.stage(FileOutput(path, report_writer(contents, path)))

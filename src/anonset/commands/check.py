@@ -1,0 +1,138 @@
+"""``anonset check``: does a released file satisfy k-anonymity (and l-diversity, t-closeness, ...)?
+
+The classes are recomputed from the released quasi-identifier values alone
+(:func:`anonset.release.verify.verify_release`); the file's author, the
+config and the input are not needed.  Exit code 1 when a requirement is
+violated.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from anonset.commands import user_errors
+from anonset.errors import ConfigError
+
+__all__ = ["check"]
+
+
+@click.command()
+@click.argument("data", type=click.Path(path_type=Path))
+@click.option("--quasi", required=True, help="Comma-separated quasi-identifier columns.")
+@click.option("-k", "k", type=int, required=True, help="Minimum class size.")
+@click.option("--sensitive", help="Sensitive column of --l, --t or --squared-error (never one of --quasi).")
+@click.option("--l", "l_value", type=float, help="l of l-diversity (needs --sensitive).")
+@click.option("--variant", type=click.Choice(["distinct", "entropy", "recursive"]), default="distinct",
+              show_default=True, help="l-diversity variant.")
+@click.option("--c", "c_value", type=float, help="c of recursive (c, l)-diversity.")
+@click.option("--t", "t_value", type=float,
+              help="t of t-closeness (needs --sensitive); the reference is the sensitive column of DATA.")
+@click.option("--distance", type=click.Choice(["equal", "ordered", "hierarchical"]), default="equal",
+              show_default=True, help="t-closeness ground distance (ordered: numbers or --order;"
+                                      " hierarchical: --hierarchy).")
+@click.option("--order", help="Comma-separated values of the sensitive column in order (ordered distance).")
+@click.option("--hierarchy", type=click.Path(path_type=Path),
+              help="Hierarchy file of the sensitive column (hierarchical distance).")
+@click.option("--squared-error", type=float,
+              help="Squared-error diversity: least sum of squared deviations of the numeric sensitive column.")
+@click.option("--max-suppression", type=float, default=0.0, show_default=True,
+              help="Fraction of the input's records that may be suppressed. Records whose quasi-identifiers are"
+                   " all '*' count as suppressed when they fit it and other records are released; otherwise"
+                   " they are a class of their own.")
+@click.option("--input-records", type=int,
+              help="Records in the input, when the release dropped its suppressed records (they count as"
+                   " suppressed).")
+@click.option("--delimiter", help="CSV delimiter (sniffed when omitted).")
+@user_errors
+def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float | None, variant: str,
+          c_value: float | None, t_value: float | None, distance: str, order: str | None, hierarchy: Path | None,
+          squared_error: float | None, max_suppression: float, input_records: int | None,
+          delimiter: str | None) -> None:
+    """Verify that an existing release DATA satisfies k-anonymity (and l-diversity, t-closeness, ...).
+
+    Classes are recomputed from the released quasi-identifier values. Given
+    the run's budget (--max-suppression) and, when the run dropped its
+    suppressed records, --input-records, the figures are those of the summary
+    of the anonymize run that wrote DATA.
+
+    \b
+    Example:
+      anonset check released.csv --quasi age,sex,zip -k 5 --sensitive diagnosis --l 3 --max-suppression 0.01
+    """
+    from anonset.core.dataset import Dataset
+    from anonset.io.delimiters import check_delimiter
+    from anonset.io.tables import read_table
+    from anonset.privacy import (
+        KAnonymity,
+        PrivacyModel,
+        Requirements,
+        SquaredErrorDiversity,
+        TCloseness,
+    )
+    from anonset.privacy.ldiversity import l_diversity
+    from anonset.release.verify import verify_release
+
+    names = list(dict.fromkeys(q.strip() for q in quasi.split(",") if q.strip()))
+    if not names:
+        raise ConfigError("--quasi names no column; give the released quasi-identifier columns, comma-separated")
+    if sensitive in names:
+        raise ConfigError(f"{sensitive!r} is in --quasi and --sensitive; a column is either a quasi-identifier"
+                          " (an attacker may know it) or sensitive (an attacker must not learn it): name it once")
+    wanted = {"--l": l_value, "--t": t_value, "--squared-error": squared_error}
+    given = [flag for flag, value in wanted.items() if value is not None]
+    if given and not sensitive:
+        raise ConfigError(f"{given[0]} needs --sensitive COLUMN")
+    if sensitive and not given:
+        raise ConfigError(f"--sensitive {sensitive} is checked by nothing; add --l, --t or --squared-error")
+    if t_value is not None and input_records is not None:
+        raise ConfigError("--t compares with the sensitive column of DATA, which lacks the dropped records; check"
+                          " t-closeness on a release that marks suppressed records (output suppressed: mark)")
+    if input_records is not None and input_records < 1:
+        raise ConfigError(f"--input-records {input_records}: the input's records must be a whole number >= 1; give"
+                          " the records of the table the release was made from")
+    if delimiter is not None:
+        check_delimiter(delimiter, "--delimiter")
+    table = read_table(data, delimiter)
+    if input_records is not None and input_records < len(table):
+        raise ConfigError(f"--input-records {input_records}: fewer than the {len(table):,} records of {data}; give the"
+                          " records of the input the release was made from (its records and the suppressed ones it"
+                          " dropped)")
+    attrs: dict[str, dict[str, Any]] = {q: {"role": "quasi"} for q in names}
+    models: list[PrivacyModel] = [KAnonymity(k)]
+    if sensitive:
+        spec: dict[str, Any] = {"role": "sensitive"}
+        if order:
+            spec.update(type="ordinal", order=[v.strip() for v in order.split(",")])
+        elif squared_error is not None or (t_value is not None and distance == "ordered"):
+            spec["type"] = "numeric"
+        if hierarchy is not None:
+            spec["hierarchy"] = str(hierarchy)
+        attrs[sensitive] = spec
+    if l_value is not None:
+        models.append(l_diversity(str(sensitive), l_value, variant, c_value))
+    if t_value is not None:
+        models.append(TCloseness(str(sensitive), t_value, distance))
+    if squared_error is not None:
+        models.append(SquaredErrorDiversity(str(sensitive), squared_error))
+    dataset = Dataset(table, attrs, source=str(data))
+    requirements = Requirements(models, max_suppression)
+    requirements.validate(dataset)
+    report = verify_release(table, dataset, requirements, input_records)
+    click.echo(f"records: {len(table)}")
+    click.echo(f"classes: {report.classes}")
+    click.echo(f"smallest class: {report.min_class_size}")
+    click.echo(f"records in violating classes: {report.violating_rows}")
+    click.echo(f"suppressed records (all quasi-identifiers '*'): {report.suppressed_rows}")
+    if 0 < report.root_class_rows < len(table):
+        click.echo(f"note: the {report.root_class_rows} records whose quasi-identifiers are all '*' are judged as a"
+                   " class (they exceed --max-suppression); if they are suppressed records, give the run's budget")
+    if report.ok:
+        click.echo(f"satisfied: {requirements.describe()}")
+        return
+    for problem in report.problems:
+        click.echo(f"violated: {problem}")
+    sys.exit(1)

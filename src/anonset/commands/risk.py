@@ -1,0 +1,166 @@
+"""``anonset risk``: re-identification risk of a config's table, or of a released file, without anonymizing.
+
+The input's classes are counted where its records are (the config's run:
+in memory, in the database, on Spark); a released file's from its values,
+its suppressed records (every quasi-identifier ``*``) left out.  See
+docs/risk.md for the figures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from anonset.commands import user_errors
+from anonset.commands.printing import console
+from anonset.config import FileInput
+from anonset.errors import ConfigError, DataError
+from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
+
+if TYPE_CHECKING:
+    from anonset.config import RunConfig
+
+__all__ = ["risk"]
+
+
+@click.command()
+@click.argument("config", type=click.Path(path_type=Path))
+@click.option("--release", "release_path", type=click.Path(path_type=Path),
+              help="Measure this released file (read with the config's delimiter) instead of the config's input.")
+@click.option("--sampling-fraction", type=float, help="The table is this fraction of the population (0, 1].")
+@click.option("--population-size", type=float, help="Records in the population the table was drawn from.")
+@click.option("--threshold", "thresholds", type=float, multiple=True,
+              help="Report the records whose risk 1/class size is above it (repeatable; default 0.5 0.2 0.1 0.05).")
+@click.option("--population-table", "population_path", type=click.Path(path_type=Path),
+              help="A file of the population the input was drawn from (same quasi-identifier columns): adds the"
+                   " journalist risk.")
+@click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the report here ('-': stdout).")
+@user_errors
+def risk(config: Path, release_path: Path | None, sampling_fraction: float | None, population_size: float | None,
+         thresholds: tuple[float, ...], population_path: Path | None, json_path: Path | None) -> None:
+    """Re-identification risk of CONFIG's table, or of a released file, without anonymizing (see docs/risk.md).
+
+    Classes are the records' values on the config's quasi-identifiers;
+    suppressed records of a release (every quasi-identifier ``*``) are left
+    out of every figure and counted as excluded.  With --sampling-fraction or
+    --population-size the population-uniqueness models are estimated too.
+
+    \b
+    Examples:
+      anonset risk config.yaml                                  # the input's risk
+      anonset risk config.yaml --release released.csv --sampling-fraction 0.1
+    """
+    from functools import partial
+
+    import numpy as np
+
+    from anonset.config import load_config
+    from anonset.risk.population import check_population
+    from anonset.risk.report import risk_report
+    from anonset.risk.sample import DEFAULT_THRESHOLDS
+    from anonset.runs.base import json_writer, run_for
+
+    if sampling_fraction is not None and population_size is not None:
+        raise ConfigError("give --sampling-fraction or --population-size, not both")
+    population = partial(check_population, sampling_fraction=sampling_fraction, population_size=population_size,
+                         fraction_name="--sampling-fraction", size_name="--population-size", whole=True)
+    if sampling_fraction is not None or population_size is not None:
+        population(None)  # what a table of any size refuses, before reading it
+    for threshold in thresholds:
+        if not 0 < threshold <= 1:
+            raise ConfigError(f"--threshold {threshold:g}: a risk threshold must be in (0, 1] (a record's risk is"
+                              " 1 / its class size)")
+    cfg = load_config(config)
+    check_output_paths({"report": json_path},
+                       {**cfg.input_files(), "release": release_path, "population": population_path})
+    population_sizes = None
+    if population_path is not None:
+        if release_path is not None or not run_for(cfg).in_memory:
+            raise ConfigError("--population-table measures the input of a config read into memory (engine: numpy);"
+                              " a release's classes are generalized and the population's are not")
+        sizes, population_sizes, source = _journalist_class_sizes(cfg, population_path)
+        excluded = 0
+    elif release_path is not None:
+        sizes, excluded, source = _released_class_sizes(cfg, release_path)
+    else:
+        sizes, source = run_for(cfg).input_class_sizes()
+        excluded = 0
+    records = int(np.asarray(sizes).sum()) + excluded
+    if sampling_fraction is not None or population_size is not None:
+        population(records)
+    report = {"source": source, **risk_report(sizes, records_excluded=excluded,
+                                               thresholds=thresholds or DEFAULT_THRESHOLDS,
+                                               sampling_fraction=sampling_fraction, population_size=population_size,
+                                               population_sizes=population_sizes)}
+    if json_path is not None:
+        if is_stdout(json_path):
+            click.echo(json.dumps(report, indent=2))
+            return
+        atomic_write(json_path, json_writer(report))
+    out = console
+    out.print(f"[bold]risk[/bold] of {source}: {report['records']:,} records in {report['classes']:,} classes"
+              f" ({report['records_excluded']:,} suppressed left out)")
+    out.print(f"highest risk {report['highest_risk']:.4g} ({report['records_at_highest_risk']:.2%} of records),"
+              f" average risk {report['average_risk']:.4g}, sample uniques {report['sample_uniques']:.2%}")
+    for threshold, share in report["records_above"].items():
+        out.print(f"records with risk above {threshold}: {share:.2%}")
+    population = report["population_uniques"]
+    if population is not None:
+        models = ", ".join(f"{m} {'n/a' if population[m] is None else format(population[m], '.4g')}"
+                           for m in ("pitman", "zayatz", "snb"))
+        chosen = population["chosen"]
+        out.print(f"population uniques ({models}); decision rule: {population['chosen_model']}"
+                  + ("" if chosen is None else f" {chosen:.4g}"))
+    journalist = report.get("journalist_risk")
+    if journalist is not None:
+        out.print(f"journalist risk against the population: highest {journalist['highest']:.4g},"
+                  f" average {journalist['average']:.4g}")
+
+
+def _journalist_class_sizes(cfg: RunConfig, population_path: Path) -> tuple[Any, Any, str]:
+    """The input's class sizes and, aligned with them, the sizes of the same classes in a population file."""
+    from anonset.io.tables import read_table
+
+    inp = cfg.input
+    assert isinstance(inp, FileInput)
+    quasi = cfg.quasi_columns()
+    sample = read_table(inp.path, inp.delimiter, inp.format)
+    population = read_table(population_path)
+    missing = [q for q in quasi if q not in population.columns]
+    if missing:
+        raise DataError(f"{population_path}: quasi-identifier column {missing[0]!r} is not in the population"
+                        f" table; columns are {', '.join(map(str, population.columns))}")
+    if len(population) < len(sample):
+        raise DataError(f"{population_path}: the population has {len(population)} records, fewer than the"
+                        f" {len(sample)} of the sample {inp.path}; give the population it was drawn from")
+    sample_sizes = sample[quasi].astype(str).groupby(quasi, sort=False).size()
+    population_sizes = population[quasi].astype(str).groupby(quasi, sort=False).size()
+    aligned = population_sizes.reindex(sample_sizes.index)
+    if aligned.isna().any():
+        raise DataError(f"{population_path}: {int(aligned.isna().sum())} class(es) of the sample do not occur in the"
+                        " population table; give the population the sample was drawn from")
+    return sample_sizes.to_numpy(), aligned.to_numpy().astype("int64"), str(inp.path)
+
+
+def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:
+    """Class sizes of a released file on the config's quasi-identifiers; all-``*`` records are suppressed."""
+    from anonset.io.tables import read_table
+    from anonset.release.release import SUPPRESSED
+    from anonset.runs.base import release_delimiter
+
+    table = read_table(path, release_delimiter(cfg))
+    quasi = cfg.quasi_columns()
+    missing = [q for q in quasi if q not in table.columns]
+    if missing:
+        raise DataError(f"{path}: column {missing[0]!r} of the config's quasi-identifiers is not in the release;"
+                        f" columns are {', '.join(map(str, table.columns))}: give the release made with this config")
+    values = table[quasi].astype(str)
+    suppressed = (values == SUPPRESSED).all(axis=1)
+    kept = values[~suppressed]
+    if kept.empty:
+        raise DataError(f"{path}: every record is suppressed, so no class is left to measure")
+    sizes = kept.groupby(quasi, sort=False, dropna=False).size().to_numpy()
+    return sizes, int(suppressed.sum()), str(path)

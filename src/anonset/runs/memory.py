@@ -1,0 +1,76 @@
+"""The run of ``engine: numpy``: the input file read into this process, searched and released in memory.
+
+The release is rendered with pandas, re-checked from its values, and staged
+with its summary and its reports as the run's files, all put in place only
+once every one is ready (:class:`~anonset.release.sinks.FileSink`).  Stages:
+``load`` reads the hierarchy files and the table, ``encode`` builds the
+dataset, ``write`` writes the release file; the Anonymizer times the rest.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from anonset.runs.base import ReleaseRequest, Run, RunOutcome, read_in_memory, release_delimiter
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from anonset.anonymizer import Anonymizer
+    from anonset.core.dataset import Dataset
+    from anonset.methods.pareto.objectives import ParetoResult
+    from anonset.release.sinks import FileSink
+
+__all__ = ["MemoryRun"]
+
+
+class MemoryRun(Run):
+    """``engine: numpy`` (see the module docstring)."""
+
+    in_memory: ClassVar[bool] = True
+
+    def load(self) -> tuple[Dataset, float]:
+        """The run's dataset (the input file read into Arrow and encoded), and the seconds reading took."""
+        started = time.perf_counter()
+        dataset = read_in_memory(self.config, "engine: numpy")
+        return dataset, time.perf_counter() - started - dataset.encode_seconds
+
+    def release(self, model: Anonymizer, files: FileSink, request: ReleaseRequest, started: float) -> RunOutcome:
+        """Read the input, anonymize it, stage the release, its summary and its reports, and place them all."""
+        from anonset.io.tables import table_writer
+        from anonset.release.sinks import FileOutput
+        from anonset.report.staging import run_facts, stage_reports
+
+        cfg = self.config
+        target = files.outputs.get("release")
+        dataset, read_seconds = self.load()
+        release = model.fit(dataset).release_.timed(load=read_seconds, encode=dataset.encode_seconds)
+        if target is not None:
+            assert release.table is not None
+            writing = time.perf_counter()
+            files.stage(FileOutput(target, table_writer(release.table, target, delimiter=release_delimiter(cfg))))
+            release = release.timed(write=time.perf_counter() - writing)
+        release = release.written_to(files.location)
+
+        def report_on(summary: dict[str, Any]) -> None:
+            assert release.table is not None
+            stage_reports(files, dataset, release.table, cfg.requirements, summary, partition=release.partition,
+                          run=run_facts(cfg, release.location), workload=cfg.evaluation)
+
+        return RunOutcome(release, self.place(files, release, started, report_on), dataset)
+
+    def explore_front(self, model: Anonymizer) -> ParetoResult:
+        """The front of a trade-off method on the input, no member released."""
+        return model.front(self.load()[0])
+
+    def input_class_sizes(self) -> tuple[NDArray[np.int64], str]:
+        """Class sizes of the input read into memory."""
+        from anonset.errors import ConfigError
+        from anonset.risk.report import class_sizes_of_codes
+
+        dataset = self.load()[0]
+        if not dataset.quasi:
+            raise ConfigError(f"{self.config.path}: no attribute has role quasi, so there are no classes to measure")
+        return class_sizes_of_codes(dataset.qi_codes()), dataset.source
