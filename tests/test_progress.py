@@ -22,12 +22,12 @@ import pytest
 from rich.console import Console
 
 from anonset import Anonymizer, DistinctLDiversity, KAnonymity, Requirements
-from anonset.core.qi_space import Records, height_costs, leaf_share_costs, prepare_attributes
 from anonset.datasets import patient_register_dataset
 from anonset.evaluation import evaluate
 from anonset.methods.cluster.bottomup import _bottomup_kernel
 from anonset.methods.cluster.constraints import constraints_for, kanonymity_only
 from anonset.methods.cluster.kmember import greedy_k_member, kmember_labels
+from anonset.methods.cluster.qi_space import Records, height_costs, leaf_share_costs, prepare_attributes
 from anonset.methods.cluster.topdown import _topdown_kernel, xu_top_down
 from anonset.progress import NULL_TASK, current_reporter, poll, reporting, task, terminal_progress
 

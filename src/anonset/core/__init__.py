@@ -8,7 +8,6 @@
 - :mod:`~anonset.core.partition`: records -> classes with generalized values (``Partition``);
 - :mod:`~anonset.core.grouping`: a partitioning method's classes and placement rule (``Grouping``);
 - :mod:`~anonset.core.lattice`: the full-domain generalization lattice;
-- :mod:`~anonset.core.qi_space`: the quasi-identifier space prepared for distance and loss computations.
 
 Import the modules directly; this package re-exports nothing, so importing one
 of them loads only what it needs.

@@ -1,6 +1,6 @@
 """Local recoding by clustering: Byun et al.'s greedy k-member and Xu et al.'s top-down and bottom-up methods.
 
-:mod:`~anonset.core.qi_space` prepares the quasi-identifiers and the cost
+:mod:`~anonset.methods.cluster.qi_space` prepares the quasi-identifiers and the cost
 tables, :mod:`~anonset.methods.cluster.constraints` what the methods enforce while
 forming groups (k, l-diversity, class labels), :mod:`~anonset.methods.cluster.state`
 the per-group state the kernels share; ``k_member.py``, ``xu_top_down.py`` and

@@ -11,7 +11,7 @@ normalized certainty penalty of :mod:`anonset.methods.cluster.topdown`
 
 (a single leaf costs 0: ``size = 1 → 0``), with numeric, date and ordinal
 quasi-identifiers compared by value and the others through their hierarchy,
-as :func:`anonset.core.qi_space.prepare_attributes` splits them.
+as :func:`anonset.methods.cluster.qi_space.prepare_attributes` splits them.
 
 Start: one group per distinct quasi-identifier row (identical rows merge at
 no cost, so this is what the paper's one-tuple-per-group start reaches after
@@ -61,16 +61,16 @@ import numba
 import numpy as np
 
 from anonset.core.dataset import Dataset
-from anonset.core.qi_space import (
+from anonset.errors import ConfigError
+from anonset.methods.cluster.constraints import Diversity, GroupConstraints, diverse, union_diverse
+from anonset.methods.cluster.kmember import as_constraints, kmember_labels, renumber_by_first_row
+from anonset.methods.cluster.qi_space import (
     CostModel,
     Records,
     lca_level,
     leaf_share_costs,
     prepare_attributes,
 )
-from anonset.errors import ConfigError
-from anonset.methods.cluster.constraints import Diversity, GroupConstraints, diverse, union_diverse
-from anonset.methods.cluster.kmember import as_constraints, kmember_labels, renumber_by_first_row
 from anonset.methods.cluster.state import (
     GroupState,
     merge_into,

@@ -25,7 +25,12 @@ import numba
 import numpy as np
 
 from anonset.core.dataset import Dataset
-from anonset.core.qi_space import (
+from anonset.core.targets import the_target
+from anonset.errors import ConfigError, DataError
+from anonset.methods.cluster.bottomup import xu_bottom_up
+from anonset.methods.cluster.constraints import constraints_for
+from anonset.methods.cluster.kmember import greedy_k_member
+from anonset.methods.cluster.qi_space import (
     CostModel,
     PreparedAttributes,
     Records,
@@ -33,11 +38,6 @@ from anonset.core.qi_space import (
     leaf_share_costs,
     prepare_attributes,
 )
-from anonset.core.targets import the_target
-from anonset.errors import ConfigError, DataError
-from anonset.methods.cluster.bottomup import xu_bottom_up
-from anonset.methods.cluster.constraints import constraints_for
-from anonset.methods.cluster.kmember import greedy_k_member
 from anonset.methods.cluster.state import GroupState, cost_with, state_cost, states_of
 from anonset.methods.cluster.topdown import xu_top_down
 from anonset.methods.threads import use_threads

@@ -41,7 +41,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from anonset.core.dataset import Dataset
-from anonset.core.qi_space import CostModel, Records, height_costs, lca_table, prepare_attributes
 from anonset.methods.cluster.constraints import (
     Diversity,
     GroupConstraints,
@@ -50,6 +49,7 @@ from anonset.methods.cluster.constraints import (
     helpful_values,
     kanonymity_only,
 )
+from anonset.methods.cluster.qi_space import CostModel, Records, height_costs, lca_table, prepare_attributes
 from anonset.methods.cluster.state import (
     GroupState,
     add_record,

@@ -6,8 +6,8 @@ ancestor (``lvl``) and one member leaf (``ref``), so adding a record or merging
 two groups is scored in O(attributes · hierarchy height) without looking at
 the group's records.  The four arrays travel together as one
 :class:`GroupState` named tuple (row ``g`` is group ``g``); costs are per
-record, from the :class:`~anonset.core.qi_space.CostModel` of
-:mod:`anonset.core.qi_space`.
+record, from the :class:`~anonset.methods.cluster.qi_space.CostModel` of
+:mod:`anonset.methods.cluster.qi_space`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from anonset.core.qi_space import CostModel, Records, lca_level
 from anonset.methods.cluster.constraints import Diversity, diverse, union_diverse
+from anonset.methods.cluster.qi_space import CostModel, Records, lca_level
 
 __all__ = ["GroupState", "add_record", "cost_with", "merge_cost", "merge_into", "merge_until_diverse", "reset_group",
            "resolve_roots", "state_cost", "states_of"]

@@ -14,7 +14,7 @@ common ancestor of the group's leaves in ``C``'s hierarchy, ``size`` its number
 of leaves and ``|C|`` the hierarchy's number of leaves; a single leaf costs 0
 (``size = 1 → 0``), each term multiplied by the attribute's weight when
 weights are given.  Attributes are split as in
-:mod:`anonset.core.qi_space`: numeric, date and ordinal
+:mod:`anonset.methods.cluster.qi_space`: numeric, date and ordinal
 quasi-identifiers by value, the others by hierarchy.
 
 One split of a group (heuristic of Section 4.2): ``rounds`` times, take a
@@ -61,15 +61,15 @@ import numba
 import numpy as np
 
 from anonset.core.dataset import Dataset
-from anonset.core.qi_space import (
+from anonset.methods.cluster.constraints import Diversity, GroupConstraints, diverse
+from anonset.methods.cluster.kmember import as_constraints, renumber_by_first_row
+from anonset.methods.cluster.qi_space import (
     CostModel,
     Records,
     lca_level,
     leaf_share_costs,
     prepare_attributes,
 )
-from anonset.methods.cluster.constraints import Diversity, GroupConstraints, diverse
-from anonset.methods.cluster.kmember import as_constraints, renumber_by_first_row
 from anonset.methods.cluster.state import (
     GroupState,
     add_record,
