@@ -5,22 +5,22 @@ table as ``anonset anonymize`` will, profiles every column and writes a YAML
 configuration that ``anonset anonymize`` runs as it is, with comments that
 explain each proposal.  One module per step:
 
-* :mod:`~anonset.starter.reading`: the file, as anonymize reads it; a CSV
+* :mod:`~anonset.starter.profile`: the file, as anonymize reads it; a CSV
   without a header is refused;
-* :mod:`~anonset.starter.profiling`: one
-  :class:`~anonset.starter.column_profile.ColumnProfile` per column (distinct
+* :mod:`~anonset.starter.profile`: one
+  :class:`~anonset.starter.profile.ColumnProfile` per column (distinct
   values, missing markers), the kind of a text column coming from
-  :mod:`~anonset.starter.column_types` (numeric, date, code, categorical);
-* :mod:`~anonset.starter.roles`: the role proposed for each column (a
-  :class:`~anonset.starter.proposal.Proposal`), from its values and its name
-  (the words looked for are in :mod:`~anonset.starter.names`);
-* :mod:`~anonset.starter.hierarchies`: a quasi-identifier's hierarchy builder
+  :mod:`~anonset.starter.profile` (numeric, date, code, categorical);
+* :mod:`~anonset.starter.propose`: the role proposed for each column (a
+  :class:`~anonset.starter.propose.Proposal`), from its values and its name
+  (the words looked for are in :mod:`~anonset.starter.profile`);
+* :mod:`~anonset.starter.propose`: a quasi-identifier's hierarchy builder
   and its parameters (interval widths, date format, masking levels);
-* :mod:`~anonset.starter.lattice`: levels taken out until the ``optimal``
+* :mod:`~anonset.starter.propose`: levels taken out until the ``optimal``
   search is small enough;
 * :mod:`~anonset.starter.render`: the YAML text and its comments (scalars
-  written by :mod:`~anonset.starter.yaml_scalars`, numbers by
-  :mod:`~anonset.starter.number_format`);
+  written by :mod:`~anonset.starter.render`, numbers by
+  :mod:`~anonset.starter.profile`);
 * :mod:`~anonset.starter.config_from_data`: :func:`starter_config`, all of it
   from a file, the text checked with :func:`anonset.config.parse_config`.
 
@@ -33,15 +33,18 @@ all of it from a file.
 
 from __future__ import annotations
 
-from anonset.starter.column_profile import NEARLY_UNIQUE, ColumnProfile
 from anonset.starter.config_from_data import StarterConfig, starter_config
-from anonset.starter.hierarchies import interval_spec
-from anonset.starter.lattice import LATTICE_BUDGET, fit_lattice, lattice_size
-from anonset.starter.profiling import MISSING_TOKENS, profile_column, profile_table
-from anonset.starter.proposal import Proposal
-from anonset.starter.reading import check_header_is_not_data, read_data
+from anonset.starter.profile import (
+    MISSING_TOKENS,
+    NEARLY_UNIQUE,
+    ColumnProfile,
+    check_header_is_not_data,
+    profile_column,
+    profile_table,
+    read_data,
+)
+from anonset.starter.propose import LATTICE_BUDGET, Proposal, fit_lattice, interval_spec, lattice_size, propose
 from anonset.starter.render import render_config
-from anonset.starter.roles import propose
 
 __all__ = [
     "LATTICE_BUDGET",

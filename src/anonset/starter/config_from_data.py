@@ -1,7 +1,7 @@
 """The starter configuration of a data file: read, profile, propose, fit the lattice, write and check the text.
 
 :func:`starter_config` is ``anonset init`` without the command: it reads the
-file (:func:`~anonset.starter.reading.read_data`), profiles its columns,
+file (:func:`~anonset.starter.profile.read_data`), profiles its columns,
 proposes a role and a hierarchy for each, takes hierarchy levels out until
 the ``optimal`` search is small enough (or chooses ``mondrian``), writes the
 commented YAML text and checks it with :func:`anonset.config.parse_config`.
@@ -15,13 +15,9 @@ from pathlib import Path
 
 import yaml
 
-from anonset.starter.column_profile import K
-from anonset.starter.lattice import LATTICE_BUDGET, fit_lattice
-from anonset.starter.profiling import profile_table
-from anonset.starter.proposal import Proposal
-from anonset.starter.reading import check_header_is_not_data, read_data
+from anonset.starter.profile import K, check_header_is_not_data, profile_table, read_data
+from anonset.starter.propose import LATTICE_BUDGET, Proposal, fit_lattice, propose
 from anonset.starter.render import render_config
-from anonset.starter.roles import propose
 
 __all__ = ["StarterConfig", "starter_config"]
 
@@ -56,7 +52,7 @@ def starter_config(data: str | Path, config: str | Path | None = None, delimiter
     Raises
     ------
     DataError
-        The data cannot be read (see :func:`~anonset.starter.reading.read_data`).
+        The data cannot be read (see :func:`~anonset.starter.profile.read_data`).
     """
     data_path = Path(data)
     table, sep = read_data(data_path, delimiter)

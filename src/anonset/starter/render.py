@@ -1,4 +1,6 @@
-"""The YAML text of the starter configuration, with the comments that explain each proposal.
+"""The starter config as commented YAML text.
+
+The YAML text of the starter configuration, with the comments that explain each proposal.
 
 The text opens with what the roles and the hierarchy builders mean, gives
 each column its entry under a comment on its values and on what is proposed,
@@ -6,23 +8,36 @@ then the privacy proposal (:data:`K`, :data:`MAX_SUPPRESSION`, and commented
 l-diversity and t-closeness lines for sensitive columns), the method and the
 output, with a commented line showing how ``method.weights`` keeps some
 quasi-identifiers more precise than others.
+
+Keys and values written in YAML flow style, plain when YAML reads them back unchanged, else quoted.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from anonset.starter.column_profile import ColumnProfile, K, proposed_k
-from anonset.starter.lattice import LATTICE_BUDGET
-from anonset.starter.proposal import Proposal
-from anonset.starter.yaml_scalars import UNPRINTABLE, yaml_flow, yaml_key
+import yaml
 
-__all__ = ["K", "MAX_SUPPRESSION", "render_config"]
+from anonset.starter.profile import ColumnProfile, K, format_number, proposed_k
+from anonset.starter.propose import LATTICE_BUDGET, Proposal
 
-#: The privacy proposal (and :data:`~anonset.starter.column_profile.K`).
+__all__ = [
+    "K",
+    "MAX_SUPPRESSION",
+    "UNPRINTABLE",
+    "render_config",
+    "yaml_flow",
+    "yaml_key",
+]
+
+
+#: The privacy proposal (and :data:`~anonset.starter.profile.K`).
 MAX_SUPPRESSION = 0.01
 
 
@@ -175,3 +190,47 @@ def _comment_lines(text: str, indent: str = "") -> list[str]:
 def _with_comment(code: str, comment: str, column: int = 40) -> str:
     pad = max(column - len(code), 2)
     return f"{code}{' ' * pad}# {comment}"
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/]*")
+
+
+def yaml_key(name: str) -> str:
+    """A column name as a mapping key: plain when YAML reads it back unchanged, else double-quoted."""
+    return _text(name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _text(value: str) -> str:
+    """A string for YAML: plain when YAML reads it back unchanged, else double-quoted with JSON's escapes.
+
+    Cached: a config repeats its keys and roles once per column, and each
+    new text is read by YAML twice.
+    """
+    if _PLAIN.fullmatch(value) and _load(f"{{k: {value}}}") == {"k": value} and _load(f"{value}: 1") == {value: 1}:
+        return value
+    return json.dumps(value, ensure_ascii=bool(UNPRINTABLE.search(value)))
+
+
+def _load(text: str) -> object:
+    """``text`` read by YAML's safe loader (libyaml's when PyYAML has it: a plain scalar reads the same)."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+#: Characters YAML does not allow unescaped, or reads as a line break.
+UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+def yaml_flow(value: Any) -> str:
+    """A value in YAML flow style: ``{builder: intervals, widths: [5, 10]}``."""
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_text(str(k))}: {yaml_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(yaml_flow(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_number(value) if value == math.floor(value) else repr(value)
+    return _text(str(value))
