@@ -619,22 +619,13 @@ def _pareto_requirements(privacy: Any, where: str, method: str) -> Requirements:
     and l objectives: the member released without ``--pick`` is the one
     meeting them with the least loss.
     """
+    from anonset.methods.pareto.release_policy import config_floors  # the family's floors, as its fit reads them
+
     privacy = privacy or {}
     if not isinstance(privacy, Mapping):
         raise ConfigError(f"{where}: `privacy` must be a mapping such as {{k: 5, max_suppression: 0.01}}")
-    others = sorted(key for key in privacy if key not in ("max_suppression", "k", "l_diversity"))
-    if others:
-        raise ConfigError(f"{where}: method {method} measures privacy through its objectives (k, l, s_k, s_l);"
-                          f" remove privacy.{others[0]}: only k and l_diversity (floors on the released member)"
-                          " and max_suppression (the budget η) apply")
-    for entry in _entries(privacy.get("l_diversity"), where, "l_diversity"):
-        if entry.get("variant", "distinct") != "distinct":
-            raise ConfigError(f"{where}: method {method}: privacy.l_diversity is a floor on the l objective,"
-                              " which is distinct l-diversity; drop `variant` or set it to distinct")
-    floors = {key: privacy[key] for key in ("k", "l_diversity") if key in privacy}
-    if "k" not in floors:
-        floors["k"] = 1
-    return requirements_from_config({**floors, "max_suppression": privacy.get("max_suppression", 0.0)}, where)
+    section = config_floors(privacy, where, method, lambda key: _entries(privacy.get(key), where, key))
+    return requirements_from_config(section, where)
 
 
 def research_value_from_config(section: Any, where: str = "config") -> ResearchValue:

@@ -61,6 +61,14 @@ class PrivacyModel(ABC):
         """Statistics the model needs beyond class sizes."""
         return StatsRequest()
 
+    @property
+    def protects(self) -> bool:
+        """Whether the model protects anything: False when every table satisfies it (1-anonymity, 1-diversity, ...).
+
+        True unless a model says otherwise.
+        """
+        return True
+
     @abstractmethod
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Boolean per class: does the class satisfy the model?"""
@@ -132,6 +140,11 @@ class Requirements:
         from anonset.privacy.kanonymity import KAnonymity
 
         return all(isinstance(m, KAnonymity) for m in self.models)
+
+    @property
+    def protects(self) -> bool:
+        """Whether any model protects anything (:attr:`PrivacyModel.protects`); else the release is the input."""
+        return any(m.protects for m in self.models)
 
     @property
     def k(self) -> int:

@@ -33,6 +33,11 @@ class KAnonymity(PrivacyModel):
     def __init__(self, k: int):
         self.k = require_int("k-anonymity", "k", k, 1)
 
+    @property
+    def protects(self) -> bool:
+        """k >= 2: 1-anonymity holds for every table."""
+        return self.k >= 2
+
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Class size >= k."""
         return stats.sizes >= self.k

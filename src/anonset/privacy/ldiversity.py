@@ -42,6 +42,11 @@ class _LDiversity(PrivacyModel):
     def request(self) -> StatsRequest:
         return StatsRequest(histograms=frozenset([self.attribute]))
 
+    @property
+    def protects(self) -> bool:
+        """l > 1: every class is 1-diverse."""
+        return self.l > 1
+
     def validate(self, dataset: Dataset) -> None:
         """The attribute must be sensitive and have at least l distinct values."""
         require_sensitive(self.owner, dataset, self.attribute)

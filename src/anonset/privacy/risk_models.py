@@ -115,6 +115,11 @@ class AverageRisk(PrivacyModel):
     def __init__(self, r: float):
         self.r = require_number("average risk", "r", r, 0.0, 1.0, strict=True)
 
+    @property
+    def protects(self) -> bool:
+        """r < 1: an average risk of 1 holds for every table."""
+        return self.r < 1
+
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Kept classes: all sizes >= the smallest threshold whose classes have average risk <= r."""
         sizes = stats.sizes
@@ -146,6 +151,11 @@ class SampleUniqueness(PrivacyModel):
 
     def __init__(self, u: float):
         self.u = require_number("sample uniqueness", "u", u, 0.0, 1.0, strict=True)
+
+    @property
+    def protects(self) -> bool:
+        """u < 1: at most every record is unique."""
+        return self.u < 1
 
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Every class when the uniques are at most u of the records; otherwise every class but the uniques."""
@@ -191,6 +201,11 @@ class PopulationUniqueness(PrivacyModel):
             raise ConfigError(f"population uniqueness: the 'estimator' parameter must be one of"
                               f" {' | '.join(ESTIMATORS)}; got {estimator!r}")
         self.estimator = estimator
+
+    @property
+    def protects(self) -> bool:
+        """u < 1: at most every record of the population is unique."""
+        return self.u < 1
 
     def figure(self, sizes: NDArray[np.int64]) -> float | None:
         """The chosen estimate for released classes of ``sizes`` (None: not available)."""

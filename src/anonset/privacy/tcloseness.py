@@ -68,6 +68,11 @@ class TCloseness(PrivacyModel):
     def request(self) -> StatsRequest:
         return StatsRequest(histograms=frozenset([self.attribute]))
 
+    @property
+    def protects(self) -> bool:
+        """t < 1: no distance between two distributions exceeds 1."""
+        return self.t < 1
+
     def validate(self, dataset: Dataset) -> None:
         """Check the attribute and remember the table's distribution (and hierarchy)."""
         owner = f"t-closeness on {self.attribute!r}"

@@ -15,5 +15,7 @@ are reported:
 Modules: :mod:`~anonset.methods.pareto.objectives` (indices, η rule, node
 evaluation, the result), :mod:`~anonset.methods.pareto.dominance` (dominance,
 box-dominance, the archive), :mod:`~anonset.methods.pareto.exhaustive`,
-:mod:`~anonset.methods.pareto.evolutionary`, :mod:`~anonset.methods.pareto.quality`.
+:mod:`~anonset.methods.pareto.evolutionary`, :mod:`~anonset.methods.pareto.quality`,
+:mod:`~anonset.methods.pareto.release_policy` (the floors, which member is
+released, and the privacy it claims).
 """
