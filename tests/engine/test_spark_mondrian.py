@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from anonset.cli import main
 from anonset.datasets.synthetic import patient_register
-from anonset.engine.spark.mondrian import Cut, collapsed
+from anonset.methods.mondrian.cut_tree import Cut
 
 CONFIG = """
 input: {{path: register.csv}}
@@ -163,14 +163,39 @@ def test_a_fragment_too_small_is_merged_with_its_sibling(spark: Any, tmp_path: P
     assert len(released) == ROWS and released.groupby(QUASI).size().min() >= 10
 
 
-def test_collapsing_a_cut_renumbers_the_fragments() -> None:
-    tree = Cut("a", threshold=1.0, children=(Cut("b", threshold=2.0, children=(Cut(), Cut())),
-                                             Cut("c", level=0, keys=(0, 1, 2), children=(Cut(), Cut(), Cut()))))
-    assert tree.n_fragments == 5
-    merged, mapping = collapsed(tree, {3})
-    assert merged.n_fragments == 3 and mapping.tolist() == [0, 1, 2, 2, 2]
-    whole, mapping = collapsed(Cut(), {0})
-    assert whole.is_leaf and mapping.tolist() == [0]
+def test_spark_sends_every_record_to_the_fragment_the_cut_tree_gives(spark: Any, tmp_path: Path,
+                                                                     register: pd.DataFrame) -> None:
+    """The Spark expression (with_fragments) and the cut tree in numpy (fragments_of) route every record alike."""
+    from anonset.core.dataset import Dataset
+    from anonset.core.hierarchy_builders import masking_hierarchy
+    from anonset.engine.spark.mondrian import FRAGMENT, with_fragments
+    from anonset.engine.spark.source import dataset_from_frame, keyed, read_frame, to_pandas
+    from anonset.methods.mondrian.cut_tree import fragments_of
+
+    table = register.astype(str)
+    attributes = {"patient_id": {"role": "insensitive"}, "age": {"role": "quasi", "type": "numeric"},
+                  "sex": {"role": "quasi"},
+                  "zip": {"role": "quasi", "hierarchy": masking_hierarchy("zip", table["zip"])}}
+    local = Dataset(table[list(attributes)], attributes)
+    zips = local.require_hierarchy("zip")
+    held = sorted({int(c) for c in zips.maps[2][local.encoded["zip"].row_codes()]})
+    sex = local.value_codes("sex")
+    # age at 40: the younger by sex (fragments 0, 1); the older by zip at masking level 2, the first branch held
+    # again by age at 60 (2, 3), the second and any other branch (the default child) fragment 4
+    tree = Cut("age", threshold=40.0, children=(
+        Cut("sex", level=0, keys=(sex["F"], sex["M"]), children=(Cut(), Cut())),
+        Cut("zip", level=2, keys=(held[0], held[1]), default=1, children=(
+            Cut("age", threshold=60.0, children=(Cut(), Cut())), Cut()))))
+    expected = pd.Series(fragments_of(tree, local), index=table["patient_id"].to_numpy())
+    assert expected.nunique() == tree.n_fragments == 5
+    frame = read_frame(spark, path=tmp_path / "register.csv", delimiter=",")
+    dataset = dataset_from_frame(frame, {**attributes, **{c: {"role": "insensitive"} for c in register.columns
+                                                          if c not in attributes}}, "register.csv")
+    data, key = keyed(frame)
+    got = to_pandas(with_fragments(data, dataset, tree, key).select(key["patient_id"], FRAGMENT))
+    routed = pd.Series(got[FRAGMENT].to_numpy(dtype=np.int64), index=got[key["patient_id"]].to_numpy())
+    assert len(routed) == ROWS
+    pd.testing.assert_series_equal(routed.sort_index(), expected.sort_index(), check_names=False)
 
 
 @pytest.mark.parametrize(("privacy", "method", "message"), [

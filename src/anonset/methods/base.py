@@ -9,7 +9,9 @@ A method is one :class:`Method` object in one module, listed once in
   one place for the API and the YAML config alike;
 * its capabilities: whether it needs the records in memory, whether it is
   randomized (takes the seed), which privacy models it can enforce, whether
-  it can suppress records within a budget;
+  it can suppress records within a budget, whether it can run distributed
+  (:class:`Distribution`: the table cut into fragments, each fitted on a
+  worker);
 * ``fit(problem)``, which receives a :class:`Problem` (the dataset, the
   requirements, the engine, the metric, the weights, the seed and the checked
   options) and returns the family's typed result.
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     #: What ``fit`` returns: its family's result.
     FitResult = SearchResult | Grouping | ParetoResult
 
-__all__ = ["MODEL_WORDS", "Family", "Method", "Option", "Problem"]
+__all__ = ["MODEL_WORDS", "Distribution", "Family", "Method", "Option", "Problem"]
 
 
 class Family(str, Enum):
@@ -167,6 +169,37 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Distribution:
+    """A method's capability to run distributed (``engine: spark``): the table cut into fragments, each fitted alone.
+
+    The driver cuts the table into fragments and fits the method on each
+    fragment on a worker, with the method's options less the driver's own
+    (:attr:`options`).  The release flow of such a method is
+    :mod:`anonset.release.spark_mondrian`.
+
+    Parameters
+    ----------
+    options : tuple of Option
+        The options only the driver reads (``fragments``, ``sample_rows``).
+        They are options of the method like the others (the
+        :class:`Method` appends them to its ``options``, so the config, the
+        docs and ``anonset methods`` list them), but no fragment's fit
+        receives them, and a fit in memory refuses them.
+    refuses : mapping of str to str
+        Class names of the privacy models no fragment can judge alone, each
+        with why, in words that follow the model's description in a one-line
+        message (``TCloseness``: compares every class with the whole table).
+    """
+
+    options: tuple[Option, ...] = ()
+    refuses: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    def option_names(self) -> tuple[str, ...]:
+        """The names of the driver's options."""
+        return tuple(o.name for o in self.options)
+
+
+@dataclass(frozen=True)
 class Problem:
     """What a method's ``fit`` receives.
 
@@ -224,6 +257,10 @@ class Method:
     ranked : bool
         Returns a ranked list of candidate releases (a search's success list,
         a front), from which ``pick`` chooses one.
+    distributed : Distribution, optional
+        How it runs distributed on Spark (the driver's options, the models
+        no fragment can judge); None for a method that runs on one machine
+        only.  Its options are appended to ``options``.
     """
 
     name: str
@@ -238,6 +275,13 @@ class Method:
     default_metric: str = "loss"
     metrics: frozenset[str] | None = None
     ranked: bool = False
+    distributed: Distribution | None = None
+
+    def __post_init__(self) -> None:
+        if self.distributed is not None:  # the driver's options are options of the method (declared once)
+            known = {o.name for o in self.options}
+            added = tuple(o for o in self.distributed.options if o.name not in known)
+            object.__setattr__(self, "options", (*self.options, *added))
 
     def option(self, name: str) -> Option | None:
         """The option called ``name``, if the method has one."""
@@ -264,6 +308,22 @@ class Method:
                                       " (anonset methods lists them)")
         if not self.suppresses and requirements.max_suppression:
             raise ConfigError(f"method {self.name!r} suppresses no records; set max_suppression to 0")
+
+    def check_distributed(self, requirements: Requirements) -> None:
+        """Refuse, in one line, what the method cannot enforce fragment by fragment (see :class:`Distribution`).
+
+        A method without :attr:`distributed` is refused too (the caller names
+        the methods that run distributed: ``registry.distributed()``).
+        """
+        if self.distributed is None:
+            raise ConfigError(f"method {self.name!r} cannot run distributed")
+        for model in requirements.models:
+            why = self.distributed.refuses.get(type(model).__name__)
+            if why is not None:
+                raise ConfigError(f"engine: spark with method: {self.name}: {model.describe()} {why}")
+        if not self.suppresses and requirements.max_suppression:
+            raise ConfigError(f"{self.name} suppresses no records; set max_suppression to 0"
+                              f" (got {requirements.max_suppression:g})")
 
 
 #: Privacy model classes in words, for messages.

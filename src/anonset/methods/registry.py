@@ -14,7 +14,7 @@ from importlib import import_module
 from anonset.errors import ConfigError
 from anonset.methods.base import Method
 
-__all__ = ["get", "names", "origin", "register", "unregister"]
+__all__ = ["distributed", "get", "names", "origin", "register", "unregister"]
 
 #: Method name -> module declaring ``METHOD``; the order is the order of docs and messages.
 _BUILTIN: dict[str, str] = {
@@ -52,6 +52,14 @@ def get(name: str) -> Method:
         raise RuntimeError(f"{entry}.METHOD is not the Method {name!r} (this is a bug in its declaration)")
     _entries[name] = method
     return method
+
+
+def distributed() -> tuple[str, ...]:
+    """The methods that can run distributed (their ``Method.distributed`` is set), by name in alphabetical order.
+
+    Reads every method's declaration (no method code).
+    """
+    return tuple(sorted(n for n in _entries if get(n).distributed is not None))
 
 
 def origin(name: str) -> str:

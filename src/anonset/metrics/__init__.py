@@ -72,8 +72,10 @@ def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int
     return cls()
 
 
-def reported_metrics(dataset: Dataset, k: int = 1, weights: Mapping[str, float] | None = None) -> list[Metric]:
-    """The standard metrics, plus the classification metric when exactly one column has role target.
+def reported_metrics(dataset: Dataset, k: int = 1, weights: Mapping[str, float] | None = None, *,
+                     optimized: Metric | None = None) -> list[Metric]:
+    """The metrics a release reports: the standard ones, the classification metric when exactly one column has
+    role target, and the metric the run optimized (``optimized``) when it is none of these.
 
     With several target columns no one of them is *the* class label, so cm is
     not reported on its own (score ``ClassificationMetric(target=...)`` to get it).
@@ -81,6 +83,8 @@ def reported_metrics(dataset: Dataset, k: int = 1, weights: Mapping[str, float] 
     out = standard_metrics(k, weights)
     if len(target_columns(dataset)) == 1:
         out.append(ClassificationMetric())
+    if optimized is not None and optimized.name not in {m.name for m in out}:
+        out.append(optimized)
     return out
 
 

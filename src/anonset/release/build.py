@@ -24,7 +24,6 @@ method families is what they are given.
 
 from __future__ import annotations
 
-import platform
 import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -60,7 +59,6 @@ from anonset.release.suppressed import group_of_rows, suppressed_group_violation
 from anonset.release.undeclared import refuse_splitting, undeclared_columns, undeclared_note
 from anonset.release.verify import require_verified, verify_release
 from anonset.risk.report import class_sizes_of_codes, release_risk
-from anonset.version import __version__
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -133,10 +131,7 @@ _WEIGHTS_HINT = ("to prefer keeping {name!r}, give it a larger weight (method.we
 def reported_metrics(settings: ReleaseSettings, dataset: Dataset,
                      in_memory: bool = True) -> tuple[list[Metric], dict[str, str]]:
     """The metrics a release reports, and those left out (with the reason) when the rows are not in memory."""
-    reported = metrics_to_report(dataset, settings.requirements.k, settings.weights)
-    optimized = settings.metric
-    if optimized.name not in {m.name for m in reported}:
-        reported.append(optimized)
+    reported = metrics_to_report(dataset, settings.requirements.k, settings.weights, optimized=settings.metric)
     if in_memory:
         return reported, {}
     omitted = {m.name: "needs record-level rows, which stay in the database" for m in reported if m.needs_rows}
@@ -146,15 +141,11 @@ def reported_metrics(settings: ReleaseSettings, dataset: Dataset,
 def provenance(settings: ReleaseSettings, dataset: Dataset, engine: str | None = None, database: str | None = None,
                output_table: str | None = None) -> Provenance:
     """Where a release comes from: versions, seed, method, metric, options, source, requirements, engine."""
-    requirements = settings.requirements
-    return Provenance(
-        anonset=__version__, python=platform.python_version(), numpy=np.__version__, pandas=pd.__version__,
-        seed=settings.seed, method=settings.method, metric=settings.named_metric,
-        method_options=dict(settings.options), source=dataset.source,
-        requirements=tuple(m.summary() for m in requirements.models),
-        max_suppression=requirements.max_suppression,
-        engine=engine, database=database, output_table=output_table,
-    )
+    from anonset.release.facts import provenance as made_now  # the one provenance of every release
+
+    return made_now(method=settings.method, method_options=settings.options, metric=settings.named_metric,
+                    seed=settings.seed, source=dataset.source, requirements=settings.requirements, engine=engine,
+                    database=database, output_table=output_table)
 
 
 def withheld_models(settings: ReleaseSettings, dataset: Dataset, group: ClassStats,

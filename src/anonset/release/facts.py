@@ -13,7 +13,9 @@ method facts in ``search``:
 * :class:`TransformFacts`: a learned recoding applied to new records.
 
 and a :class:`Provenance` (versions, seed, configuration, for a release
-written inside a database also the database and table).  Each writes its
+written inside a database also the database and table), which every release
+gets from :func:`provenance` (the Anonymizer's and distributed Mondrian's
+alike).  Each writes its
 part of the release summary (``to_json``); the summary keeps a search's long
 lists (a success list, a front) at its top level (``lists_json``).
 :func:`front_summary` is the summary of a front looked at before any member
@@ -23,14 +25,19 @@ Collections are tuples and read-only mappings.
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from anonset.version import __version__
+
 if TYPE_CHECKING:
     from anonset.methods.full_domain.search import SearchResult
     from anonset.methods.pareto.objectives import ParetoResult
+    from anonset.metrics.base import Metric
+    from anonset.privacy.base import Requirements
 
 __all__ = [
     "FrontEntry",
@@ -44,6 +51,7 @@ __all__ = [
     "front_entries",
     "front_summary",
     "frozen",
+    "provenance",
     "thawed",
 ]
 
@@ -369,3 +377,31 @@ class Provenance:
         if config is not None:
             out["config"] = config
         return out
+
+
+def provenance(*, method: str, method_options: Mapping[str, Any] | None, metric: str | Metric | None, seed: int,
+               source: str, requirements: Requirements, engine: str | None = None, database: str | None = None,
+               output_table: str | None = None) -> Provenance:
+    """The provenance of a release made now: this process's versions, and the run's configuration.
+
+    Parameters
+    ----------
+    method, method_options, metric, seed
+        As configured (``method_options`` as given; a metric object is named by its ``name``).
+    source : str
+        How the input is named.
+    requirements : Requirements
+        The privacy models and the suppression budget.
+    engine, database, output_table : str, optional
+        For a release written by an engine (a database, Spark): see :class:`Provenance`.
+    """
+    import numpy as np
+    import pandas as pd
+
+    return Provenance(
+        anonset=__version__, python=platform.python_version(), numpy=np.__version__, pandas=pd.__version__,
+        seed=seed, method=method, metric=metric if isinstance(metric, str) or metric is None else metric.name,
+        method_options=dict(method_options or {}), source=source,
+        requirements=tuple(m.summary() for m in requirements.models), max_suppression=requirements.max_suppression,
+        engine=engine, database=database, output_table=output_table,
+    )

@@ -10,18 +10,14 @@ labels values alike) and fits the configured model on it: an
 run's options, the same code as a run in memory, whose release is rendered by
 :func:`~anonset.release.release.render_partition` and re-checked on the
 worker.  It returns the released rows (every column as text) and one more
-row holding, as JSON in :data:`STATS`, the fragment's facts and the partial
-sums the driver adds up into the release's metrics (:func:`combine_metrics`):
-
-- per-cell metrics (NCP, GCP, GLM, Loss, precision, Total-IL): per
-  quasi-identifier the sum over classes of size × cell cost, the costs taken
-  against the *whole table* (its value ranges and hierarchies), so the sums
-  add up to exactly the release's;
-- discernibility (Σ size²), the classes and records (average class size);
-- the classification metric (records outside their class's majority label);
-- how many of the fragment's input classes have each size, which add up to
-  the input's (a record's fragment depends on its quasi-identifiers alone), so
-  the release's risk report needs no pass over the input of its own.
+row holding, as JSON in :data:`STATS`, the fragment's facts (its classes, the
+largest and smallest), the partial sums the driver adds up into the release's
+metrics (:func:`~anonset.metrics.partial.partial_sums`, added up by
+:func:`~anonset.metrics.partial.combine_partial_sums`), and how many of the
+fragment's input classes have each size, which add up to the input's (a
+record's fragment depends on its quasi-identifiers alone), so the release's
+risk report needs no pass over the input of its own
+(:func:`input_class_sizes`).
 
 A fragment that fails (it should not: the driver checked that each fragment
 as a whole satisfies every model) returns its error in the statistics row
@@ -44,8 +40,8 @@ import pandas as pd
 
 from anonset.core.dataset import AttributeSpec, Dataset, row_values
 from anonset.core.weights import quasi_weights
-from anonset.metrics.base import CellMetric, Metric
-from anonset.metrics.class_metrics import AverageClassSize, ClassificationMetric, Discernibility
+from anonset.metrics.base import Metric
+from anonset.metrics.partial import partial_sums
 from anonset.privacy.base import Requirements
 from anonset.risk.report import class_sizes_of_codes
 
@@ -54,7 +50,7 @@ if TYPE_CHECKING:
 
     from anonset.release.release import Release
 
-__all__ = ["FRAGMENT_ERRORS", "STATS", "FragmentJob", "FragmentModel", "combine_metrics", "input_class_sizes"]
+__all__ = ["FRAGMENT_ERRORS", "STATS", "FragmentJob", "FragmentModel", "input_class_sizes"]
 
 #: The column of the statistics row (null on every released row).
 STATS = "_anonset_fragment_stats"
@@ -151,7 +147,9 @@ class FragmentJob:
                                     allow_unprotected=self.allow_unprotected)
             release = model.fit(data).release_
             assert release.table is not None
-            facts.update(_partials(release, data, self.whole, self.metrics))
+            partition = release.partition
+            facts.update(partial_sums(partition, data, self.whole, self.metrics))
+            facts.update(largest=int(partition.sizes.max()), smallest=int(partition.sizes.min()))
         except Exception as exc:  # reported by the driver as one line naming the fragment
             text = str(exc).strip().splitlines()
             facts["error"] = {"type": type(exc).__name__, "message": text[0] if text else type(exc).__name__}
@@ -219,42 +217,3 @@ def input_class_sizes(parts: Sequence[Mapping[str, Any]]) -> NDArray[np.int64]:
     """The input's class sizes on its quasi-identifiers, from the fragments' tables of sizes (:func:`_input_sizes`)."""
     table = np.array([pair for p in parts for pair in p["input_sizes"]], dtype=np.int64).reshape(-1, 2)
     return np.repeat(table[:, 0], table[:, 1])
-
-
-def _partials(release: Release, data: Dataset, whole: Dataset, metrics: Sequence[Metric]) -> dict[str, Any]:
-    """The fragment's classes and the partial sums of ``metrics`` (see the module docstring)."""
-    partition = release.partition
-    sizes = partition.sizes.astype(np.float64)
-    cells: dict[str, list[float]] = {}
-    outside: dict[str, float] = {}
-    for m in metrics:
-        if isinstance(m, CellMetric):
-            cells[m.name] = [float(np.dot(sizes, m.class_costs(whole, q, partition.values[q]))) for q in whole.quasi]
-        elif isinstance(m, ClassificationMetric):
-            outside[m.name] = data.n_rows * m.score(partition, data)
-    return {"classes": partition.n_classes, "largest": int(partition.sizes.max()),
-            "smallest": int(partition.sizes.min()), "squares": float((sizes * sizes).sum()), "cells": cells,
-            "outside": outside}
-
-
-def combine_metrics(metrics: Sequence[Metric], whole: Dataset,
-                    parts: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float], dict[str, str]]:
-    """The release's metrics from the fragments' partial sums, and those that cannot be added up (with why)."""
-    n = sum(int(p["rows"]) for p in parts)
-    classes = sum(int(p["classes"]) for p in parts)
-    scores: dict[str, float] = {}
-    omitted: dict[str, str] = {}
-    for m in metrics:
-        if isinstance(m, CellMetric):
-            sums = np.sum([np.asarray(p["cells"][m.name], dtype=np.float64) for p in parts], axis=0)
-            scores[m.name] = float(m.combine(whole, sums))
-        elif isinstance(m, Discernibility):
-            scores[m.name] = float(sum(float(p["squares"]) for p in parts))
-        elif isinstance(m, AverageClassSize):
-            scores[m.name] = n / classes / m.k if classes else float("inf")
-        elif isinstance(m, ClassificationMetric):
-            scores[m.name] = float(sum(float(p["outside"][m.name]) for p in parts)) / n
-        else:
-            omitted[m.name] = ("measures each record's cell against value counts of the whole table, which no"
-                               " fragment holds; not added up over fragments")
-    return scores, omitted

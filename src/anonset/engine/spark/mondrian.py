@@ -1,20 +1,19 @@
-"""The Spark side of distributed Mondrian: the first-cut tree, the fragment of every record, per-fragment runs.
+"""The Spark operations of distributed Mondrian: the sample, the fragment of every record, per-fragment runs.
 
 Distributed Mondrian cuts the table on the driver, from a sample, into a few
-fragments and runs the in-memory Mondrian on each fragment on a worker.  This
-module holds what of that is Spark and tree bookkeeping, and nothing of
-Mondrian itself:
+fragments and runs the in-memory Mondrian on each fragment on a worker.  The
+cut tree, the first cuts and the merge of a fragment that fails a model are
+Mondrian's (:mod:`anonset.methods.mondrian.cut_tree`,
+:mod:`~anonset.methods.mondrian.first_cuts`,
+:mod:`~anonset.methods.mondrian.fragments`); this module holds only what
+runs on Spark:
 
-- :class:`Cut`, the small decision tree of first cuts: a numeric
-  quasi-identifier cut at a threshold (left ``value <= threshold``), or a
-  categorical one split into the child nodes of its hierarchy at one level;
-  its leaves, numbered depth first, are the fragments.  :func:`collapsed`
-  merges a fragment with its siblings (undoes its parent's cut).
 - :func:`sample_records`, the seeded sample the driver cuts (the only records
   that reach it).
-- :func:`with_fragments`: every record's fragment, a Spark column
-  expression (nested ``CASE WHEN`` over small broadcast tables that map a
-  value's text to its number or its hierarchy ancestor), no Python per row.
+- :func:`with_fragments`: every record's fragment by a tree of cuts
+  (:class:`FragmentTree`), a Spark column expression (nested ``CASE WHEN``
+  over small broadcast tables that map a value's text to its number or its
+  hierarchy ancestor), no Python per row.
 - :func:`fragment_stats`: the class statistics of every fragment as a whole
   (size, sensitive histograms and moments), one Spark job, P rows per value.
 - :func:`run_fragments`: ``groupBy(fragment).applyInPandas(fit)``, one
@@ -23,13 +22,11 @@ Mondrian itself:
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -43,98 +40,49 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
     from pyspark.sql import Column, DataFrame, SparkSession
 
-__all__ = ["FRAGMENT", "Cut", "collapsed", "fragment_stats", "prefer_worker_python",
+__all__ = ["FRAGMENT", "FragmentTree", "fragment_stats", "prefer_worker_python",
            "run_fragments", "sample_records", "with_fragments", "worker_error"]
 
 #: The column holding each record's fragment (0 .. P - 1).
 FRAGMENT = "_anonset_fragment"
 
 
-@dataclass(frozen=True)
-class Cut:
-    """A node of the first-cut tree: a fragment (a leaf), or a cut of one quasi-identifier into children.
+class FragmentTree(Protocol):
+    """What :func:`with_fragments` reads of a tree of cuts (Mondrian's :class:`~anonset.methods.mondrian.cut_tree.Cut`).
 
-    Attributes
-    ----------
-    attribute : str or None
-        The quasi-identifier cut; None for a leaf.
-    threshold : float
-        Numeric cut: child 0 takes ``value <= threshold``, child 1 the rest.
-    level : int
-        Categorical cut: the hierarchy level of the child nodes (−1 for a numeric cut).
-    keys : tuple of int
-        Categorical cut: each child's node code at ``level``.
-    default : int
-        Categorical cut: the child that takes a record whose node at ``level``
-        is none of ``keys`` (a branch the sample did not hold).
-    children : tuple of Cut
-        The children, in key order.
+    A node is a fragment (``attribute`` None) or a cut of ``attribute``: by
+    value at ``threshold`` (``level`` −1; child 0 takes ``value <=
+    threshold``), or into the hierarchy nodes ``keys`` at ``level`` (a node
+    that is none of them goes to child ``default``).  Fragments are numbered
+    depth first.
     """
 
-    attribute: str | None = None
-    threshold: float = math.nan
-    level: int = -1
-    keys: tuple[int, ...] = ()
-    default: int = 0
-    children: tuple[Cut, ...] = ()
+    @property
+    def attribute(self) -> str | None: ...
 
     @property
-    def is_leaf(self) -> bool:
-        """True for a fragment."""
-        return self.attribute is None
+    def threshold(self) -> float: ...
+
+    @property
+    def level(self) -> int: ...
+
+    @property
+    def keys(self) -> tuple[int, ...]: ...
+
+    @property
+    def default(self) -> int: ...
+
+    @property
+    def children(self) -> Sequence[FragmentTree]: ...
 
     @property
     def n_fragments(self) -> int:
         """Leaves under this node."""
-        return 1 if self.is_leaf else sum(c.n_fragments for c in self.children)
+        ...
 
     def levels_used(self) -> dict[str, set[int]]:
         """Per attribute cut somewhere in the tree, the levels its cuts use (−1: by value)."""
-        out: dict[str, set[int]] = {}
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            if node.attribute is not None:
-                out.setdefault(node.attribute, set()).add(node.level)
-                stack.extend(node.children)
-        return out
-
-
-def collapsed(tree: Cut, failing: set[int]) -> tuple[Cut, NDArray[np.int64]]:
-    """``tree`` with the parent cut of every fragment in ``failing`` undone (the fragment merged with its siblings).
-
-    Returns the new tree and, per old fragment, its new fragment (depth-first
-    numbering both).  A failing root (a tree of one fragment) is returned as is.
-    """
-    mapping: list[int] = []
-    new_count = 0
-
-    def walk(node: Cut) -> Cut:
-        nonlocal new_count
-        if node.is_leaf:
-            mapping.append(new_count)
-            new_count += 1
-            return node
-        first = len(mapping)
-        ids = _leaf_ids(node, first)
-        if any(c.is_leaf and i in failing for c, i in zip(node.children, ids, strict=True)):
-            mapping.extend([new_count] * node.n_fragments)
-            new_count += 1
-            return Cut()
-        return Cut(node.attribute, node.threshold, node.level, node.keys, node.default,
-                   tuple(walk(c) for c in node.children))
-
-    new = walk(tree)
-    return new, np.array(mapping, dtype=np.int64)
-
-
-def _leaf_ids(node: Cut, first: int) -> list[int]:
-    """Depth-first number of each child of ``node`` that is a leaf (−1 for inner children)."""
-    ids, at = [], first
-    for child in node.children:
-        ids.append(at if child.is_leaf else -1)
-        at += child.n_fragments
-    return ids
+        ...
 
 
 def sample_records(frame: DataFrame, columns: Sequence[str], n_rows: int, sample_rows: int,
@@ -160,7 +108,8 @@ def sample_records(frame: DataFrame, columns: Sequence[str], n_rows: int, sample
     return sample
 
 
-def with_fragments(frame: DataFrame, dataset: Dataset, tree: Cut, key: Mapping[str, str]) -> DataFrame:
+def with_fragments(frame: DataFrame, dataset: Dataset, tree: FragmentTree,
+                   key: Mapping[str, str]) -> DataFrame:
     """``frame`` with :data:`FRAGMENT`: each record's fragment by ``tree`` (a plan; nothing runs).
 
     ``frame``'s columns are keys (:func:`~anonset.engine.spark.source.keyed`),
@@ -196,7 +145,7 @@ def with_fragments(frame: DataFrame, dataset: Dataset, tree: Cut, key: Mapping[s
         helpers.append(f"_ft{i}")
     counter = iter(range(tree.n_fragments))
 
-    def expression(node: Cut) -> Column:
+    def expression(node: FragmentTree) -> Column:
         if node.attribute is None:
             return F.lit(next(counter))
         value = F.col(names[(node.attribute, node.level)])

@@ -40,6 +40,11 @@ merges one that fails a model with its siblings before any worker runs.
 Relaxed Mondrian (``strict: false``) divides records of equal value, which no
 threshold on a value expresses; the first cuts are therefore always strict
 (the fragments then run with the configured ``strict``).
+
+:func:`table_scales` gives what the cuts measure against from the whole
+table's dataset (its value counts): which quasi-identifiers are compared by
+value, and their ranges.  The tree itself is a
+:class:`~anonset.methods.mondrian.cut_tree.Cut`.
 """
 
 from __future__ import annotations
@@ -52,9 +57,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from anonset.core.attribute_space import AttributeSpace, attribute_space
-from anonset.core.dataset import Dataset
+from anonset.core.dataset import BY_VALUE_TYPES, Dataset
 from anonset.core.stats import RowColumns
-from anonset.engine.spark.mondrian import Cut
+from anonset.methods.mondrian.cut_tree import Cut
 from anonset.methods.mondrian.judge import is_k_anonymity
 from anonset.methods.mondrian.split import CandidateSplit, MedianCriterion, describe_region
 from anonset.privacy.base import Requirements
@@ -62,7 +67,7 @@ from anonset.privacy.base import Requirements
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["MARGIN", "first_cuts", "smallest_class"]
+__all__ = ["MARGIN", "first_cuts", "smallest_class", "table_scales"]
 
 #: A fragment must hold at least this many times the smallest allowed class (see the module docstring).
 MARGIN = 4.0
@@ -72,6 +77,28 @@ def smallest_class(requirements: Requirements) -> int:
     """The fewest records a class can hold under ``requirements``: k, or an l-diversity model's l when larger."""
     sizes = [requirements.k, *(math.ceil(float(getattr(m, "l", 1))) for m in requirements.models)]
     return max(sizes)
+
+
+def table_scales(dataset: Dataset) -> tuple[frozenset[str], dict[str, float]]:
+    """The quasi-identifiers Mondrian compares by value on the whole table, and each one's range (max − min).
+
+    An attribute is compared by value when its type is compared by value and
+    every value the table holds has a finite number (a number, date or rank on
+    every record).  ``dataset`` is the whole table's, built from its value
+    counts.
+    """
+    by_value: list[str] = []
+    spans: dict[str, float] = {}
+    for q in dataset.quasi:
+        enc = dataset.encoded[q]
+        if dataset.specs[q].type not in BY_VALUE_TYPES or enc.numbers is None:
+            continue
+        present = np.asarray(enc.numbers, dtype=np.float64)[enc.counts() > 0]
+        if not bool(np.isfinite(present).all()):
+            continue
+        by_value.append(q)
+        spans[q] = float(present.max() - present.min()) if len(present) else 0.0
+    return frozenset(by_value), spans
 
 
 def first_cuts(sample: Dataset, requirements: Requirements, *, n_rows: int, fragments: int,

@@ -5,23 +5,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from anonset.errors import ConfigError
-from anonset.methods.base import Family, Method, Option, Problem
+from anonset.methods.base import Distribution, Family, Method, Option, Problem
 
 if TYPE_CHECKING:
     from anonset.methods.mondrian.regions import MondrianTree
 
-__all__ = ["METHOD"]
+__all__ = ["DISTRIBUTION", "METHOD"]
 
 
-#: Options only distributed Mondrian reads (``engine: spark``; see :mod:`anonset.release.spark_mondrian`).
-SPARK_OPTIONS = ("fragments", "sample_rows")
+#: How Mondrian runs distributed (``engine: spark``; the release flow is :mod:`anonset.release.spark_mondrian`):
+#: the driver's options, and what no fragment can judge alone.
+DISTRIBUTION = Distribution(
+    options=(Option("fragments", "int", None, "engine: spark only: fragments the driver cuts the table into, each"
+                    " partitioned on a worker (unset: 3 per task slot, at least one per 1,000,000 records)",
+                    low=1, optional=True),
+             Option("sample_rows", "int", None, "engine: spark only: records sampled to the driver to choose the"
+                    " first cuts (unset: 1,000,000)", low=1, optional=True)),
+    refuses={"TCloseness": "compares every class with the whole table's distribution, which no fragment holds;"
+                           " use engine: numpy, or l-diversity instead"},
+)
 
 
 def _fit(problem: Problem) -> MondrianTree:
     from anonset.methods.mondrian.regions import mondrian
 
     options = dict(problem.options)
-    for name in SPARK_OPTIONS:
+    for name in DISTRIBUTION.option_names():
         if options.pop(name, None) is not None:
             raise ConfigError(f"mondrian: option {name!r} applies to engine: spark (distributed Mondrian); drop it"
                               " to run in memory")
@@ -69,15 +78,11 @@ METHOD = Method(
              Option("selections", "any", None, "the selection criterion's predicates: a list of"
                     " {attribute: [lo, hi] or [label, ...]} rectangles (numeric ranges closed; labels are leaves or"
                     " hierarchy nodes)",
-                    optional=True, accepts=_selections, shape="a list of predicates"),
-             Option("fragments", "int", None, "engine: spark only: fragments the driver cuts the table into, each"
-                    " partitioned on a worker (unset: 3 per task slot, at least one per 1,000,000 records)",
-                    low=1, optional=True),
-             Option("sample_rows", "int", None, "engine: spark only: records sampled to the driver to choose the"
-                    " first cuts (unset: 1,000,000)", low=1, optional=True)),
+                    optional=True, accepts=_selections, shape="a list of predicates")),
     # every per-class model; the release-level risk models (average risk, uniqueness) are refused: a region is
     # judged alone, and a figure of the whole release cannot be judged one region at a time
     models=frozenset({"KAnonymity", "HighestRisk", "DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity",
                       "TCloseness", "SquaredErrorDiversity"}),
     suppresses=False,
+    distributed=DISTRIBUTION,  # its options (fragments, sample_rows) come after the options above
 )
