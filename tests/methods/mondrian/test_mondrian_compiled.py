@@ -1,4 +1,4 @@
-"""Tests of Mondrian's compiled path (anonset.methods.mondrian.compiled, grow, judge, fill*, offers, floats).
+"""Tests of Mondrian's compiled path (anonset.methods.mondrian.compiled.paths, grow, judge, fill*, offers, floats).
 
 The Python loop over regions (``regions._grow``) is the reference: every
 compiled tree is compared with the tree the reference grows from the same
@@ -19,11 +19,12 @@ from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats
 from anonset.errors import InfeasibleError
 from anonset.hierarchy import Hierarchy
-from anonset.methods.mondrian import compiled, regions
+from anonset.methods.mondrian import regions
+from anonset.methods.mondrian.compiled import paths as compiled
+from anonset.methods.mondrian.compiled.floats import numpy_round, numpy_sum
+from anonset.methods.mondrian.compiled.judge import model_arrays, satisfied
+from anonset.methods.mondrian.compiled.offers import heapify, keep_every, new_offers, offer, pop
 from anonset.methods.mondrian.criteria import InfoGainCriterion
-from anonset.methods.mondrian.floats import numpy_round, numpy_sum
-from anonset.methods.mondrian.judge import model_arrays, satisfied
-from anonset.methods.mondrian.offers import heapify, keep_every, new_offers, offer, pop
 from anonset.methods.mondrian.regions import MondrianTree, mondrian
 from anonset.methods.mondrian.split import MedianCriterion
 from anonset.privacy.base import PrivacyModel, Requirements

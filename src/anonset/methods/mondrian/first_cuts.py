@@ -59,8 +59,8 @@ import numpy as np
 from anonset.core.attribute_space import AttributeSpace, attribute_space
 from anonset.core.dataset import BY_VALUE_TYPES, Dataset
 from anonset.core.stats import RowColumns
+from anonset.methods.mondrian.compiled.judge import is_k_anonymity
 from anonset.methods.mondrian.cut_tree import Cut
-from anonset.methods.mondrian.judge import is_k_anonymity
 from anonset.methods.mondrian.split import CandidateSplit, MedianCriterion, describe_region
 from anonset.privacy.base import Requirements
 

@@ -30,11 +30,11 @@ region with no allowable split becomes an equivalence class.
 Candidate children are judged by the models themselves (their class
 statistics, :class:`~anonset.core.stats.ClassStats`), so every model works.
 The recursion runs compiled whenever it can
-(:mod:`anonset.methods.mondrian.compiled` says when): the median criterion
+(:mod:`anonset.methods.mondrian.compiled.paths` says when): the median criterion
 under k-anonymity alone in the median kernel
-(:mod:`anonset.methods.mondrian.kernel`), every built-in criterion under the
+(:mod:`anonset.methods.mondrian.compiled.kernel`), every built-in criterion under the
 per-class models anonset defines in the general kernel
-(:mod:`anonset.methods.mondrian.grow`).  Any other criterion object or model
+(:mod:`anonset.methods.mondrian.compiled.grow`).  Any other criterion object or model
 runs :func:`_grow`, a Python loop over regions with numpy per region: the
 reference implementation, which the compiled paths reproduce exactly.  All
 keep the rows in one index array, each region a contiguous segment
@@ -62,9 +62,9 @@ from anonset.core.dataset import Dataset
 from anonset.core.selections import Predicate
 from anonset.core.stats import ClassStats, RowColumns
 from anonset.errors import ConfigError, InfeasibleError
-from anonset.methods.mondrian.compiled import compiled_grow, kernel_space
-from anonset.methods.mondrian.judge import is_k_anonymity
-from anonset.methods.mondrian.kernel import GrownKernel, grow_k_anonymous
+from anonset.methods.mondrian.compiled.judge import is_k_anonymity
+from anonset.methods.mondrian.compiled.kernel import GrownKernel, grow_k_anonymous
+from anonset.methods.mondrian.compiled.paths import compiled_grow, kernel_space
 from anonset.methods.mondrian.split import MedianCriterion, SplitCriterion, describe_region
 from anonset.methods.mondrian.tree import MondrianTree, RegionBoxes, TreeNodes
 from anonset.methods.mondrian.workload import (

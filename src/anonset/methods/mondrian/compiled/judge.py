@@ -2,12 +2,12 @@
 
 :func:`model_arrays` turns the per-class models of a
 :class:`~anonset.privacy.base.Requirements` into a :class:`ModelArrays`;
-the compiled path (:mod:`anonset.methods.mondrian.grow`) counts the class
+the compiled path (:mod:`anonset.methods.mondrian.compiled.grow`) counts the class
 statistics of a candidate's children (:func:`children_stats`) and asks
 :func:`all_satisfied` whether every child satisfies every model.  Each rule
 repeats the model class's own, with the same thresholds (tolerances
 included) and the same floating-point operations in the same order
-(:mod:`anonset.methods.mondrian.floats`):
+(:mod:`anonset.methods.mondrian.compiled.floats`):
 
 - k-anonymity (and highest risk, its form ``k = ceil(1/r)``): child sizes
   ``>= k``, checked before any judge (a candidate with a smaller child is none);
@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from anonset.core.stats import RowColumns
-from anonset.methods.mondrian.floats import numpy_sum, numpy_total
+from anonset.methods.mondrian.compiled.floats import numpy_sum, numpy_total
 from anonset.privacy import ldiversity, tcloseness
 from anonset.privacy.distance_kernels import equal_emd, ordered_emd
 from anonset.privacy.kanonymity import KAnonymity

@@ -16,7 +16,7 @@ numbers in the same order:
 
 The logarithm is the C library's in both (numpy calls it for float64 unless
 the processor has AVX-512, where numpy uses its own; see
-:mod:`anonset.methods.mondrian.compiled`).
+:mod:`anonset.methods.mondrian.compiled.paths`).
 """
 
 from __future__ import annotations

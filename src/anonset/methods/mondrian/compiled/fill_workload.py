@@ -28,10 +28,16 @@ from typing import TYPE_CHECKING, NamedTuple
 import numba
 import numpy as np
 
-from anonset.methods.mondrian.floats import numpy_round, numpy_sum, numpy_total
-from anonset.methods.mondrian.kernel import KernelSpace
-from anonset.methods.mondrian.offers import BEST, COUNT, MODE, Offers, offer, offer_cut, offer_split
-from anonset.methods.mondrian.segments import Segments, hierarchy_children, median_cuts, smallest_child, splittable
+from anonset.methods.mondrian.compiled.floats import numpy_round, numpy_sum, numpy_total
+from anonset.methods.mondrian.compiled.kernel import KernelSpace
+from anonset.methods.mondrian.compiled.offers import BEST, COUNT, MODE, Offers, offer, offer_cut, offer_split
+from anonset.methods.mondrian.compiled.segments import (
+    Segments,
+    hierarchy_children,
+    median_cuts,
+    smallest_child,
+    splittable,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -1,6 +1,6 @@
 """Candidate splits of one region and their order of preference, for the compiled Mondrian path (numba).
 
-A criterion's fill function (:mod:`anonset.methods.mondrian.fill`) *offers*
+A criterion's fill function (:mod:`anonset.methods.mondrian.compiled.fill`) *offers*
 each candidate split of a region with its key ``(tier, score, attribute,
 imbalance, −position)``, compared lexicographically exactly as the Python
 reference ranks candidates (:class:`anonset.methods.mondrian.criteria._Ranking`):

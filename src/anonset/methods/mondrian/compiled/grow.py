@@ -5,9 +5,9 @@
 are taken from a stack in the same order, each region's candidate splits
 come from its criterion (:func:`anonset.methods.mondrian.fill.fill`) and are
 tried best first, and the first whose children all satisfy the models
-(:mod:`anonset.methods.mondrian.judge`) is applied.  The kernel first keeps
+(:mod:`anonset.methods.mondrian.compiled.judge`) is applied.  The kernel first keeps
 only the best candidate; only when that one is not allowable does it offer
-them all again (:mod:`anonset.methods.mondrian.offers`) and look for the best
+them all again (:mod:`anonset.methods.mondrian.compiled.offers`) and look for the best
 allowable one: with models that read histograms only, in one pass per
 attribute that judges every cut from running counts (:func:`_sweep`); with
 squared-error diversity, whose sums must be taken in row order, candidate
@@ -31,11 +31,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numba
 import numpy as np
 
-from anonset.methods.mondrian.fill import fill, phases
-from anonset.methods.mondrian.judge import ModelArrays, all_satisfied, children_stats
-from anonset.methods.mondrian.kernel import GrownKernel, KernelSpace, _inherit
-from anonset.methods.mondrian.offers import COUNT, Offers, before, heapify, keep_best, keep_every, new_offers, pop
-from anonset.methods.mondrian.segments import (
+from anonset.methods.mondrian.compiled.fill import fill, phases
+from anonset.methods.mondrian.compiled.judge import ModelArrays, all_satisfied, children_stats
+from anonset.methods.mondrian.compiled.kernel import GrownKernel, KernelSpace, _inherit
+from anonset.methods.mondrian.compiled.offers import (
+    COUNT,
+    Offers,
+    before,
+    heapify,
+    keep_best,
+    keep_every,
+    new_offers,
+    pop,
+)
+from anonset.methods.mondrian.compiled.segments import (
     Segments,
     cut_labels,
     describe,

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numba
 import numpy as np
 
-from anonset.methods.mondrian.kernel import KernelSpace
-from anonset.methods.mondrian.offers import Offers, offer_cut, offer_split
-from anonset.methods.mondrian.segments import Segments, hierarchy_children, smallest_child, splittable
+from anonset.methods.mondrian.compiled.kernel import KernelSpace
+from anonset.methods.mondrian.compiled.offers import Offers, offer_cut, offer_split
+from anonset.methods.mondrian.compiled.segments import Segments, hierarchy_children, smallest_child, splittable
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

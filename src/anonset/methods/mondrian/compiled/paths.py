@@ -4,7 +4,7 @@ Mondrian (:mod:`anonset.methods.mondrian.regions`) grows its tree in one of
 three ways:
 
 1. the median criterion under k-anonymity alone: the median kernel
-   (:mod:`anonset.methods.mondrian.kernel`, quickselect, no sorting);
+   (:mod:`anonset.methods.mondrian.compiled.kernel`, quickselect, no sorting);
 2. any built-in criterion (``median``, ``infogain``, ``lsd``, ``selection``)
    under k-anonymity, distinct, entropy or recursive (c, l)-diversity,
    t-closeness (equal, ordered or hierarchical distance) and squared-error
@@ -18,11 +18,11 @@ three ways:
 Paths 1 and 2 give the releases of path 3: the same candidates in the same
 order, the same tie-breaks and the same floating-point decisions.  Scores
 are computed with the same operations in the same order
-(:mod:`anonset.methods.mondrian.floats`); two exceptions can change a
+(:mod:`anonset.methods.mondrian.compiled.floats`); two exceptions can change a
 decision, both only at the last bit of a float:
 
 - the hierarchical t-closeness distance adds a node's children in leaf order,
-  numpy's matrix product perhaps in another (:mod:`anonset.methods.mondrian.judge`);
+  numpy's matrix product perhaps in another (:mod:`anonset.methods.mondrian.compiled.judge`);
   a verdict can differ only for a distance within about 1e-15 of ``t + 1e-9``;
 - the logarithm of the InfoGain scores and of entropy l-diversity is the C
   library's; numpy uses the same for float64 unless the processor has
@@ -38,13 +38,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from anonset.core.attribute_space import AttributeSpace
+from anonset.methods.mondrian.compiled.fill import MedianArrays
+from anonset.methods.mondrian.compiled.fill_selection import SelectionArrays, selection_arrays
+from anonset.methods.mondrian.compiled.fill_workload import InfoGainArrays, infogain_arrays, lsd_arrays
+from anonset.methods.mondrian.compiled.grow import grow
+from anonset.methods.mondrian.compiled.judge import model_arrays
+from anonset.methods.mondrian.compiled.kernel import GrownKernel, KernelSpace
 from anonset.methods.mondrian.criteria import InfoGainCriterion, LSDCriterion
-from anonset.methods.mondrian.fill import MedianArrays
-from anonset.methods.mondrian.fill_selection import SelectionArrays, selection_arrays
-from anonset.methods.mondrian.fill_workload import InfoGainArrays, infogain_arrays, lsd_arrays
-from anonset.methods.mondrian.grow import grow
-from anonset.methods.mondrian.judge import model_arrays
-from anonset.methods.mondrian.kernel import GrownKernel, KernelSpace
 from anonset.methods.mondrian.selection import SelectionCriterion
 from anonset.methods.mondrian.split import MedianCriterion, SplitCriterion
 

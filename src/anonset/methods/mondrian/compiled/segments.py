@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numba
 import numpy as np
 
-from anonset.methods.mondrian.kernel import KernelSpace
+from anonset.methods.mondrian.compiled.kernel import KernelSpace
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

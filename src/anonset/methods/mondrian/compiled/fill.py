@@ -1,7 +1,7 @@
 """The candidate splits of a region under each criterion, for the compiled Mondrian path (numba).
 
 :func:`fill` offers every candidate split of region ``rows[s:e]`` with its
-key (:mod:`anonset.methods.mondrian.offers`), as the criterion object of
+key (:mod:`anonset.methods.mondrian.compiled.offers`), as the criterion object of
 the Python reference would rank it.  Which criterion runs is told by the
 type of the arrays given: :class:`MedianArrays` here,
 :class:`~anonset.methods.mondrian.fill_workload.InfoGainArrays` and
@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numba
 from numba.extending import overload
 
-from anonset.methods.mondrian.fill_selection import SelectionArrays, selection_fill
-from anonset.methods.mondrian.fill_workload import InfoGainArrays, LSDArrays, infogain_fill, lsd_fill
-from anonset.methods.mondrian.kernel import KernelSpace
-from anonset.methods.mondrian.offers import Offers, offer_cut, offer_split
-from anonset.methods.mondrian.segments import Segments, hierarchy_children, median_cuts, smallest_child
+from anonset.methods.mondrian.compiled.fill_selection import SelectionArrays, selection_fill
+from anonset.methods.mondrian.compiled.fill_workload import InfoGainArrays, LSDArrays, infogain_fill, lsd_fill
+from anonset.methods.mondrian.compiled.kernel import KernelSpace
+from anonset.methods.mondrian.compiled.offers import Offers, offer_cut, offer_split
+from anonset.methods.mondrian.compiled.segments import Segments, hierarchy_children, median_cuts, smallest_child
 
 if TYPE_CHECKING:
     from collections.abc import Callable
