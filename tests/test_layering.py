@@ -31,7 +31,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"methods"}),
     frozenset({"release"}),
     frozenset({"anonymizer"}),
-    frozenset({"config", "evaluation", "precompile"}),
+    frozenset({"config", "evaluation", "precompile", "testing"}),
     frozenset({"report", "starter"}),
     frozenset({"runs"}),
     frozenset({"commands"}),

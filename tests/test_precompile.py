@@ -1,46 +1,104 @@
-"""``anonset compile``: every registered method has a warm-up, and every warm-up runs."""
+"""``anonset compile``: every registered method declares its warm-ups, and every warm-up runs."""
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from anonset.cli import main
+from anonset.errors import ConfigError
 from anonset.methods import registry
-from anonset.precompile import WARM_UPS, precompile, shares
+from anonset.methods.base import Family, Method, WarmUp
+from anonset.precompile import WarmUpRun, kernel_kind, precompile, shares, warm_up_runs
 
 
 def test_every_registered_method_has_a_warm_up() -> None:
-    assert {r.method for r in WARM_UPS} == set(registry.names())
+    runs = warm_up_runs()
+    assert {r.method for r in runs} == set(registry.names())
+    assert runs == tuple(WarmUpRun(n, w) for n in registry.names() for w in registry.get(n).warm_ups)
+    assert len({r.label for r in runs}) == len(runs)  # each run says what it selects
 
 
 def test_the_compile_command_runs_every_warm_up() -> None:
     result = CliRunner().invoke(main, ["compile"])
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
-    assert len(lines) == len(WARM_UPS) + 1
-    assert [line.split(" s  ", 1)[1] for line in lines[:-1]] == [r.label for r in WARM_UPS]
+    runs = warm_up_runs()
+    assert len(lines) == len(runs) + 1
+    assert [line.split(" s  ", 1)[1] for line in lines[:-1]] == [r.label for r in runs]
     assert f"of {len(registry.names())} methods" in lines[-1]
 
 
 def test_a_partial_list_runs_only_those() -> None:
-    done = precompile(rows=120, runs=WARM_UPS[:2])
-    assert [r for r, _ in done] == list(WARM_UPS[:2])
+    runs = warm_up_runs()[:2]
+    done = precompile(rows=120, runs=runs)
+    assert [r for r, _ in done] == list(runs)
     assert all(seconds > 0 for _, seconds in done)
 
 
 def test_shares_split_every_run_once_and_keep_each_kind_together() -> None:
+    runs = warm_up_runs()
     for jobs in (1, 2, 3, 8):
         split = shares(jobs)
         assert 1 <= len(split) <= jobs
-        assert sorted(i for share in split for i in share) == list(range(len(WARM_UPS)))
+        assert sorted(i for share in split for i in share) == list(range(len(runs)))
         for method in ("mondrian", "k-member", "optimal"):
-            holding = {n for n, share in enumerate(split) for i in share if WARM_UPS[i].method == method}
+            holding = {n for n, share in enumerate(split) for i in share if runs[i].method == method}
             assert len(holding) == 1  # a method's kernels are compiled by one process
     assert len(shares(2)) == 2
+    # the lattice methods (full-domain and fronts) share their kernels; each partitioning family has its own
+    assert kernel_kind("optimal") == kernel_kind("pareto-ea") == "lattice"
+    assert len({kernel_kind("mondrian"), kernel_kind("k-member"), "lattice"}) == 3
+    assert kernel_kind("k-member") == kernel_kind("xu-bottom-up")
 
 
 def test_one_share_runs_only_its_warm_ups() -> None:
+    runs = warm_up_runs()
     result = CliRunner().invoke(main, ["compile", "--runs", "0,2"])
     assert result.exit_code == 0, result.output
     assert [line.split(" s  ", 1)[1] for line in result.output.strip().splitlines()] == \
-        [WARM_UPS[0].label, WARM_UPS[2].label]
+        [runs[0].label, runs[2].label]
+
+
+def test_compile_only_the_methods_named() -> None:
+    result = CliRunner().invoke(main, ["compile", "--methods", "optimal, rv-local"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert [line.split(" s  ", 1)[1] for line in lines[:-1]] == \
+        [r.label for r in warm_up_runs() if r.method in ("optimal", "rv-local")]
+    assert "compiled the kernels of 2 methods" in lines[-1]
+    assert warm_up_runs(["rv-local", "optimal"]) == warm_up_runs(["optimal", "rv-local"])  # the registry's order
+
+
+def test_compile_with_jobs_passes_the_methods_to_every_job() -> None:
+    result = CliRunner().invoke(main, ["compile", "--methods", "mondrian,k-member", "--jobs", "2", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().splitlines() == [result.output.strip().splitlines()[-1]]
+    assert "compiled the kernels of 2 methods" in result.output
+
+
+def test_an_unknown_method_is_named() -> None:
+    result = CliRunner().invoke(main, ["compile", "--methods", "optimal,mondrain"])
+    assert result.exit_code == 2
+    assert "unknown method 'mondrain'" in result.output
+    with pytest.raises(ConfigError, match="unknown method 'mondrain'"):
+        warm_up_runs(["mondrain"])
+
+
+def test_a_method_registered_from_outside_is_compiled_by_its_declaration() -> None:
+    mondrian = registry.get("mondrian")
+    toy = Method(name="toy-warm", family=Family.GROUPING, summary="Mondrian again", suppresses=False,
+                 fit=mondrian.fit, options=mondrian.options,
+                 warm_ups=(WarmUp("median"), WarmUp("relaxed", options={"strict": False})))
+    registry.register(toy)
+    try:
+        runs = [r for r in warm_up_runs() if r.method == "toy-warm"]
+        assert [r.label for r in runs] == ["toy-warm, median", "toy-warm, relaxed"]
+        assert kernel_kind("toy-warm") == kernel_kind("mondrian")  # its fit lives in the mondrian package
+        assert [r for r, _ in precompile(rows=120, runs=runs)] == runs
+        assert warm_up_runs(["toy-warm"]) == tuple(runs)
+    finally:
+        registry.unregister("toy-warm")
+    quiet = Method(name="toy-quiet", family=Family.GROUPING, summary="compiles nothing", fit=toy.fit, warm_ups=())
+    assert quiet.warm_ups == () and Method(name="x", family=Family.NODE, summary="", fit=toy.fit).warm_ups == (
+        WarmUp(),)

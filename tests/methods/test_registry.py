@@ -83,6 +83,14 @@ def test_a_new_method_is_one_module_and_one_registry_line(toy: str, tmp_path: Pa
     assert "toy" in CliRunner().invoke(main, ["methods"]).output
 
 
+def test_the_new_method_passes_the_contract_checks_shipped_with_anonset(toy: str) -> None:
+    """What the conformance suite runs on the built-in methods, a method from outside runs too."""
+    from anonset.testing import check_method, method_checks
+
+    assert "refuses[TCloseness]" in dict(method_checks(toy))  # from its declaration: it enforces k only
+    check_method(toy)
+
+
 def test_unknown_method_lists_the_registered_ones() -> None:
     with pytest.raises(ConfigError) as caught:
         registry.get("mondrain")

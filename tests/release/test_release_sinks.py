@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,12 @@ from click.testing import CliRunner
 from anonset.anonymizer import Anonymizer
 from anonset.cli import main
 from anonset.core.dataset import Dataset
+from anonset.core.stats import StatsRequest
 from anonset.datasets import patient_register, patient_register_attributes
+from anonset.engine.base import Engine
 from anonset.engine.sql.duckdb import DuckDBBackend
 from anonset.engine.sql.engine import SqlEngine
+from anonset.engine.sql.postgres import PostgresBackend
 from anonset.engine.sql.profile import dataset_from_table
 from anonset.errors import ConfigError, DataError
 from anonset.io.tables import write_table
@@ -42,6 +46,7 @@ from anonset.release.facts import (
 )
 from anonset.release.sinks import FileOutput, FileSink, NodeRelease, register_sink, sink_factory
 from anonset.release.verify import VerificationReport
+from anonset.testing import SinkFactory, sink_checks
 from support import PG_URL, PgSchema, pg_random_project, random_table
 
 REGISTER = patient_register(600)
@@ -252,76 +257,83 @@ def test_register_sink_adds_a_factory(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # --------------------------------------------------------------------------- the database sink
-def test_the_database_sink_refuses_its_output_before_any_work(duck: tuple[DuckDBBackend, Dataset]) -> None:
-    backend, _ = duck
-    backend.execute("CREATE TABLE taken AS SELECT 1 AS x", (), "creating a table")
+def _open_duckdb(stack: ExitStack, table: pd.DataFrame, attributes: dict[str, Any],
+                 request: StatsRequest) -> tuple[Engine, Dataset, str]:
+    """The register in an in-memory DuckDB database (table ``data``), its profiled dataset and an engine."""
+    backend = stack.enter_context(DuckDBBackend.from_dataframe(table))
+    dataset = dataset_from_table(backend, "data", attributes)
+    return stack.enter_context(SqlEngine(dataset, request, backend, "data")), dataset, "data"
+
+
+def _open_postgres(stack: ExitStack, table: pd.DataFrame, attributes: dict[str, Any],
+                   request: StatsRequest) -> tuple[Engine, Dataset, tuple[str, str]]:
+    """The register in a schema of its own on the test server (skips when it is unreachable)."""
+    pg = PgSchema(PG_URL)
+    stack.callback(pg.close)
+    ref = pg.load(table)
+    backend = stack.enter_context(PostgresBackend(pg.url))
+    dataset = dataset_from_table(backend, ref, attributes)
+    return stack.enter_context(SqlEngine(dataset, request, backend, ref)), dataset, ref
+
+
+def _beside(engine: Any, name: str) -> tuple[str, ...]:
+    """Output ``name`` in the schema of the engine's table (DuckDB: no schema)."""
+    return (*engine.table[:-1], name) if isinstance(engine.table, tuple) else (name,)
+
+
+def _outputs(engine: Any) -> set[str]:
+    where = _beside(engine, "")[:-1]
+    if not where:
+        return _tables(engine.backend)
+    rows = engine.backend.fetch_rows("SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+                                     where, "listing the tables")
+    return {str(r[0]) for r in rows}
+
+
+def _create(engine: Any, name: str) -> None:
+    ref = engine.backend.table_ref(_beside(engine, name))
+    engine.backend.execute(f"CREATE TABLE {ref} AS SELECT 1 AS old", (), "creating an earlier output")
+
+
+def _database_sink(name: str, store: Any) -> SinkFactory:
+    """The database sink (the one registered for ``name``) over ``store``, as anonset.testing checks it."""
+    make = sink_factory(name)
+    assert make is not None
+    return SinkFactory(name, make, store, outputs=_outputs, create=_create, output=_beside,
+                       columns=lambda engine, table: engine.backend.columns(_beside(engine, table)))
+
+
+DATABASE_SINKS = {"duckdb": _database_sink("duckdb", _open_duckdb),
+                  "postgresql": _database_sink("postgresql", _open_postgres)}
+#: Every check of a sink, by name (the same for each database sink).
+SINK_CHECKS = [name for name, _ in sink_checks(DATABASE_SINKS["duckdb"])]
+
+
+@pytest.mark.parametrize("sink", list(DATABASE_SINKS))
+@pytest.mark.parametrize("check", SINK_CHECKS)
+def test_the_database_sink_conforms(sink: str, check: str) -> None:
+    """Refused before any work, nothing left behind, a replaced table dropped only when placed, suppression checked."""
+    dict(sink_checks(DATABASE_SINKS[sink]))[check]()
+
+
+def test_the_database_sink_says_what_it_refuses(duck: tuple[DuckDBBackend, Dataset]) -> None:
+    backend, dataset = duck
+    backend.execute("CREATE TABLE taken AS SELECT 1 AS old", (), "creating a table")
     with pytest.raises(ConfigError, match="the output table is the input table"):
         DatabaseSink(backend, "data", replace=True, source="data").check()
     with pytest.raises(DataError, match="already exists"):
         DatabaseSink(backend, "taken", source="data").check()
-    DatabaseSink(backend, "taken", replace=True, source="data").check()
-    DatabaseSink(backend, "free", source="data").check()
-
-
-def test_the_database_sink_leaves_nothing_behind(duck: tuple[DuckDBBackend, Dataset]) -> None:
-    backend, dataset = duck
     with SqlEngine(dataset, REQUIREMENTS.request, backend, "data") as engine:
-        before = _tables(backend)  # with the engine's working tables
-        sink = DatabaseSink.for_engine(engine, "out")
-        sink.stage(_node(engine))
-        assert len(_tables(backend)) == len(before) + 1  # the staging table
-        report = sink.verify()
-        assert report.ok and report.classes == 1
-        sink.discard()
-        sink.discard()
-        assert _tables(backend) == before
-
-        sink = DatabaseSink.for_engine(engine, "out")
-        sink.stage(_node(engine))
-        sink.verify()
-        sink.place()
-        assert _tables(backend) == before | {"out"}
-        sink.discard()  # placed ahead of other outputs that failed: nothing was replaced, so it goes
-        assert _tables(backend) == before
-
-
-def test_the_database_sink_drops_a_replaced_table_only_when_it_places_the_release(
-        duck: tuple[DuckDBBackend, Dataset]) -> None:
-    backend, dataset = duck
-    backend.execute("CREATE TABLE out AS SELECT 1 AS old", (), "creating the old table")
-    before = _tables(backend)
-    with SqlEngine(dataset, REQUIREMENTS.request, backend, "data") as engine:
-        sink = DatabaseSink.for_engine(engine, "out", replace=True)
-        sink.stage(_node(engine))
-        sink.discard()
-        assert backend.columns(("out",)) == ["old"]  # a failed replacement keeps the old table
-
-        sink = DatabaseSink.for_engine(engine, "out", replace=True)
-        sink.stage(_node(engine))
-        sink.verify()
-        sink.place()
-        assert "old" not in backend.columns(("out",))
-        sink.discard()  # the old table is gone: the new one stays
-        assert backend.table_exists(("out",))
-
-        sink = DatabaseSink.for_engine(engine, "out")
+        sink = DatabaseSink.for_engine(engine, "taken")
         sink.stage(_node(engine))
         with pytest.raises(DataError, match="appeared during the run"):
             sink.place()
         sink.discard()
-    assert _tables(backend) == before
-
-
-def test_the_database_sink_checks_the_suppressed_records(duck: tuple[DuckDBBackend, Dataset]) -> None:
-    backend, dataset = duck
-    before = _tables(backend)
-    with SqlEngine(dataset, REQUIREMENTS.request, backend, "data") as engine:
         sink = DatabaseSink.for_engine(engine, "out")
         sink.stage(dataclasses.replace(_node(engine), suppressed_rows=1))
         with pytest.raises(RuntimeError, match="the release suppressed 0 records but the node's classes say 1"):
             sink.verify()
         sink.discard()
-    assert _tables(backend) == before
 
 
 # --------------------------------------------------------------------------- the file sink

@@ -1,8 +1,9 @@
 """``anonset compile``: compile every method's kernels ahead of the first run (numba's on-disk cache).
 
-The warm-up runs are those of :mod:`anonset.precompile`; with ``--jobs N``
-they are shared among N processes (kernels of different method families
-compile apart).
+The warm-up runs are those each method declares (``Method.warm_ups``), run by
+:mod:`anonset.precompile`; ``--methods`` keeps those of the methods named;
+with ``--jobs N`` they are shared among N processes (kernels of different
+method families compile apart).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 
 import click
 
+from anonset.errors import InputError
+
 __all__ = ["compile_kernels"]
 
 
@@ -20,33 +23,44 @@ __all__ = ["compile_kernels"]
 @click.option("--quiet", "-q", is_flag=True, help="Print only the total.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes compiling at once (kernels of different method families compile apart).")
+@click.option("--methods", "names", metavar="NAMES",
+              help="Compile only these methods' kernels (comma-separated names, as `anonset methods` lists them).")
 @click.option("--runs", hidden=True, help="Comma-separated indices of the warm-ups to run (one job's share).")
-def compile_kernels(quiet: bool, jobs: int, runs: str | None) -> None:
+def compile_kernels(quiet: bool, jobs: int, names: str | None, runs: str | None) -> None:
     """Compile every method's kernels now, so that no first run pays it (run once after installing).
 
     \b
-    Example:
+    Examples:
       anonset compile --jobs 2
+      anonset compile --methods optimal,mondrian
     """
     import subprocess
 
-    from anonset.precompile import WARM_UPS, precompile, shares
+    from anonset.precompile import precompile, shares, warm_up_runs
 
     started = time.perf_counter()
+    methods = None if names is None else [n.strip() for n in names.split(",") if n.strip()]
+    try:
+        planned = warm_up_runs(methods)
+    except InputError as exc:  # an unknown method: one line, as every command says bad input
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
 
     def progress(run: Any, seconds: float) -> None:
         if not quiet:
             click.echo(f"{seconds:7.2f} s  {run.label}")
 
     if runs is not None:
-        precompile(runs=[WARM_UPS[int(i)] for i in runs.split(",")], progress=progress)
+        precompile(runs=[planned[int(i)] for i in runs.split(",")], progress=progress)
         return
     if jobs == 1:
-        precompile(progress=progress)
+        precompile(runs=planned, progress=progress)
     else:
         command = [sys.executable, "-m", "anonset.cli", "compile"] + (["--quiet"] if quiet else [])
+        if names is not None:
+            command += ["--methods", names]
         workers = [subprocess.Popen([*command, "--runs", ",".join(map(str, share))], stdout=subprocess.PIPE, text=True)
-                   for share in shares(jobs)]
+                   for share in shares(jobs, planned)]
         failed = 0
         for worker in workers:
             output, _ = worker.communicate()
@@ -54,5 +68,5 @@ def compile_kernels(quiet: bool, jobs: int, runs: str | None) -> None:
             failed = failed or worker.returncode
         if failed:
             raise SystemExit(failed)
-    click.echo(f"compiled the kernels of {len({r.method for r in WARM_UPS})} methods in"
+    click.echo(f"compiled the kernels of {len({r.method for r in planned})} methods in"
                f" {time.perf_counter() - started:.1f} s; later runs load them from numba's cache")

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     #: What ``fit`` returns: its family's result.
     FitResult = SearchResult | Grouping | ParetoResult
 
-__all__ = ["MODEL_WORDS", "Distribution", "Family", "Method", "Option", "Problem"]
+__all__ = ["MODEL_WORDS", "Distribution", "Family", "Method", "Option", "Problem", "WarmUp"]
 
 
 class Family(str, Enum):
@@ -200,6 +200,82 @@ class Distribution:
 
 
 @dataclass(frozen=True)
+class WarmUp:
+    """One small run ``anonset compile`` makes so that numba's cache holds a set of the method's kernels.
+
+    The run fits the method on a few hundred records of the synthetic patient
+    register (:func:`anonset.datasets.patient_register`).  A method declares
+    one warm-up per choice that selects other kernels: a privacy model, a
+    split criterion, a target column.
+
+    Parameters
+    ----------
+    label : str
+        What the run selects, in words (``entropy l-diversity``); ``anonset
+        compile`` prints it after the method's name ("" for the name alone).
+    models : tuple of str
+        Class names of the privacy models (as in :attr:`Method.models`), each
+        with a small fixed parameter (:meth:`privacy_models`).
+    max_suppression : float
+        The suppression budget.
+    options : mapping
+        The method's options for the run.
+    sensitive : str
+        The register's column the l-diversity, t-closeness and squared-error
+        models judge (``length_of_stay`` is then a numeric sensitive attribute).
+    distance : str
+        t-closeness's ground distance.
+    targets : tuple of str
+        The register's columns given role ``target`` (for a split criterion).
+    """
+
+    label: str = ""
+    models: tuple[str, ...] = ("KAnonymity",)
+    max_suppression: float = 0.0
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    sensitive: str = "diagnosis"
+    distance: str = "equal"
+    targets: tuple[str, ...] = ()
+
+    def privacy_models(self) -> list[Any]:
+        """The models of the run: k = 3, l = 2 (entropy 1.5; recursive c = 3), t = 0.5, risks of 0.2 or less.
+
+        Raises ``ValueError`` for a class name anonset has no model of.
+        """
+        from anonset.privacy import (
+            AverageRisk,
+            DistinctLDiversity,
+            EntropyLDiversity,
+            HighestRisk,
+            KAnonymity,
+            PopulationUniqueness,
+            RecursiveCLDiversity,
+            SampleUniqueness,
+            SquaredErrorDiversity,
+            TCloseness,
+        )
+
+        s = self.sensitive
+        made: dict[str, Callable[[], Any]] = {
+            "KAnonymity": lambda: KAnonymity(3),
+            "HighestRisk": lambda: HighestRisk(0.34),
+            "DistinctLDiversity": lambda: DistinctLDiversity(s, 2),
+            "EntropyLDiversity": lambda: EntropyLDiversity(s, 1.5),
+            "RecursiveCLDiversity": lambda: RecursiveCLDiversity(s, 2, 3.0),
+            "TCloseness": lambda: TCloseness(s, 0.5, self.distance),
+            "SquaredErrorDiversity": lambda: SquaredErrorDiversity(s, 1.0),
+            "AverageRisk": lambda: AverageRisk(0.2),
+            "SampleUniqueness": lambda: SampleUniqueness(0.05),
+            "PopulationUniqueness": lambda: PopulationUniqueness(0.05, sampling_fraction=0.1),
+        }
+        unknown = [m for m in self.models if m not in made]
+        if unknown:
+            raise ValueError(f"warm-up {self.label!r}: no privacy model is called {unknown[0]!r}; use one of"
+                             f" {', '.join(made)}")
+        return [made[m]() for m in self.models]
+
+
+@dataclass(frozen=True)
 class Problem:
     """What a method's ``fit`` receives.
 
@@ -261,6 +337,9 @@ class Method:
         How it runs distributed on Spark (the driver's options, the models
         no fragment can judge); None for a method that runs on one machine
         only.  Its options are appended to ``options``.
+    warm_ups : tuple of WarmUp
+        The runs ``anonset compile`` makes to compile its kernels (default:
+        one run under k-anonymity; ``()`` for a method that compiles nothing).
     """
 
     name: str
@@ -276,6 +355,7 @@ class Method:
     metrics: frozenset[str] | None = None
     ranked: bool = False
     distributed: Distribution | None = None
+    warm_ups: tuple[WarmUp, ...] = (WarmUp(),)
 
     def __post_init__(self) -> None:
         if self.distributed is not None:  # the driver's options are options of the method (declared once)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from anonset.methods.base import Family, Method, Option, Problem
+from anonset.methods.base import Family, Method, Option, Problem, WarmUp
 
 if TYPE_CHECKING:
     from anonset.methods.cluster.grouping import ClusterGrouping
@@ -32,4 +32,7 @@ METHOD = Method(
     randomized=True,
     models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,
+    warm_ups=(WarmUp("k-anonymity"), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
+              WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity")),
+              WarmUp("merge cost increase", options={"merge_cost": "increase"})),
 )

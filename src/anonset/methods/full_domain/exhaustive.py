@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from anonset.methods.base import Family, Method, Problem
+from anonset.methods.base import Family, Method, Problem, WarmUp
 
 if TYPE_CHECKING:
     from anonset.methods.full_domain.search import SearchResult
@@ -24,4 +24,5 @@ METHOD = Method(
     summary="evaluates every node of the full-domain lattice and keeps the best (the reference for the others)",
     fit=_fit,
     in_memory=False,
+    warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02),),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from anonset.methods.base import Family, Method, Option, Problem
+from anonset.methods.base import Family, Method, Option, Problem, WarmUp
 
 if TYPE_CHECKING:
     from anonset.methods.full_domain.search import SearchResult
@@ -29,4 +29,9 @@ METHOD = Method(
                     " budget were monotone (ARX's optional assumption): faster, but it can miss the optimum (see"
                     " docs/config.md); the summary says when it was used"),),
     in_memory=False,
+    warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02),
+              WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"), 0.02),
+              WarmUp("t-closeness (equal)", ("KAnonymity", "TCloseness"), 0.02),
+              WarmUp("t-closeness (ordered)", ("KAnonymity", "TCloseness"), 0.02, sensitive="length_of_stay",
+                     distance="ordered")),
 )

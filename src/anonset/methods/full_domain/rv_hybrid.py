@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from anonset.methods.base import Family, Method, Problem
+from anonset.methods.base import Family, Method, Problem, WarmUp
 from anonset.methods.full_domain.rv_options import MAX_FREQUENCY_SETS
 
 if TYPE_CHECKING:
@@ -29,4 +29,5 @@ METHOD = Method(
     in_memory=False,
     default_metric="research_value",
     metrics=frozenset({"research_value"}),
+    warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02),),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from anonset.errors import ConfigError
-from anonset.methods.base import Distribution, Family, Method, Option, Problem
+from anonset.methods.base import Distribution, Family, Method, Option, Problem, WarmUp
 
 if TYPE_CHECKING:
     from anonset.methods.mondrian.regions import MondrianTree
@@ -85,4 +85,20 @@ METHOD = Method(
                       "TCloseness", "SquaredErrorDiversity"}),
     suppresses=False,
     distributed=DISTRIBUTION,  # its options (fragments, sample_rows) come after the options above
+    # one run per choice that selects other kernels: the criterion, strict or relaxed, a per-class model
+    warm_ups=(WarmUp("median"), WarmUp("median relaxed", options={"strict": False}),
+              WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity")),
+              WarmUp("t-closeness (equal)", ("KAnonymity", "TCloseness")),
+              WarmUp("infogain", options={"criterion": "infogain"}, targets=("diagnosis",)),
+              WarmUp("infogain relaxed", options={"criterion": "infogain", "strict": False}, targets=("diagnosis",)),
+              WarmUp("lsd", options={"criterion": "lsd"}, targets=("length_of_stay",)),
+              WarmUp("infogain, entropy l-diversity", ("KAnonymity", "EntropyLDiversity"),
+                     options={"criterion": "infogain"}, targets=("marital_status",)),
+              WarmUp("lsd, entropy l-diversity", ("KAnonymity", "EntropyLDiversity"), options={"criterion": "lsd"},
+                     targets=("length_of_stay",)),
+              WarmUp("selection", options={"criterion": "selection", "selections": [{"age": [40, 60]}]},
+                     targets=("diagnosis",)),
+              WarmUp("selection, entropy l-diversity", ("KAnonymity", "EntropyLDiversity"),
+                     options={"criterion": "selection", "selections": [{"age": [40, 60]}]},
+                     targets=("marital_status",))),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from anonset.methods.base import Family, Method, Option, Problem
+from anonset.methods.base import Family, Method, Option, Problem, WarmUp
 from anonset.methods.pareto.front_options import FRONT_OPTIONS
 
 if TYPE_CHECKING:
@@ -38,4 +38,5 @@ METHOD = Method(
                     optional=True)),
     randomized=True,
     models=frozenset({"KAnonymity", "DistinctLDiversity"}),
+    warm_ups=(WarmUp(max_suppression=0.02, options={"population": 6, "iterations": 3}),),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from anonset.methods.base import Family, Method, Problem
+from anonset.methods.base import Family, Method, Problem, WarmUp
 from anonset.methods.pareto.front_options import FRONT_OPTIONS
 
 if TYPE_CHECKING:
@@ -31,4 +31,5 @@ METHOD = Method(
     options=FRONT_OPTIONS,
     in_memory=False,
     models=frozenset({"KAnonymity", "DistinctLDiversity"}),
+    warm_ups=(WarmUp(max_suppression=0.02),),
 )

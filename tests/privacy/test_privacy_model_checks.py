@@ -1,0 +1,85 @@
+"""Every privacy model passes anonset.testing's model checks, and a model that breaks what it declares is caught."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from anonset.core.stats import ClassStats, StatsRequest
+from anonset.privacy import (
+    AverageRisk,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    HighestRisk,
+    KAnonymity,
+    PopulationUniqueness,
+    PrivacyModel,
+    RecursiveCLDiversity,
+    SampleUniqueness,
+    SquaredErrorDiversity,
+    TCloseness,
+)
+from anonset.testing import Check, CheckFailure, parametrize_with_checks, privacy_model_checks
+
+#: One instance of every model, with each t-closeness distance (on the register the checks use).
+MODELS: list[PrivacyModel] = [
+    KAnonymity(4), HighestRisk(0.2), DistinctLDiversity("diagnosis", 3), EntropyLDiversity("diagnosis", 2.5),
+    RecursiveCLDiversity("diagnosis", 3, 2.0), TCloseness("diagnosis", 0.4),
+    TCloseness("length_of_stay", 0.3, "ordered"), TCloseness("diagnosis", 0.3, "hierarchical"),
+    SquaredErrorDiversity("length_of_stay", 20.0), AverageRisk(0.1), SampleUniqueness(0.05),
+    PopulationUniqueness(0.05, sampling_fraction=0.1),
+]
+
+
+@parametrize_with_checks(MODELS)
+def test_privacy_model_checks(check: Check) -> None:
+    check()
+
+
+class AtMostFive(PrivacyModel):
+    """Declared monotone, but a class grows out of it."""
+
+    def satisfied(self, stats: ClassStats) -> Any:
+        return stats.sizes <= 5
+
+    def describe(self) -> str:
+        return "at most 5 per class"
+
+
+class Unrequested(PrivacyModel):
+    """Reads a histogram it never requests."""
+
+    def satisfied(self, stats: ClassStats) -> Any:
+        return (stats.histograms["diagnosis"] > 0).sum(axis=1) >= 2
+
+    def describe(self) -> str:
+        return "two diagnoses, unrequested"
+
+
+class LooksAround(PrivacyModel):
+    """Judges a class by the others (per class, it says): the largest class only."""
+
+    @property
+    def request(self) -> StatsRequest:
+        return StatsRequest()
+
+    def satisfied(self, stats: ClassStats) -> Any:
+        return stats.sizes == stats.sizes.max() if stats.n_classes else np.ones(0, dtype=np.bool_)
+
+    def describe(self) -> str:
+        return "the largest class"
+
+
+@pytest.mark.parametrize(("model", "check", "says"), [
+    (AtMostFive(), "monotone_as_declared", "declares monotonic = True, yet it holds at node"),
+    (Unrequested(), "one_verdict_per_class_from_what_it_requests", "KeyError"),
+    (LooksAround(), "judges_each_class_alone", "must judge each class alone"),
+])
+def test_a_model_that_breaks_its_declaration_is_caught(model: PrivacyModel, check: str, says: str) -> None:
+    checks = dict(privacy_model_checks(model))
+    with pytest.raises(CheckFailure) as caught:
+        checks[check]()
+    assert f"privacy model {model.describe()!r} fails check {check!r}" in str(caught.value)
+    assert says in str(caught.value)
