@@ -64,7 +64,7 @@ def demo(rows: int, seed: int, output: Path | None, reports: tuple[Path, ...], s
         release = release.written_to(files.location)
         summary = release.summary(seconds=time.perf_counter() - started)
         stage_reports(files, dataset, table, requirements, summary, partition=release.partition,
-                      run={"release": release.location})
+                      verification=release.recheck, run={"release": release.location})
         files.verify()
         files.place()
     print_summary(summary, out, dataset)

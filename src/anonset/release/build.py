@@ -57,7 +57,7 @@ from anonset.release.release import Release, render_full_domain, render_partitio
 from anonset.release.sinks import EngineSink, NodeRelease, sink_factory
 from anonset.release.suppressed import group_of_rows, suppressed_group_violations, withheld_warning
 from anonset.release.undeclared import refuse_splitting, undeclared_columns, undeclared_note
-from anonset.release.verify import require_verified, verify_release
+from anonset.release.verify import VerificationReport, require_verified, verify_release
 from anonset.risk.report import class_sizes_of_codes, release_risk
 
 if TYPE_CHECKING:
@@ -177,6 +177,7 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
     clock.lap("search")
     suppressed = partition.row_class < 0
     reported, _ = reported_metrics(settings, dataset)
+    recheck: VerificationReport | None = None
     verified = False
     classes: int | None = None
     smallest: int | None = None
@@ -197,7 +198,7 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
         clock.lap("metrics")
         if check:
             bar.update(description="releasing: re-checking")
-            report = verify_release(table, dataset, requirements, dataset.n_rows)
+            report = recheck = verify_release(table, dataset, requirements, dataset.n_rows)
             require_verified(report)
             verified = True
             classes, smallest = report.classes, report.min_class_size
@@ -221,7 +222,7 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
         search=search,
         seconds=clock.elapsed(), stages=clock.times(),
         provenance=provenance(settings, dataset), engine=engine, rows_fetched=rows_fetched,
-        warnings=tuple(warnings_), classes=classes, smallest_class=smallest, risk=risk,
+        warnings=tuple(warnings_), classes=classes, smallest_class=smallest, risk=risk, recheck=recheck,
     )
 
 

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from anonset.engine.sql.base import SqlBackend, TableName
+    from anonset.release.verify import VerificationReport
 
 __all__ = [
     "SUPPRESSED",
@@ -126,6 +127,10 @@ class Release:
         :mod:`anonset.release.suppressed`).
     models : tuple of str
         Each privacy model of ``requirements`` and the suppression budget, as described.
+    recheck : VerificationReport, optional
+        What the independent re-check of ``table`` found (a report of the
+        release made in the same process reads it instead of re-checking
+        again); not part of the summary.
 
     In a notebook a release shows itself as its "In short" and its
     guarantees (:meth:`_repr_html_`).
@@ -156,6 +161,7 @@ class Release:
     stages: StageTimes = field(default_factory=StageTimes)
     withheld: tuple[str, ...] = ()
     models: tuple[str, ...] = ()
+    recheck: VerificationReport | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.levels is not None:

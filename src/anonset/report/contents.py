@@ -84,7 +84,7 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
                  summary: Mapping[str, Any] | None = None, *, partition: Partition | None = None,
                  family: str | None = None, method_summary: str = "", run: Mapping[str, Any] | None = None,
                  workload: Mapping[str, Any] | None = None, where: str = "release",
-                 summary_where: str = "summary") -> dict[str, Any]:
+                 summary_where: str = "summary", verification: VerificationReport | None = None) -> dict[str, Any]:
     """The report of a release, as a JSON-ready mapping (the keys are documented in docs/report.md).
 
     Parameters
@@ -120,6 +120,9 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         The release's name in error messages.
     summary_where : str
         The summary's name in error messages.
+    verification : VerificationReport, optional
+        The run's own re-check of ``released`` (given with ``partition`` by a
+        run reporting in the same process), instead of re-checking again.
 
     Raises
     ------
@@ -128,7 +131,8 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         is not the summary of this release.
     """
     check_release_columns(dataset, released, where)
-    verification = verify_release(released, dataset, requirements, dataset.n_rows)
+    if verification is None or partition is None:
+        verification = verify_release(released, dataset, requirements, dataset.n_rows)
     floor = display_floor(requirements)
     from_run = partition is not None
     codes = None if from_run else ReleasedCodes.of(dataset, released)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from anonset.core.partition import Partition
     from anonset.privacy.base import Requirements
     from anonset.release.sinks import FileSink
+    from anonset.release.verify import VerificationReport
 
 __all__ = ["report_contents", "report_outputs", "run_facts", "stage_reports"]
 
@@ -33,7 +34,8 @@ def report_outputs(paths: Sequence[Path]) -> dict[str, Path]:
 
 def stage_reports(files: FileSink, dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
                   summary: Mapping[str, Any], *, partition: Partition | None = None,
-                  run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None) -> None:
+                  run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None,
+                  verification: VerificationReport | None = None) -> None:
     """Build the report of a run's release and stage it at every ``report`` output (none asked: nothing is built).
 
     ``run`` holds what the command knows of the run (:func:`run_facts`);
@@ -47,7 +49,7 @@ def stage_reports(files: FileSink, dataset: Dataset, released: pd.DataFrame, req
     if not paths:
         return
     contents = report_contents(dataset, released, requirements, summary, partition=partition, run=run,
-                               workload=workload)
+                               workload=workload, verification=verification)
     for path in paths:
         files.stage(FileOutput(path, report_writer(contents, path)))
 
@@ -55,7 +57,8 @@ def stage_reports(files: FileSink, dataset: Dataset, released: pd.DataFrame, req
 def report_contents(dataset: Dataset, released: pd.DataFrame, requirements: Requirements,
               summary: Mapping[str, Any] | None, *, partition: Partition | None = None,
               run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None,
-              where: str = "release", summary_where: str = "summary") -> dict[str, Any]:
+              where: str = "release", summary_where: str = "summary",
+              verification: VerificationReport | None = None) -> dict[str, Any]:
     """The report of a release (:func:`~anonset.report.contents.build_report`), with its method's family and words."""
     from anonset.methods import registry
     from anonset.report.contents import build_report
@@ -67,7 +70,7 @@ def report_contents(dataset: Dataset, released: pd.DataFrame, requirements: Requ
         family, method_summary = spec.family.value, spec.summary
     return build_report(dataset, released, requirements, summary, partition=partition, family=family,
                         method_summary=method_summary, run=run, workload=workload, where=where,
-                        summary_where=summary_where)
+                        summary_where=summary_where, verification=verification)
 
 
 def run_facts(cfg: RunConfig, release_location: str | None) -> dict[str, Any]:
