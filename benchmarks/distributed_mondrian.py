@@ -5,7 +5,7 @@ sex, zip, race, marital status, education as quasi-identifiers; the patient ids 
 the released rows can be matched to the input), median Mondrian, strict, k = 10:
 
 - ``single machine``: :class:`anonset.Anonymizer` with ``method="mondrian"`` on the whole table;
-- ``spark, P = n``: distributed Mondrian (:mod:`anonset.release.spark_mondrian`) on Spark
+- ``spark, P = n``: distributed Mondrian (:mod:`anonset.distributed.mondrian`) on Spark
   ``local[2]`` with ``fragments: n`` (the default on this machine is 6: three per core), reading the
   table as a CSV file; the default ``sample_rows`` (1,000,000) holds the whole table, so the first
   cuts are cut on every record;
@@ -73,9 +73,9 @@ def _released_partition(folder: Path, whole: Dataset, ids: pd.Series) -> Partiti
 
 
 def run(rows: int, fragment_counts: list[int], samples: list[int], folder: Path) -> None:
+    from anonset.distributed.mondrian import release_mondrian_on_spark
     from anonset.engine.spark.session import spark_session
     from anonset.engine.spark.source import dataset_from_frame, read_frame
-    from anonset.release.spark_mondrian import release_mondrian_on_spark
 
     table = patient_register(rows, seed=0)
     attributes = dict(patient_register_attributes(table))

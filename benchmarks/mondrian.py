@@ -50,8 +50,8 @@ from anonset.methods.mondrian import regions
 from anonset.methods.mondrian.regions import MondrianTree, mondrian
 from anonset.metrics import GCP
 from anonset.privacy.base import PrivacyModel
+from anonset.recheck.verify import verify_release
 from anonset.release.release import render_partition
-from anonset.release.verify import verify_release
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import header, load

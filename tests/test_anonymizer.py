@@ -11,8 +11,8 @@ from anonset import Anonymizer, InfeasibleError, anonymize
 from anonset.datasets import patient_register, patient_register_attributes, patient_register_dataset
 from anonset.metrics import Loss
 from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements, TCloseness
-from anonset.release.release import SUPPRESSED
-from anonset.release.verify import verify_release
+from anonset.recheck.columns import SUPPRESSED
+from anonset.recheck.verify import verify_release
 
 QUASI = ["age", "sex", "zip", "race", "marital_status", "education"]
 

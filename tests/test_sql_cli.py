@@ -38,8 +38,8 @@ from anonset.engine.sql.profile import dataset_from_table
 from anonset.errors import ConfigError, DataError
 from anonset.io.tables import read_table, write_table
 from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
-from anonset.release.database import verify_table
-from anonset.release.verify import VerificationReport, verify_release
+from anonset.recheck.verify import VerificationReport, verify_release
+from anonset.sinks.database import verify_table
 from support import PG_URL, PgSchema
 
 BASE_ROWS = 3000
@@ -532,7 +532,7 @@ def test_api_failed_verification_leaves_nothing(pg: PgSchema, monkeypatch: pytes
         return VerificationReport(ok=False, classes=1, min_class_size=1, suppressed_rows=0, violating_rows=1,
                                   problems=["simulated violation"])
 
-    monkeypatch.setattr("anonset.release.database.verify_table", failing)
+    monkeypatch.setattr("anonset.sinks.database.verify_table", failing)
     with SqlEngine(dataset, requirements.request, backend, source) as engine, \
             pytest.raises(RuntimeError, match=r"this is a bug in anonset\): simulated violation"):
         Anonymizer({}, requirements, output_table=out).fit(dataset, engine=engine)

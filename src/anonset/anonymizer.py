@@ -12,12 +12,12 @@ Two release paths:
 
 * a dataset held in memory (a DataFrame) is searched with the numpy engine
   (or the engine passed to ``fit``), rendered with pandas and re-checked by
-  :func:`anonset.release.verify.verify_release`;
+  :func:`anonset.recheck.verify.verify_release`;
 * a dataset of a table that stays in a database
   (:func:`anonset.engine.sql.profile.dataset_from_table`) is searched through
   the engine passed to ``fit`` and released through that engine's sink
-  (:func:`anonset.release.sinks.sink_factory`; for the SQL engines a
-  :class:`~anonset.release.database.DatabaseSink`), which checks
+  (:func:`anonset.sinks.base.sink_factory`; for the SQL engines a
+  :class:`~anonset.sinks.database.DatabaseSink`), which checks
   ``output_table`` before any work, writes the release under a staging name,
   re-checks it where it was written and places it; only value counts and
   class tables travel to Python.  The Anonymizer itself holds no SQL and
@@ -53,6 +53,7 @@ from anonset.metrics.base import Metric
 from anonset.metrics.research_value import ResearchValue
 from anonset.privacy.base import Requirements
 from anonset.progress import task as progress_task
+from anonset.recheck.undeclared import refuse_rare_values
 from anonset.release.build import (
     ReleaseSettings,
     engine_sink,
@@ -65,9 +66,8 @@ from anonset.release.build import (
 from anonset.release.facts import FrontFacts, GroupingFacts, SearchFacts, TransformFacts
 from anonset.release.reapply import grouping_on_new_records, new_records, node_on_new_records
 from anonset.release.release import Release
-from anonset.release.sinks import EngineSink
 from anonset.release.stages import StageClock
-from anonset.release.undeclared import refuse_rare_values
+from anonset.sinks.base import EngineSink
 
 __all__ = ["Anonymizer", "ReleaseViolation", "anonymize", "protects"]
 
@@ -308,7 +308,7 @@ class Anonymizer:
             dataset with (at least) ``requirements.request``; default a
             :class:`~anonset.engine.NumpyEngine`.  A dataset that lives in a
             database needs an engine over its table that has a release sink
-            (:func:`anonset.release.sinks.sink_factory`: a
+            (:func:`anonset.sinks.base.sink_factory`: a
             :class:`~anonset.engine.sql.engine.SqlEngine`); its release is
             written into ``output_table`` in the same database and re-checked
             there (``release_.table`` is then ``None``, ``release_.location``

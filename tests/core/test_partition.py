@@ -9,8 +9,9 @@ from anonset.core.dataset import Dataset
 from anonset.core.partition import HierarchyNodes, Intervals, partition_of_assignment
 from anonset.hierarchy import Hierarchy
 from anonset.metrics import GCP, NCP
-from anonset.release.release import SUPPRESSED, render_partition
-from anonset.release.verify import classes_of_table
+from anonset.recheck.columns import SUPPRESSED
+from anonset.recheck.verify import classes_of_table
+from anonset.release.release import render_partition
 
 JOBS = Hierarchy.from_rows("job", [["nurse", "health", "*"], ["doctor", "health", "*"],
                                    ["clerk", "office", "*"], ["typist", "office", "*"]])

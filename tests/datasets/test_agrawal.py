@@ -183,7 +183,7 @@ def test_elevel_is_generalized_through_its_hierarchy_as_in_figure_6() -> None:
 @pytest.mark.parametrize("criterion", ["median", "infogain"])
 def test_mondrian_releases_elevel_as_hierarchy_nodes_unless_declared_ordinal(criterion: str) -> None:
     from anonset import Anonymizer, KAnonymity, Requirements
-    from anonset.release.verify import verify_release
+    from anonset.recheck.verify import verify_release
 
     requirements = Requirements([KAnonymity(25)])
     nodes = {"0", "1", "2", "3", "4", "0..1", "2..3", "*"}  # the leaves and nodes of elevel's hierarchy

@@ -180,7 +180,7 @@ def test_the_recheck_refuses_a_release_of_another_record_count(spark: Any, tmp_p
                                                               monkeypatch: pytest.MonkeyPatch, method: str,
                                                               suppression: float, change: str) -> None:
     """A record split in two (or lost) between reading and writing is refused: nothing placed, nothing staged."""
-    from anonset.release.spark import SparkOutput
+    from anonset.sinks.spark import SparkOutput
 
     staged = SparkOutput.staged
 

@@ -29,9 +29,9 @@ from anonset.io.tables import read_table
 from anonset.methods.full_domain.search import optimal_search
 from anonset.metrics import Loss
 from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
-from anonset.release.database import verify_table, write_release
+from anonset.recheck.verify import verify_release
 from anonset.release.release import render_full_domain
-from anonset.release.verify import verify_release
+from anonset.sinks.database import verify_table, write_release
 from support import PG_URL, SHARED, PgSchema, require_adult
 
 ADULT_QUASI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class")
@@ -361,7 +361,7 @@ def test_write_release_with_replace_creates_a_missing_table_on_postgresql() -> N
     from anonset.engine.sql.engine import SqlEngine
     from anonset.engine.sql.postgres import PostgresBackend
     from anonset.engine.sql.profile import dataset_from_table
-    from anonset.release.database import write_release
+    from anonset.sinks.database import write_release
 
     schema = PgSchema(PG_URL)
     try:

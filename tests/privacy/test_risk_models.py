@@ -21,8 +21,8 @@ from anonset.privacy import (
     Requirements,
     SampleUniqueness,
 )
-from anonset.release.release import SUPPRESSED
-from anonset.release.verify import verify_release
+from anonset.recheck.columns import SUPPRESSED
+from anonset.recheck.verify import verify_release
 from anonset.risk.population import population_uniqueness
 from support import random_table
 
@@ -218,7 +218,7 @@ def test_the_verifier_judges_a_release_level_model_without_the_suppressed_record
     from anonset.core.dataset import Dataset
     from anonset.privacy import Requirements
     from anonset.privacy.risk_models import AverageRisk
-    from anonset.release.verify import verify_release
+    from anonset.recheck.verify import verify_release
 
     values = [str(i) for i, size in enumerate(released) for _ in range(size)] + ["*"] * suppressed
     table = pd.DataFrame({"zip": values})

@@ -23,7 +23,7 @@ from anonset.cli import main
 from anonset.io.tables import write_table
 from anonset.methods import registry
 from anonset.methods.base import Family
-from anonset.release.verify import classes_of_table
+from anonset.recheck.verify import classes_of_table
 from support import SHARED, random_table, registered
 
 CMC = SHARED / "data" / "cmc" / "cmc.csv"

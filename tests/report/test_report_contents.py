@@ -25,7 +25,7 @@ from anonset.core.dataset import Dataset
 from anonset.datasets.synthetic import patient_register, patient_register_attributes
 from anonset.methods import registry
 from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
-from anonset.release.release import SUPPRESSED
+from anonset.recheck.columns import SUPPRESSED
 from anonset.report.contents import build_report
 from anonset.report.html import render_html
 from support import registered

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from anonset.anonymizer import Anonymizer
-    from anonset.release.sinks import FileSink
     from anonset.runs.base import Run
+    from anonset.sinks.base import FileSink
 
 __all__ = ["anonymize"]
 
@@ -108,8 +108,8 @@ def _explore_front(run: Run, model: Anonymizer, files: FileSink, quiet: bool, ou
     """A pareto method with neither --pick nor a floor: print (and summarize) the front, release nothing."""
     from anonset.config import TableOutput
     from anonset.release.facts import front_summary
-    from anonset.release.sinks import FileOutput
     from anonset.runs.base import json_writer
+    from anonset.sinks.base import FileOutput
 
     cfg = run.config
     summary_path = files.outputs.get("summary")

@@ -1,7 +1,7 @@
 """``anonset check``: does a released file satisfy k-anonymity (and l-diversity, t-closeness, ...)?
 
 The classes are recomputed from the released quasi-identifier values alone
-(:func:`anonset.release.verify.verify_release`); the file's author, the
+(:func:`anonset.recheck.verify.verify_release`); the file's author, the
 config and the input are not needed.  Exit code 1 when a requirement is
 violated.
 """
@@ -74,7 +74,7 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
         TCloseness,
     )
     from anonset.privacy.ldiversity import l_diversity
-    from anonset.release.verify import verify_release
+    from anonset.recheck.verify import verify_release
 
     names = list(dict.fromkeys(q.strip() for q in quasi.split(",") if q.strip()))
     if not names:

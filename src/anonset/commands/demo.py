@@ -37,8 +37,8 @@ def demo(rows: int, seed: int, output: Path | None, reports: tuple[Path, ...], s
     from anonset.io.tables import table_writer
     from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
     from anonset.progress import terminal_progress
-    from anonset.release.sinks import FileOutput, FileSink
     from anonset.report.staging import report_outputs, stage_reports
+    from anonset.sinks.base import FileOutput, FileSink
 
     started = time.perf_counter()
     files = FileSink({"release": output, "generated table": save_table, **report_outputs(reports)})

@@ -52,10 +52,10 @@ def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path:
     """
     from anonset.config import FileInput, load_config
     from anonset.io.tables import read_table
-    from anonset.release.sinks import FileOutput, FileSink
     from anonset.report.files import report_writer
     from anonset.report.staging import report_contents, report_outputs, run_facts
     from anonset.runs.base import read_in_memory, release_delimiter
+    from anonset.sinks.base import FileOutput, FileSink
 
     started = time.perf_counter()
     cfg = load_config(config)

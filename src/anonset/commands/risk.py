@@ -148,7 +148,7 @@ def _journalist_class_sizes(cfg: RunConfig, population_path: Path) -> tuple[Any,
 def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:
     """Class sizes of a released file on the config's quasi-identifiers; all-``*`` records are suppressed."""
     from anonset.io.tables import read_table
-    from anonset.release.release import SUPPRESSED
+    from anonset.recheck.columns import SUPPRESSED
     from anonset.runs.base import release_delimiter
 
     table = read_table(path, release_delimiter(cfg))

@@ -175,7 +175,7 @@ class Distribution:
     The driver cuts the table into fragments and fits the method on each
     fragment on a worker, with the method's options less the driver's own
     (:attr:`options`).  The release flow of such a method is
-    :mod:`anonset.release.spark_mondrian`.
+    :mod:`anonset.distributed.mondrian`.
 
     Parameters
     ----------

@@ -1,14 +1,14 @@
-"""What a method's result becomes: the release, its independent re-check and where it is written.
+"""What a method's result becomes: the release, how it is built and what it carries.
 
 :mod:`~anonset.release.release` holds the immutable :class:`Release` and
-renders the released table; :mod:`~anonset.release.facts` the typed facts a
+renders the released table; :mod:`~anonset.release.build` builds a release
+from a method's result (rendered, scored, re-checked, explained, in memory or
+through an engine's sink); :mod:`~anonset.release.facts` the typed facts a
 release carries about its method and its provenance;
-:mod:`~anonset.release.verify` re-checks a release from its values alone;
-:mod:`~anonset.release.caveats` warns about useless releases and unnamed
-columns that single out records; :mod:`~anonset.release.sinks` defines where a
-release goes (a :class:`~anonset.release.sinks.ReleaseSink`: check, stage,
-verify, place, discard; the sink of each engine by its name; the file sink);
-:mod:`~anonset.release.database` writes, re-checks and places a release
-inside the database it came from.  Import the modules directly: this package
+:mod:`~anonset.release.caveats` the warnings a custodian must read before
+handing it over; :mod:`~anonset.release.reapply` a learned recoding applied
+to new records.  The independent re-check is :mod:`anonset.recheck`, where a
+release is written :mod:`anonset.sinks`, distributed Mondrian
+:mod:`anonset.distributed`.  Import the modules directly: this package
 re-exports nothing, so checking an output path loads no table library.
 """

@@ -6,7 +6,7 @@ here with its :class:`ReleaseSettings`:
 
 * :func:`release_in_memory` renders the released table with pandas, scores
   it, re-checks it from the released values
-  (:func:`~anonset.release.verify.verify_release`) and says what a reader
+  (:func:`~anonset.recheck.verify.verify_release`) and says what a reader
   should know (:func:`notices`);
 * :func:`release_through_sink` stages the release of a node in its engine's
   sink (a database, a Spark cluster: :func:`engine_sink`), has it re-checked
@@ -42,6 +42,9 @@ from anonset.metrics import reported_metrics as metrics_to_report
 from anonset.progress import Task
 from anonset.progress import reporting as progress_reporting
 from anonset.progress import task as progress_task
+from anonset.recheck.suppressed import group_of_rows, suppressed_group_violations, withheld_warning
+from anonset.recheck.undeclared import refuse_splitting, undeclared_columns, undeclared_note
+from anonset.recheck.verify import VerificationReport, require_verified, verify_release
 from anonset.release.caveats import (
     LostAttribute,
     binding_models,
@@ -54,11 +57,8 @@ from anonset.release.caveats import (
 )
 from anonset.release.facts import FrontFacts, MethodFacts, Provenance, SearchFacts
 from anonset.release.release import Release, render_full_domain, render_partition
-from anonset.release.sinks import EngineSink, NodeRelease, sink_factory
-from anonset.release.suppressed import group_of_rows, suppressed_group_violations, withheld_warning
-from anonset.release.undeclared import refuse_splitting, undeclared_columns, undeclared_note
-from anonset.release.verify import VerificationReport, require_verified, verify_release
 from anonset.risk.report import class_sizes_of_codes, release_risk
+from anonset.sinks.base import EngineSink, NodeRelease, sink_factory
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

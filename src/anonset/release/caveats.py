@@ -21,7 +21,7 @@ lose something nobody chose to lose:
   warning discloses no group smaller than a released class.
 
 Columns the configuration does not name are the subject of
-:mod:`anonset.release.undeclared`.
+:mod:`anonset.recheck.undeclared`.
 """
 
 from __future__ import annotations

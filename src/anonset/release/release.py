@@ -11,7 +11,7 @@ replaced by ``*`` (or the records dropped on request), identifiers removed,
 every other column passed through untouched.
 
 A release of a table that lives in a database is written inside that database
-(through its sink, :class:`anonset.release.database.DatabaseSink`); its :class:`Release` then
+(through its sink, :class:`anonset.sinks.database.DatabaseSink`); its :class:`Release` then
 holds no records (``table`` is ``None``) and says where they went
 (``location``).  :func:`copy_table_to_file` exports such a table from DuckDB
 to a CSV or Parquet file without the records passing through Python.
@@ -34,6 +34,7 @@ from anonset.core.dataset import AttributeType, Dataset, Role
 from anonset.core.distinct import is_arrow_text, is_arrow_text_dictionary, one_dictionary
 from anonset.core.partition import GeneralizedValues, Intervals, Partition
 from anonset.errors import DataError
+from anonset.recheck.columns import SUPPRESSED
 from anonset.release.facts import MethodFacts, Provenance
 from anonset.release.stages import StageTimes
 
@@ -41,10 +42,9 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from anonset.engine.sql.base import SqlBackend, TableName
-    from anonset.release.verify import VerificationReport
+    from anonset.recheck.verify import VerificationReport
 
 __all__ = [
-    "SUPPRESSED",
     "Release",
     "class_labels",
     "copy_table_to_file",
@@ -52,10 +52,6 @@ __all__ = [
     "render_partition",
     "table_copier",
 ]
-
-#: The value written in every quasi-identifier of a suppressed record.
-SUPPRESSED = "*"
-
 
 @dataclass(frozen=True, eq=False)
 class Release:
@@ -124,7 +120,7 @@ class Release:
         The models the suppressed records would break as one group, when
         their sensitive values were withheld (released as ``*``) for that
         reason; empty when they were released (see
-        :mod:`anonset.release.suppressed`).
+        :mod:`anonset.recheck.suppressed`).
     models : tuple of str
         Each privacy model of ``requirements`` and the suppression budget, as described.
     recheck : VerificationReport, optional
@@ -285,7 +281,7 @@ def render_full_domain(dataset: Dataset, levels: tuple[int, ...], suppressed_row
         Drop suppressed records instead of writing ``*`` in their quasi-identifiers.
     withhold_sensitive : bool
         Write ``*`` in the sensitive columns of the suppressed records too
-        (see :mod:`anonset.release.suppressed`).
+        (see :mod:`anonset.recheck.suppressed`).
     """
 
     def labels(name: str) -> tuple[NDArray[np.integer[Any]], NDArray[np.object_]]:

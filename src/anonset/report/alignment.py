@@ -32,8 +32,7 @@ import pandas as pd
 
 from anonset.core.dataset import BY_VALUE_TYPES, AttributeType, Dataset, row_values
 from anonset.core.partition import GeneralizedValues, HierarchyNodes, Intervals, Partition
-from anonset.release.columns import text_codes
-from anonset.release.release import SUPPRESSED
+from anonset.recheck.columns import SUPPRESSED, text_codes
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -25,7 +25,7 @@ import pandas as pd
 from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.partition import HierarchyNodes, Intervals, Partition
 from anonset.metrics.loss import Loss
-from anonset.release.release import SUPPRESSED
+from anonset.recheck.columns import SUPPRESSED
 from anonset.report.floor import rare_label
 from anonset.report.svg import nice_step
 
@@ -93,7 +93,7 @@ def suppressed_breakdown(dataset: Dataset, released: pd.DataFrame, suppressed: N
     here ties its records to that group's sensitive values.  That is safe
     when the group satisfies every model or its sensitive values are
     withheld (``*``), which is what anonset releases (see
-    :mod:`anonset.release.suppressed`).  A release whose suppressed group
+    :mod:`anonset.recheck.suppressed`).  A release whose suppressed group
     shows values that break a model (``disclosure``: the models, as the
     re-check found them) gets no combination listed, only counts.
     """

@@ -34,13 +34,13 @@ from anonset.errors import DataError
 from anonset.metrics import reported_metrics
 from anonset.metrics.descriptions import describe_metric
 from anonset.privacy.base import Requirements
+from anonset.recheck.verify import VerificationReport, verify_release
 from anonset.release.caveats import (
     concentrated_suppression,
     lost_attributes,
     lost_warning,
     suppressed_counts_of_rows,
 )
-from anonset.release.verify import VerificationReport, verify_release
 from anonset.report.alignment import (
     Alignment,
     ReleasedCodes,

@@ -3,7 +3,7 @@
 :func:`stage_reports` builds the report of a release
 (:func:`report_contents`, :func:`~anonset.report.contents.build_report`) and
 stages one file per ``--report`` path (:func:`report_outputs` names them for
-a :class:`~anonset.release.sinks.FileSink`); :func:`run_facts` is what the
+a :class:`~anonset.sinks.base.FileSink`); :func:`run_facts` is what the
 run knows of itself for the report's provenance (the config, the input file
 with its SHA-256, where the release went).
 """
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from anonset.core.dataset import Dataset
     from anonset.core.partition import Partition
     from anonset.privacy.base import Requirements
-    from anonset.release.sinks import FileSink
-    from anonset.release.verify import VerificationReport
+    from anonset.recheck.verify import VerificationReport
+    from anonset.sinks.base import FileSink
 
 __all__ = ["report_contents", "report_outputs", "run_facts", "stage_reports"]
 
@@ -42,8 +42,8 @@ def stage_reports(files: FileSink, dataset: Dataset, released: pd.DataFrame, req
     ``workload`` the config's ``evaluation`` section (its query and pattern
     checks are run on the release and reported).
     """
-    from anonset.release.sinks import FileOutput
     from anonset.report.files import report_writer
+    from anonset.sinks.base import FileOutput
 
     paths = [p for name, p in files.outputs.items() if name.startswith("report") and p is not None]
     if not paths:

@@ -3,7 +3,7 @@
 A :class:`Run` carries one :class:`~anonset.config.RunConfig` out.  Before any
 work, :meth:`Run.check` refuses what the run cannot do (an output it may not
 write, a report of records it does not hold) and returns the run's output
-files (:class:`~anonset.release.sinks.FileSink`), checked; :meth:`Run.anonymizer`
+files (:class:`~anonset.sinks.base.FileSink`), checked; :meth:`Run.anonymizer`
 is the configured estimator.  Then :meth:`Run.release` loads the input, fits,
 releases (through the engine's sink where the records stay), re-checks, writes
 the summary and the reports and puts every output in place, recording the
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from anonset.engine.sql.base import TableName
     from anonset.methods.pareto.objectives import ParetoResult
     from anonset.release.release import Release
-    from anonset.release.sinks import FileSink
+    from anonset.sinks.base import FileSink
 
 __all__ = [
     "ReleaseRequest",
@@ -115,8 +115,8 @@ class Run(ABC):
             :func:`anonset.io.outputs.check_output_paths`), or one this run
             cannot write (:meth:`refuse`).
         """
-        from anonset.release.sinks import FileSink
         from anonset.report.staging import report_outputs
+        from anonset.sinks.base import FileSink
 
         self.refuse(request)
         files = FileSink({"release": self.release_file(request.output), "summary": request.summary,
@@ -181,7 +181,7 @@ class Run(ABC):
 
         ``report_on`` stages the reports of the run's summary.  The summary is returned.
         """
-        from anonset.release.sinks import FileOutput as StagedFile
+        from anonset.sinks.base import FileOutput as StagedFile
 
         summary = release.summary(seconds=time.perf_counter() - started, config=str(self.config.path))
         if report_on is not None:

@@ -3,7 +3,7 @@
 The input is profiled in the database (value counts), every candidate's
 class table is computed there (:class:`~anonset.engine.sql.engine.SqlEngine`),
 and the release is written, re-checked and placed there by the engine's sink
-(:class:`~anonset.release.database.DatabaseSink`):
+(:class:`~anonset.sinks.database.DatabaseSink`):
 
 * **PostgreSQL** (``input.sql``): the release becomes ``output.table`` of the
   same database, refused before any work when it may not be written, and
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
     from anonset.core.dataset import Dataset
     from anonset.engine.sql.base import SqlBackend, TableName
-    from anonset.release.sinks import FileSink
+    from anonset.sinks.base import FileSink
 
 __all__ = ["DUCKDB_RELEASE_TABLE", "DUCKDB_VIEW", "DatabaseRun"]
 
@@ -103,9 +103,9 @@ class DatabaseRun(Run):
     def release(self, model: Anonymizer, files: FileSink, request: ReleaseRequest, started: float) -> RunOutcome:
         """Profile, search, write and re-check inside the database; copy a DuckDB release into its file."""
         from anonset.engine.sql.engine import SqlEngine
-        from anonset.release.database import DatabaseSink
         from anonset.release.release import table_copier
-        from anonset.release.sinks import FileOutput
+        from anonset.sinks.base import FileOutput
+        from anonset.sinks.database import DatabaseSink
 
         cfg = self.config
         backend = self.connect()

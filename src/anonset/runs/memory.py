@@ -2,7 +2,7 @@
 
 The release is rendered with pandas, re-checked from its values, and staged
 with its summary and its reports as the run's files, all put in place only
-once every one is ready (:class:`~anonset.release.sinks.FileSink`).  Stages:
+once every one is ready (:class:`~anonset.sinks.base.FileSink`).  Stages:
 ``load`` reads the hierarchy files and the table, ``encode`` builds the
 dataset, ``write`` writes the release file; the Anonymizer times the rest.
 """
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
     from anonset.core.dataset import Dataset
     from anonset.methods.pareto.objectives import ParetoResult
-    from anonset.release.sinks import FileSink
+    from anonset.sinks.base import FileSink
 
 __all__ = ["MemoryRun"]
 
@@ -40,8 +40,8 @@ class MemoryRun(Run):
     def release(self, model: Anonymizer, files: FileSink, request: ReleaseRequest, started: float) -> RunOutcome:
         """Read the input, anonymize it, stage the release, its summary and its reports, and place them all."""
         from anonset.io.tables import table_writer
-        from anonset.release.sinks import FileOutput
         from anonset.report.staging import run_facts, stage_reports
+        from anonset.sinks.base import FileOutput
 
         cfg = self.config
         target = files.outputs.get("release")

@@ -3,9 +3,9 @@
 A full-domain method searches on the driver, from the most specific class
 table one Spark job counts (:class:`~anonset.engine.spark.engine.SparkEngine`),
 and its release is written and re-checked by Spark through the engine's sink
-(:class:`~anonset.release.spark.SparkSink`).  A method that can run
+(:class:`~anonset.sinks.spark.SparkSink`).  A method that can run
 distributed (Mondrian) is run on fragments of the table, one per Spark task
-(:func:`~anonset.release.spark_mondrian.release_mondrian_on_spark`).  The
+(:func:`~anonset.distributed.mondrian.release_mondrian_on_spark`).  The
 release is a folder Spark writes, refused before Spark starts when it exists,
 and deleted again when the summary cannot be written.
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from anonset.anonymizer import Anonymizer
     from anonset.engine.sql.base import TableName
-    from anonset.release.sinks import FileSink
+    from anonset.sinks.base import FileSink
 
 __all__ = ["SparkRun"]
 
@@ -81,10 +81,10 @@ class SparkRun(Run):
 
     def release(self, model: Anonymizer, files: FileSink, request: ReleaseRequest, started: float) -> RunOutcome:
         """Read and count the input on Spark, search on the driver (or on fragments), write and re-check on Spark."""
+        from anonset.distributed.mondrian import check_distributable
         from anonset.engine.spark.engine import SparkEngine
         from anonset.engine.spark.source import count_frame
         from anonset.methods import registry
-        from anonset.release.spark_mondrian import check_distributable
 
         cfg = self.config
         output = self.output_table(request)
@@ -124,8 +124,8 @@ class SparkRun(Run):
     def _mondrian(self, model: Anonymizer, files: FileSink, frame: SparkFrame, output: str, delimiter: str,
                   loading: float, started: float) -> RunOutcome:
         """Distributed Mondrian: the dataset from value counts, first cuts on the driver, fragments on the workers."""
+        from anonset.distributed.mondrian import release_mondrian_on_spark
         from anonset.engine.spark.source import dataset_from_frame
-        from anonset.release.spark_mondrian import release_mondrian_on_spark
 
         cfg = self.config
         dataset = dataset_from_frame(frame, attribute_specs(cfg), cfg.input.location)

@@ -65,8 +65,8 @@ from anonset.privacy import (
     SquaredErrorDiversity,
     TCloseness,
 )
+from anonset.recheck.verify import verify_release
 from anonset.release.facts import FrontFacts, GroupingFacts, SearchFacts
-from anonset.release.verify import verify_release
 from anonset.testing.checks import Check, expect, quiet, raises
 from anonset.testing.data import method_case
 from anonset.testing.released import recheck

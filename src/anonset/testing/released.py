@@ -8,7 +8,7 @@ squared-error diversity, average risk and sample uniqueness.  Population
 uniqueness counts the classes here and takes the model's own estimator of
 those counts (the estimator is the model's definition).  A model anonset
 does not know (one added from outside), and t-closeness with the
-hierarchical distance, are left to :func:`anonset.release.verify.verify_release`.
+hierarchical distance, are left to :func:`anonset.recheck.verify.verify_release`.
 
 The group whose quasi-identifiers are all ``*`` holds the suppressed
 records when other records are released with values and it fits the
@@ -40,7 +40,7 @@ from anonset.privacy import (
     SquaredErrorDiversity,
     TCloseness,
 )
-from anonset.release.release import SUPPRESSED
+from anonset.recheck.columns import SUPPRESSED
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

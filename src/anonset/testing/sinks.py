@@ -1,7 +1,7 @@
 """The checks of a release sink: check before any work, stage where nobody reads, verify, place, or discard.
 
 A sink is described by a :class:`SinkFactory`: the factory an engine
-registers (:func:`anonset.release.sinks.register_sink`), and what the checks
+registers (:func:`anonset.sinks.base.register_sink`), and what the checks
 need to see into the store it writes (open an engine over a table there,
 list what the store holds, create an output, read an output's columns).
 :func:`sink_checks` yields its checks, on the synthetic patient register
@@ -41,8 +41,8 @@ from anonset.datasets import patient_register, patient_register_attributes
 from anonset.engine.base import Engine
 from anonset.errors import ConfigError, DataError
 from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
-from anonset.release.sinks import NodeRelease, sink_factory
-from anonset.release.sinks import SinkFactory as MakeSink
+from anonset.sinks.base import NodeRelease, sink_factory
+from anonset.sinks.base import SinkFactory as MakeSink
 from anonset.testing.checks import Check, expect, quiet, raises
 
 __all__ = ["SinkFactory", "check_sink", "sink_checks"]
@@ -59,10 +59,10 @@ class SinkFactory:
     ----------
     name : str
         The name of the engines whose sink it is (as registered with
-        :func:`~anonset.release.sinks.register_sink`, and as messages name it).
+        :func:`~anonset.sinks.base.register_sink`, and as messages name it).
     make : callable
         ``make(engine, output, replace)``: the sink, as registered with
-        :func:`~anonset.release.sinks.register_sink`.
+        :func:`~anonset.sinks.base.register_sink`.
     open : callable
         ``open(stack, table, attributes, request)``: an engine over ``table``
         loaded into the store, its dataset, and the input's name as an output

@@ -267,7 +267,7 @@ def test_both_merge_rules_release_verified_tables(rule: str) -> None:
 
     from anonset import Anonymizer, KAnonymity, Requirements
     from anonset.datasets import patient_register_dataset
-    from anonset.release.verify import verify_release
+    from anonset.recheck.verify import verify_release
 
     ds = patient_register_dataset(800, seed=4)
     requirements = Requirements([KAnonymity(5)])

@@ -28,7 +28,7 @@ from anonset.methods.full_domain.research_value import (
 from anonset.methods.full_domain.search import exhaustive_search, lattice_of
 from anonset.metrics.research_value import DoNotMix, KeepBoundary, ResearchValue, cramers_v_weights
 from anonset.privacy import EntropyLDiversity, KAnonymity, Requirements
-from anonset.release.verify import verify_release
+from anonset.recheck.verify import verify_release
 from support import random_table, require_adult
 
 

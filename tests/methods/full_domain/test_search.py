@@ -24,8 +24,8 @@ from anonset.privacy import (
     SquaredErrorDiversity,
     TCloseness,
 )
+from anonset.recheck.verify import verify_release
 from anonset.release.release import render_full_domain
-from anonset.release.verify import verify_release
 from support import random_table, require_adult
 
 METRIC_NAMES = ["loss", "glm", "ncp", "gcp", "precision", "discernibility", "aecs"]

@@ -1,7 +1,7 @@
 """Tests of median Mondrian (anonset.methods.mondrian.regions).
 
 Every partition is re-checked independently: rendered as a release and judged
-by :func:`anonset.release.verify.verify_release` (and, in places, by pycanon), and the
+by :func:`anonset.recheck.verify.verify_release` (and, in places, by pycanon), and the
 tree is compared with a plain-Python reference Mondrian written from the
 definitions in the module docstrings.
 """
@@ -31,8 +31,8 @@ from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonset.privacy.squared_error import SquaredErrorDiversity
 from anonset.privacy.tcloseness import TCloseness
+from anonset.recheck.verify import verify_release
 from anonset.release.release import render_partition
-from anonset.release.verify import verify_release
 from support import clustering_dataset, random_table, require_adult
 
 Classes = set[frozenset[int]]

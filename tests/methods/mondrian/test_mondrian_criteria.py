@@ -31,8 +31,8 @@ from anonset.metrics.imprecision import imprecision
 from anonset.privacy.base import Requirements
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity
+from anonset.recheck.verify import verify_release
 from anonset.release.release import render_partition
-from anonset.release.verify import verify_release
 from support import clustering_dataset, require_adult
 
 Classes = set[frozenset[int]]

@@ -37,8 +37,8 @@ from anonset.methods.pareto.objectives import (
 from anonset.methods.pareto.quality import assess, convergence_error, representation_ratio
 from anonset.metrics import GLM, ClassificationMetric
 from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
+from anonset.recheck.verify import verify_release
 from anonset.release.release import render_full_domain
-from anonset.release.verify import verify_release
 from support import random_table, require_adult
 
 ALL = ("k", "l", "s_k", "s_l", "glm", "cm")

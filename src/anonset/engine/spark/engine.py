@@ -10,7 +10,7 @@ record) is all the engine needs: a
 other node up locally.  The statistics equal the numpy engine's.
 
 The records stay on the cluster: :meth:`SparkEngine.row_classes` refuses, and
-a release is written there by :class:`~anonset.release.spark.SparkSink`.
+a release is written there by :class:`~anonset.sinks.spark.SparkSink`.
 """
 
 from __future__ import annotations

@@ -259,7 +259,7 @@ class SqlEngine:
         This reads the rows: it is only for datasets held in memory (the
         statistics come from the database, the per-row codes from the
         dataset).  A table that lives in a database is released in SQL with
-        :func:`anonset.release.database.write_release` instead.
+        :func:`anonset.sinks.database.write_release` instead.
 
         Raises
         ------
@@ -270,7 +270,7 @@ class SqlEngine:
         if not self.dataset.in_memory:
             raise DataError(
                 f"{self._where}: per-row classes need the rows in memory; a table in a database is"
-                " released in SQL (anonset.release.database.write_release)"
+                " released in SQL (anonset.sinks.database.write_release)"
             )
         stats = self.class_stats(levels)
         codes = np.column_stack([h.maps[lv][self.dataset.encoded[q].row_codes()]

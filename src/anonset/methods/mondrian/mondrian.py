@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 __all__ = ["DISTRIBUTION", "METHOD"]
 
 
-#: How Mondrian runs distributed (``engine: spark``; the release flow is :mod:`anonset.release.spark_mondrian`):
+#: How Mondrian runs distributed (``engine: spark``; the release flow is :mod:`anonset.distributed.mondrian`):
 #: the driver's options, and what no fragment can judge alone.
 DISTRIBUTION = Distribution(
     options=(Option("fragments", "int", None, "engine: spark only: fragments the driver cuts the table into, each"

@@ -35,8 +35,8 @@ import pyarrow.compute as pc
 from anonset.core.dataset import Dataset
 from anonset.errors import UndeclaredColumnError
 from anonset.privacy.base import group_floor
-from anonset.release.columns import text_codes
-from anonset.release.verify import classes_of_table
+from anonset.recheck.columns import text_codes
+from anonset.recheck.verify import classes_of_table
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -23,7 +23,7 @@ from anonset.cli import main
 from anonset.engine.sql.engine import SqlEngine
 from anonset.engine.sql.postgres import PostgresBackend
 from anonset.engine.sql.profile import dataset_from_table
-from anonset.release.verify import verify_release
+from anonset.recheck.verify import verify_release
 from support import PG_URL, PgSchema
 
 ATTRIBUTES = {

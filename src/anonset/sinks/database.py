@@ -1,6 +1,6 @@
 """Release a full-domain node of a database table in SQL, re-check the released table in SQL, and place it.
 
-:class:`DatabaseSink` is the :class:`~anonset.release.sinks.ReleaseSink` of
+:class:`DatabaseSink` is the :class:`~anonset.sinks.base.ReleaseSink` of
 the SQL engines: it refuses the output table before any work (the input
 itself, a missing schema, a table that exists without ``replace``), writes
 the release under a staging name (:func:`write_release`), re-checks it there
@@ -19,7 +19,7 @@ nothing behind.
 :func:`verify_table` is the independent re-check: it groups the *released*
 label columns in SQL (never the engine's working tables or codes), fetches
 the class statistics (sizes, sensitive histograms, sums) and judges every
-privacy model exactly as :func:`anonset.release.verify.verify_release` does for a
+privacy model exactly as :func:`anonset.recheck.verify.verify_release` does for a
 pandas table (the all-``*`` group is the suppressed set, checked against the
 budget).
 """
@@ -39,15 +39,15 @@ from anonset.engine.sql.engine import SqlEngine, match_keys
 from anonset.engine.sql.profile import require_columns, text_of
 from anonset.errors import ConfigError, DataError
 from anonset.privacy.base import Requirements
-from anonset.release.release import SUPPRESSED
-from anonset.release.sinks import NodeRelease
-from anonset.release.undeclared import refuse_in_database
-from anonset.release.verify import (
+from anonset.recheck.columns import SUPPRESSED
+from anonset.recheck.undeclared import refuse_in_database
+from anonset.recheck.verify import (
     VerificationReport,
     judge_released_classes,
     require_verified,
     stats_of_value_counts,
 )
+from anonset.sinks.base import NodeRelease
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -98,7 +98,7 @@ def write_release(engine: SqlEngine, levels: tuple[int, ...], violating_keys: ND
         Replace an existing output table (in one transaction with the rename).
     withhold_sensitive : bool
         Write ``*`` in the sensitive columns of the suppressed records too
-        (as text; see :mod:`anonset.release.suppressed`).
+        (as text; see :mod:`anonset.recheck.suppressed`).
 
     Returns
     -------
@@ -364,7 +364,7 @@ class DatabaseSink:
     source : str or tuple of str, optional
         The input table, which is never the output.
 
-    :meth:`stage` takes a :class:`~anonset.release.sinks.NodeRelease` of an
+    :meth:`stage` takes a :class:`~anonset.sinks.base.NodeRelease` of an
     :class:`~anonset.engine.sql.engine.SqlEngine` over ``backend``.
     """
 
@@ -499,7 +499,7 @@ class DatabaseSink:
                             "removing the release whose other outputs could not be written")
 
     def undeclared(self, k: int) -> list[str]:
-        """Check the staged table's undeclared columns before it is placed (:mod:`anonset.release.undeclared`)."""
+        """Check the staged table's undeclared columns before it is placed (:mod:`anonset.recheck.undeclared`)."""
         if self._item is None or self._staging is None:
             raise ValueError("nothing is staged")
         return refuse_in_database(self.backend, self._staging, self._item.engine.dataset, k)

@@ -14,9 +14,9 @@ any point leaves nothing behind:
 5. :meth:`~ReleaseSink.discard` on failure: remove what was staged, and what
    was placed ahead of a run's other outputs when removing it loses nothing.
 
-Three sinks exist.  :class:`~anonset.release.database.DatabaseSink` writes the
+Three sinks exist.  :class:`~anonset.sinks.database.DatabaseSink` writes the
 release of a full-domain node inside the database its engine reads, and
-re-checks it there in SQL; :class:`~anonset.release.spark.SparkSink` does the
+re-checks it there in SQL; :class:`~anonset.sinks.spark.SparkSink` does the
 same on a Spark cluster.  :class:`FileSink` holds a run's output files (the
 release and the summary), built on :class:`~anonset.io.outputs.StagedOutputs`.
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from anonset.engine.base import Engine
     from anonset.engine.sql.base import TableName
     from anonset.privacy.base import Requirements
-    from anonset.release.verify import VerificationReport
+    from anonset.recheck.verify import VerificationReport
 
 __all__ = [
     "EngineSink",
@@ -120,7 +120,7 @@ class NodeRelease:
     withheld : tuple of str
         The models the suppressed records, as one group, would break with
         their sensitive values: when there is one, their sensitive columns
-        are written ``*`` too (see :mod:`anonset.release.suppressed`).
+        are written ``*`` too (see :mod:`anonset.recheck.suppressed`).
     """
 
     engine: Engine
@@ -155,7 +155,7 @@ class EngineSink(ReleaseSink[NodeRelease], Protocol):
         ...
 
     def undeclared(self, k: int) -> list[str]:
-        """Check the staged release's undeclared columns before it is placed (:mod:`anonset.release.undeclared`).
+        """Check the staged release's undeclared columns before it is placed (:mod:`anonset.recheck.undeclared`).
 
         Raises :class:`~anonset.errors.UndeclaredColumnError` for a column
         that could single people out (a value held by fewer than max(k, 2)
@@ -170,13 +170,13 @@ SinkFactory = Callable[["Engine", "TableName", bool], EngineSink]
 
 
 def _database_sink(engine: Engine, output_table: TableName, replace: bool) -> EngineSink:
-    from anonset.release.database import DatabaseSink
+    from anonset.sinks.database import DatabaseSink
 
     return DatabaseSink.for_engine(engine, output_table, replace=replace)
 
 
 def _spark_sink(engine: Engine, output_table: TableName, replace: bool) -> EngineSink:
-    from anonset.release.spark import spark_sink
+    from anonset.sinks.spark import spark_sink
 
     return spark_sink(engine, output_table, replace)
 

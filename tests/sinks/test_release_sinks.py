@@ -35,8 +35,7 @@ from anonset.engine.sql.profile import dataset_from_table
 from anonset.errors import ConfigError, DataError
 from anonset.io.tables import write_table
 from anonset.privacy import DistinctLDiversity, KAnonymity, Requirements
-from anonset.release import sinks
-from anonset.release.database import DatabaseSink
+from anonset.recheck.verify import VerificationReport
 from anonset.release.facts import (
     FrontFacts,
     GroupingFacts,
@@ -44,8 +43,9 @@ from anonset.release.facts import (
     SuccessListEntry,
     TransformFacts,
 )
-from anonset.release.sinks import FileOutput, FileSink, NodeRelease, register_sink, sink_factory
-from anonset.release.verify import VerificationReport
+from anonset.sinks import base as sinks
+from anonset.sinks.base import FileOutput, FileSink, NodeRelease, register_sink, sink_factory
+from anonset.sinks.database import DatabaseSink
 from anonset.testing import SinkFactory, sink_checks
 from support import PG_URL, PgSchema, pg_random_project, random_table
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anonset.release.fragments import _text
+from anonset.distributed.worker import _text
 
 
 def test_strings_pass_unchanged_and_missing_values_become_null() -> None:

@@ -20,16 +20,16 @@ Mondrian works; only a sample of the records reaches the driver:
    so after this no fragment can fail; a table that fails as a whole is an
    :class:`~anonset.errors.InfeasibleError`, as in memory.
 3. **Mondrian per fragment** (workers, ``groupBy(fragment).applyInPandas``):
-   :class:`~anonset.release.fragments.FragmentJob` fits the configured
+   :class:`~anonset.distributed.worker.FragmentJob` fits the configured
    Anonymizer (``method="mondrian"``, same options) on the fragment's records,
    encoded with the table's hierarchies, and returns the released rows and
    the fragment's partial metric sums.  The result is kept on the cluster
    (memory and disk) while the statistics rows are collected and the release
    is written.
 4. **Release**: the released rows are written by Spark to a staging folder
-   beside ``output`` (:class:`~anonset.release.spark.SparkOutput`, as a
+   beside ``output`` (:class:`~anonset.sinks.spark.SparkOutput`, as a
    full-domain release on Spark), re-checked there by
-   :func:`~anonset.release.spark.verify_frame` (every input record read back
+   :func:`~anonset.sinks.spark.verify_frame` (every input record read back
    once, the released labels grouped on the cluster, judged on the driver),
    and renamed into place; any failure deletes what was staged.
 
@@ -42,7 +42,7 @@ The release's metrics are the fragments' partial sums added up
 (:func:`~anonset.metrics.partial.combine_partial_sums`); a metric that cannot be
 added up is reported in ``metrics_omitted`` with the reason.  The input's
 class sizes for the risk report are the fragments' tables of sizes added up
-(:func:`~anonset.release.fragments.input_class_sizes`), not a pass of their own.  The summary's
+(:func:`~anonset.distributed.worker.input_class_sizes`), not a pass of their own.  The summary's
 ``search`` gives the fragments, how many were merged and the records
 sampled (``sample_rows``, the only records that reached the driver);
 ``rows_fetched`` counts the rows of per-fragment statistics.
@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from anonset.core.dataset import Dataset, Role
 from anonset.core.partition import Partition
+from anonset.distributed.worker import FRAGMENT_ERRORS, STATS, FragmentJob, FragmentModel, input_class_sizes
 from anonset.errors import ConfigError, DataError, HierarchyError, InfeasibleError
 from anonset.methods import registry
 from anonset.methods.mondrian.cut_tree import unseen_branches
@@ -76,15 +77,14 @@ from anonset.metrics import make_metric, reported_metrics
 from anonset.metrics.base import Metric
 from anonset.metrics.partial import combine_partial_sums
 from anonset.privacy.base import Requirements
+from anonset.recheck.undeclared import SPARK_DECLARES_ALL, refuse_any_undeclared
+from anonset.recheck.verify import require_verified
 from anonset.release.caveats import useless_release
 from anonset.release.facts import GroupingFacts, provenance
-from anonset.release.fragments import FRAGMENT_ERRORS, STATS, FragmentJob, FragmentModel, input_class_sizes
 from anonset.release.release import Release
-from anonset.release.spark import SparkOutput, verify_frame
 from anonset.release.stages import StageClock
-from anonset.release.undeclared import SPARK_DECLARES_ALL, refuse_any_undeclared
-from anonset.release.verify import require_verified
 from anonset.risk.report import release_risk
+from anonset.sinks.spark import SparkOutput, verify_frame
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -174,7 +174,7 @@ def release_mondrian_on_spark(frame: DataFrame, dataset: Dataset, model: Mondria
     input_location : str, optional
         The input's path, refused as the output.
     global_ranges : bool
-        See :attr:`~anonset.release.fragments.FragmentJob.global_ranges`.
+        See :attr:`~anonset.distributed.worker.FragmentJob.global_ranges`.
 
     Returns
     -------

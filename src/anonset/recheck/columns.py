@@ -20,7 +20,10 @@ from anonset.core.distinct import arrow_text, distinct_of_arrow
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["text_codes"]
+__all__ = ["SUPPRESSED", "text_codes"]
+
+#: The value written in every quasi-identifier of a suppressed record.
+SUPPRESSED = "*"
 
 
 def text_codes(column: pd.Series, missing: str, sort: bool = False) -> tuple[NDArray[np.int64], NDArray[np.object_]]:

@@ -15,7 +15,7 @@ release (at least k records, l-diverse, t-close, ...).  When they do not,
 their sensitive values are withheld too: released as ``*``, like their
 quasi-identifiers, and the release says so in a warning.  Insensitive
 columns, which the configuration declares safe to release as they are, stay.
-The independent re-check (:mod:`anonset.release.verify`) judges the
+The independent re-check (:mod:`anonset.recheck.verify`) judges the
 released group again from the released values.
 """
 

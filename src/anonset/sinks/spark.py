@@ -1,6 +1,6 @@
 """Release a full-domain node of a table on Spark, on the cluster: written in parallel, re-checked there, placed.
 
-:class:`SparkSink` is the :class:`~anonset.release.sinks.ReleaseSink` of the
+:class:`SparkSink` is the :class:`~anonset.sinks.base.ReleaseSink` of the
 Spark engine.  The records never come to the driver:
 
 - :meth:`SparkSink.stage` maps every record on the cluster: each
@@ -19,7 +19,7 @@ Spark engine.  The records never come to the driver:
   read) and groups the *released* label columns on the cluster (never the
   engine's codes): class sizes and, per sensitive attribute, the count of
   each value per class come to the driver and are judged by
-  :func:`~anonset.release.verify.judge_released_classes`, as a pandas
+  :func:`~anonset.recheck.verify.judge_released_classes`, as a pandas
   release is.  First, the records read back must be the input's, less those
   dropped as suppressed (:func:`require_all_records`): a record split in two
   or lost between reading and writing is never verified.  It also checks
@@ -45,14 +45,14 @@ from anonset.core.dataset import Dataset, Role
 from anonset.engine.spark.source import first_line, keyed, to_pandas
 from anonset.errors import ConfigError, DataError
 from anonset.privacy.base import Requirements
-from anonset.release.release import SUPPRESSED
-from anonset.release.sinks import NodeRelease
-from anonset.release.verify import (
+from anonset.recheck.columns import SUPPRESSED
+from anonset.recheck.verify import (
     VerificationReport,
     judge_released_classes,
     require_verified,
     stats_of_value_counts,
 )
+from anonset.sinks.base import NodeRelease
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -116,7 +116,7 @@ def verify_frame(released: DataFrame, dataset: Dataset, requirements: Requiremen
 
     Only class sizes and per-class counts of each sensitive value reach the
     driver.  The all-``*`` group is the suppressed set when it fits the
-    budget (as :func:`anonset.release.verify.verify_release` decides).
+    budget (as :func:`anonset.recheck.verify.verify_release` decides).
 
     Parameters
     ----------
@@ -335,9 +335,9 @@ class SparkSink:
     def check(self) -> None:
         """Refuse, before any work, an output that is the input or that exists, and a column nobody declared.
 
-        On Spark every column is declared (:data:`~anonset.release.undeclared.SPARK_DECLARES_ALL`).
+        On Spark every column is declared (:data:`~anonset.recheck.undeclared.SPARK_DECLARES_ALL`).
         """
-        from anonset.release.undeclared import SPARK_DECLARES_ALL, refuse_any_undeclared
+        from anonset.recheck.undeclared import SPARK_DECLARES_ALL, refuse_any_undeclared
 
         refuse_any_undeclared(self.engine.dataset, SPARK_DECLARES_ALL)
         self.output.check()

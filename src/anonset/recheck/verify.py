@@ -10,7 +10,7 @@ they are a class of their own and must satisfy the models.
 
 The suppressed records are released as one group, so when any of their
 sensitive values is released (not ``*``), that group must satisfy every model
-too, judged on the values it shows (see :mod:`anonset.release.suppressed`):
+too, judged on the values it shows (see :mod:`anonset.recheck.suppressed`):
 whoever learns that a person was suppressed links them to it.
 """
 
@@ -25,8 +25,7 @@ import pandas as pd
 from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.stats import ClassStats
 from anonset.privacy.base import Requirements
-from anonset.release.columns import text_codes
-from anonset.release.release import SUPPRESSED
+from anonset.recheck.columns import SUPPRESSED, text_codes
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
