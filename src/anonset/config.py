@@ -17,7 +17,7 @@ password.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,7 +44,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENGINES",
+    "ENGINE_KINDS",
     "CatalogInput",
+    "EngineKind",
     "FileInput",
     "FileOutput",
     "InputSpec",
@@ -67,8 +69,37 @@ EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predic
 QUERY_KEYS = {"count", "dimension", "selectivity", "seed", "threshold"}
 #: Keys of ``evaluation.patterns`` (pattern survival of a release fitted on all records).
 PATTERN_KEYS = {"target", "task", "test_fraction", "depth", "seed"}
+
+
+@dataclass(frozen=True)
+class EngineKind:
+    """What a configuration may say to one engine, declared once: its input, its URLs, its section.
+
+    ``reads_sql``: it searches a table in PostgreSQL (``input.sql``) and
+    nothing else; otherwise it searches a file.  ``remote``: it reads and
+    writes URLs (``hdfs://``, ``s3a://``) and catalog tables, and writes the
+    release itself at ``output.path``.  ``section``: the top-level key of its
+    settings, read by :data:`_SECTION_READERS`.  ``title``: its name in
+    prose; ``words``: said after its name where messages list engines.
+    """
+
+    name: str
+    title: str
+    reads_sql: bool = False
+    remote: bool = False
+    section: str | None = None
+    words: str = ""
+
+
+#: Every engine a configuration may name (the top-level ``engine`` key); the first that reads an input is its default.
+ENGINE_KINDS: dict[str, EngineKind] = {kind.name: kind for kind in (
+    EngineKind("numpy", "numpy", words=" (in memory)"),
+    EngineKind("duckdb", "DuckDB", section="duckdb"),
+    EngineKind("postgresql", "PostgreSQL", reads_sql=True),
+    EngineKind("spark", "Spark", remote=True, section="spark"),
+)}
 #: Values of the top-level ``engine`` key.
-ENGINES = ("numpy", "duckdb", "postgresql", "spark")
+ENGINES = tuple(ENGINE_KINDS)
 #: Keys of the ``spark`` section (``engine: spark``).
 SPARK_KEYS = {"master", "timeout", "options"}
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
@@ -308,9 +339,8 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         for key in ("delimiter", "format"):
             if inp.get(key) is not None and not isinstance(inp[key], str):
                 raise ConfigError(f"{where}: input.{key} must be a string; got {inp[key]!r}")
-    engine = _engine(raw, sql, where)
-    spark = _spark_settings(raw, engine, spark_table, where)
-    duckdb_settings = _duckdb_settings(raw, engine, where)
+    kind = _engine(raw, sql, where)
+    settings = _engine_settings(raw, kind, spark_table, where)
     attributes = raw.get("attributes")
     if not isinstance(attributes, Mapping) or not attributes:
         raise ConfigError(f"{where}: `attributes` must map column names to {{role: ..., ...}}")
@@ -350,9 +380,9 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         raise ConfigError(f"{where}: `output` must be a mapping such as {{path: released.csv}}"
                           + (" (or {table: NAME} for input.sql)" if sql is not None else ""))
     output_table, output_replace = _output_table(out, sql, where)
-    if engine == "spark" and not out.get("path"):
-        raise ConfigError(f"{where}: engine: spark writes the release with Spark; give output.path, a folder (or URL)"
-                          " that does not exist yet, e.g. output: {path: patients-anonymized.csv}")
+    if kind.remote and not out.get("path"):
+        raise ConfigError(f"{where}: engine: {kind.name} writes the release with {kind.title}; give output.path, a"
+                          " folder (or URL) that does not exist yet, e.g. output: {path: patients-anonymized.csv}")
     if out.get("delimiter") is not None:
         check_delimiter(out["delimiter"], f"{where}: output.delimiter")
     if inp.get("delimiter") is not None:
@@ -395,9 +425,10 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     evaluation = _utility_checks(evaluation, attrs, seed, where)
     input_uri = inp["path"] if isinstance(inp.get("path"), str) and _is_url(inp["path"]) else None
     output_uri = out["path"] if isinstance(out.get("path"), str) and _is_url(out["path"]) else None
-    if engine != "spark" and (input_uri or output_uri):
-        raise ConfigError(f"{where}: {input_uri or output_uri} is a URL; only engine: spark reads and writes URLs"
-                          " (hdfs://, s3a://, ...): set engine: spark or give a local path")
+    if not kind.remote and (input_uri or output_uri):
+        remote = " | ".join(k.name for k in ENGINE_KINDS.values() if k.remote)
+        raise ConfigError(f"{where}: {input_uri or output_uri} is a URL; only engine: {remote} reads and writes URLs"
+                          f" (hdfs://, s3a://, ...): set engine: {remote} or give a local path")
     run_input: InputSpec
     if sql is not None:
         run_input = sql
@@ -418,7 +449,8 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         path=path, input=run_input, output=run_output, attributes=attrs, requirements=requirements, method=name,
         metric=metric, weights={str(k): float(v) for k, v in weights.items()} if weights else None,
         drop_suppressed=suppressed == "drop", seed=seed, method_options=options, metric_object=metric_object,
-        raw=dict(raw), engine=engine, evaluation=dict(evaluation), spark=spark, duckdb=duckdb_settings,
+        raw=dict(raw), engine=kind.name, evaluation=dict(evaluation), spark=settings.get("spark"),
+        duckdb=settings.get("duckdb") or {},
     )
 
 
@@ -428,15 +460,23 @@ def _is_url(path: str) -> bool:
     return bool(sep) and scheme.isidentifier()
 
 
-def _spark_settings(raw: Mapping[str, Any], engine: str, spark_table: str | None, where: str) -> SparkSettings | None:
-    """The ``spark`` section, checked (only with ``engine: spark``; a catalog table needs that engine)."""
-    section = raw.get("spark")
-    if engine != "spark":
-        if section is not None:
-            raise ConfigError(f"{where}: a spark section is used only with engine: spark; remove it or set the engine")
-        if spark_table is not None:
-            raise ConfigError(f"{where}: input.table is a Spark catalog table; set engine: spark")
-        return None
+def _engine_settings(raw: Mapping[str, Any], kind: EngineKind, catalog_table: str | None,
+                     where: str) -> dict[str, Any]:
+    """The engine's own settings section, read; another engine's section, or a catalog table it cannot read, refused."""
+    for other in ENGINE_KINDS.values():
+        if other.section is not None and other is not kind and raw.get(other.section) is not None:
+            raise ConfigError(f"{where}: a {other.section} section is used only with engine: {other.name}; remove it"
+                              " or set the engine")
+    if catalog_table is not None and not kind.remote:
+        remote = next(k for k in ENGINE_KINDS.values() if k.remote)
+        raise ConfigError(f"{where}: input.table is a {remote.title} catalog table; set engine: {remote.name}")
+    if kind.section is None:
+        return {}
+    return {kind.section: _SECTION_READERS[kind.section](raw.get(kind.section), where)}
+
+
+def _spark_settings(section: Any, where: str) -> SparkSettings:
+    """The ``spark`` section, checked (absent: Spark's local master)."""
     section = section or {}
     if not isinstance(section, Mapping):
         raise ConfigError(f"{where}: `spark` must be a mapping such as {{master: 'local[*]', timeout: 120}}")
@@ -454,15 +494,12 @@ def _spark_settings(raw: Mapping[str, Any], engine: str, spark_table: str | None
     return SparkSettings(master=master, timeout=float(timeout), options={str(k): str(v) for k, v in options.items()})
 
 
-def _duckdb_settings(raw: Mapping[str, Any], engine: str, where: str) -> dict[str, Any]:
-    """The ``duckdb`` section (``engine: duckdb`` only): DuckDB settings such as memory_limit and temp_directory."""
-    section = raw.get("duckdb")
+def _duckdb_settings(section: Any, where: str) -> dict[str, Any]:
+    """The ``duckdb`` section: DuckDB settings such as memory_limit and temp_directory (absent: none)."""
     if section is None:
         return {}
     from anonset.engine.sql.duckdb import SETTINGS
 
-    if engine != "duckdb":
-        raise ConfigError(f"{where}: a duckdb section is used only with engine: duckdb; remove it or set the engine")
     if not isinstance(section, Mapping):
         raise ConfigError(f"{where}: `duckdb` must be a mapping such as"
                           " {memory_limit: 2GB, temp_directory: /tmp/spill}")
@@ -472,6 +509,10 @@ def _duckdb_settings(raw: Mapping[str, Any], engine: str, where: str) -> dict[st
     if "temp_directory" in out:
         out["temp_directory"] = str(_resolve(base, out["temp_directory"]))
     return out
+
+
+#: The reader of each engine's settings section (:attr:`EngineKind.section`), by the section's key.
+_SECTION_READERS: dict[str, Callable[[Any, str], Any]] = {"spark": _spark_settings, "duckdb": _duckdb_settings}
 
 
 def _sql_input(section: Any, where: str) -> SqlInput:
@@ -512,19 +553,21 @@ def _table_name(value: Any, where: str, key: str) -> TableName:
     return name
 
 
-def _engine(raw: Mapping[str, Any], sql: SqlInput | None, where: str) -> str:
-    """Validate the top-level ``engine`` against the input."""
-    default = "postgresql" if sql is not None else "numpy"
-    engine = raw.get("engine", default)
-    if not isinstance(engine, str) or engine not in ENGINES:
-        raise ConfigError(f"{where}: engine must be one of {' | '.join(ENGINES)}; got {engine!r}")
-    if sql is not None and engine != "postgresql":
-        raise ConfigError(f"{where}: engine: {engine} cannot search a table in PostgreSQL (input.sql); drop"
-                          " `engine` or set it to postgresql")
-    if sql is None and engine == "postgresql":
-        raise ConfigError(f"{where}: engine: postgresql needs input.sql (a table in PostgreSQL); a file input"
-                          " is searched by engine: numpy (in memory) or duckdb")
-    return engine
+def _engine(raw: Mapping[str, Any], sql: SqlInput | None, where: str) -> EngineKind:
+    """The top-level ``engine``, checked against the input (default: the first engine that reads such input)."""
+    default = next(k.name for k in ENGINE_KINDS.values() if k.reads_sql == (sql is not None))
+    name = raw.get("engine", default)
+    if not isinstance(name, str) or name not in ENGINE_KINDS:
+        raise ConfigError(f"{where}: engine must be one of {' | '.join(ENGINES)}; got {name!r}")
+    kind = ENGINE_KINDS[name]
+    if sql is not None and not kind.reads_sql:
+        raise ConfigError(f"{where}: engine: {name} cannot search a table in PostgreSQL (input.sql); drop"
+                          f" `engine` or set it to {default}")
+    if sql is None and kind.reads_sql:
+        files = " or ".join(k.name + k.words for k in ENGINE_KINDS.values() if not k.reads_sql and not k.remote)
+        raise ConfigError(f"{where}: engine: {name} needs input.sql (a table in PostgreSQL); a file input"
+                          f" is searched by engine: {files}")
+    return kind
 
 
 def _output_table(out: Mapping[str, Any], sql: SqlInput | None, where: str) -> tuple[TableName | None, bool]:
