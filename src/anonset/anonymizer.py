@@ -8,25 +8,14 @@ same recoding to new records and re-checks every privacy model on the new
 release — the guarantee does not carry over by itself.  Every release is
 verified independently before it is returned.
 
-Two release paths:
-
-* a dataset held in memory (a DataFrame) is searched with the numpy engine
-  (or the engine passed to ``fit``), rendered with pandas and re-checked by
-  :func:`anonset.recheck.verify.verify_release`;
-* a dataset of a table that stays in a database
-  (:func:`anonset.engine.sql.profile.dataset_from_table`) is searched through
-  the engine passed to ``fit`` and released through that engine's sink
-  (:func:`anonset.sinks.base.sink_factory`; for the SQL engines a
-  :class:`~anonset.sinks.database.DatabaseSink`), which checks
-  ``output_table`` before any work, writes the release under a staging name,
-  re-checks it where it was written and places it; only value counts and
-  class tables travel to Python.  The Anonymizer itself holds no SQL and
-  names no engine class.
+The Anonymizer checks its parameters and its inputs and keeps what a fit
+learned; fitting the method of each family and releasing its result, in
+memory or through an engine's sink, is :mod:`anonset.release.fitting`.  It
+holds no SQL and names no engine class.
 """
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -35,35 +24,23 @@ from typing import Any, Literal, overload
 import pandas as pd
 import pyarrow as pa
 
-from anonset.core.dataset import AttributeSpec, Dataset, Role
-from anonset.core.grouping import Grouping
-from anonset.core.partition import Partition, partition_of_assignment
+from anonset.core.dataset import AttributeSpec, Dataset
 from anonset.engine.base import Engine
-from anonset.engine.numpy.engine import NumpyEngine
 from anonset.engine.sql.base import TableName, table_parts
 from anonset.errors import AnonsetWarning, ConfigError, DataError, InfeasibleError
 from anonset.methods import registry
-from anonset.methods.base import Family, Method, Problem
-from anonset.methods.full_domain.ranked import picked_levels
+from anonset.methods.base import Family
 from anonset.methods.full_domain.search import SearchResult
 from anonset.methods.pareto import release_policy as pareto
 from anonset.methods.pareto.objectives import ParetoResult
-from anonset.metrics import SEARCH_METRICS, make_metric
+from anonset.metrics import SEARCH_METRICS
 from anonset.metrics.base import Metric
-from anonset.metrics.research_value import ResearchValue
 from anonset.privacy.base import Requirements
 from anonset.progress import task as progress_task
 from anonset.recheck.undeclared import refuse_rare_values
-from anonset.release.build import (
-    ReleaseSettings,
-    engine_sink,
-    release_in_memory,
-    release_node,
-    released_frame,
-    user_stacklevel,
-    warn_user,
-)
-from anonset.release.facts import FrontFacts, GroupingFacts, SearchFacts, TransformFacts
+from anonset.release.build import ReleaseSettings, release_in_memory, released_frame, user_stacklevel, warn_user
+from anonset.release.facts import TransformFacts
+from anonset.release.fitting import check_engine, find_front, fit_method, optimized_metric
 from anonset.release.reapply import grouping_on_new_records, new_records, node_on_new_records
 from anonset.release.release import Release
 from anonset.release.stages import StageClock
@@ -334,127 +311,28 @@ class Anonymizer:
         return self
 
     def _fit(self, data: pd.DataFrame | pa.Table | Dataset, source: str, engine: Engine | None) -> None:
-        """The body of :meth:`fit`: check, then fit the method's family (a node, a grouping, a front member)."""
+        """The body of :meth:`fit`: check the inputs, fit the method (:func:`fit_method`), keep what it learned."""
         clock = StageClock()
         dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
         clock.lap("encode")
         _require_quasi(dataset)
-        metric = self._metric()
+        metric = optimized_metric(self.method, self.metric, self.weights, self.requirements)
         self.requirements.validate(dataset)
         if metric.needs_rows:
             raise ConfigError(f"metric {metric.name!r} needs record-level detail and cannot guide the search"
                               f" (every release reports it); use one of {' | '.join(SEARCH_METRICS)}")
         if engine is not None:
-            self._check_engine(engine, dataset)
-        spec = registry.get(self.method)
-        if dataset.in_memory:
-            refuse_rare_values(dataset, self.requirements.k)
-            if self.output_table is not None:
-                raise ConfigError("output_table is where a table that lives in a database is released; this dataset"
-                                  " is in memory and its release is Release.table (write it with"
-                                  " anonset.io.tables.write_table)")
-            _warn_single_class_targets(dataset)
-        elif spec.in_memory:
-            anywhere = [n for n in registry.names() if not registry.get(n).in_memory]
-            raise ConfigError(f"{dataset.source}: method {self.method!r} needs the records in memory; use engine:"
-                              f" numpy (or a method that runs in the database: {', '.join(anywhere)})")
-        if spec.family is Family.FRONT:
-            self._fit_front(dataset, engine, metric, clock)
-        elif spec.family is Family.GROUPING and dataset.in_memory:
-            self._fit_grouping(spec, dataset, metric, clock)
-        else:
-            self._fit_node(spec, dataset, engine, metric, clock)
-
-    def _fit_node(self, spec: Method, dataset: Dataset, engine: Engine | None, metric: Metric,
-                  clock: StageClock) -> None:
-        """Search a full-domain node and release it: in memory, or through the engine's sink into ``output_table``."""
-        sink = None
-        if not dataset.in_memory:
-            engine, sink = engine_sink(dataset, engine, self.output_table, self.replace_output)
-        elif engine is None:
-            engine = NumpyEngine(dataset, self.requirements.request)
-        metric.prepare(dataset, engine)
-        result = spec.fit(self._problem(dataset, engine, metric))
-        if not isinstance(result, SearchResult):
-            raise _broken_contract(spec, result, "a SearchResult")
-        levels = picked_levels(result, dataset.quasi, self.pick)
-        row_class, stats = engine.row_classes(levels) if sink is None else (None, engine.class_stats(levels))
-        verdict = self.requirements.judge(stats, dataset.n_rows)
-        partition = Partition.from_node(dataset.quasi, stats, verdict.kept, row_class)
-        self._fitted(dataset, metric, levels, result=result)
-        search = SearchFacts.of(result, nodes_computed=engine.nodes_computed, optimized=metric.name,
-                                picked=self.pick or 0)
-        self.release_ = release_node(self._settings(), engine, levels, partition, stats, verdict.violating, clock,
-                                     search, sink=sink)
-        self.sink_ = sink
-
-    def _fit_grouping(self, spec: Method, dataset: Dataset, metric: Metric, clock: StageClock) -> None:
-        """Run a partitioning method: each class gets its own generalized values."""
-        method_started = time.perf_counter()
-        problem = self._problem(dataset, None, metric)
-        grouping = spec.fit(problem)
-        if not isinstance(grouping, Grouping):
-            raise _broken_contract(spec, grouping, "a Grouping (row_class and assign)")
-        partition = partition_of_assignment(dataset, grouping.row_class)
-        self._fitted(dataset, metric, None)
-        self.grouping_ = grouping
-        # local recoding's classes may overlap; strict partitioning's regions never share a value
-        overlap = not problem.options.get("strict", False)
-        search = GroupingFacts(method_seconds=time.perf_counter() - method_started, classes=partition.n_classes,
-                               largest_class=int(partition.sizes.max()) if partition.n_classes else 0,
-                               ranges_may_overlap=bool(overlap))
-        self.release_ = release_in_memory(self._settings(), dataset, None, partition, clock, search=search)
-
-    def _fit_front(self, dataset: Dataset, engine: Engine | None, metric: Metric, clock: StageClock) -> None:
-        """Find the front of minimal property based generalizations and release one member of it.
-
-        The suppression budget η is ``requirements.max_suppression``; privacy
-        is measured by the objectives.  Which member is released, and the
-        privacy it claims and is re-verified against, is the trade-off
-        family's release policy (:mod:`anonset.methods.pareto.release_policy`):
-        member ``pick``, or the least-loss member meeting the floors the
-        requirements state; with neither, ``fit`` refuses before any work.
-        A dataset that lives in a database or on Spark is searched through its
-        engine and the member released through the engine's sink, re-checked
-        where written.
-        """
-        floors = pareto.front_floors(self.method, self.requirements, self._options)
-        pareto.require_member_rule(self.method, self.pick, floors)
-        sink = None
-        if not dataset.in_memory:  # released where the records are, through the engine's sink
-            engine, sink = engine_sink(dataset, engine, self.output_table, self.replace_output)
-        result = self._front(dataset, engine)
-        index = pareto.chosen_member(result, floors, self.pick)
-        member, eta = result.front[index], self.requirements.max_suppression
-        if engine is None:
-            engine = NumpyEngine(dataset, self.requirements.request)
-        levels = member.levels
-        row_class, stats = engine.row_classes(levels) if sink is None else (None, engine.class_stats(levels))
-        k = pareto.member_threshold(stats.sizes, eta, dataset.n_rows)
-        partition = Partition.from_node(dataset.quasi, stats, stats.sizes >= k, row_class)
-        claimed = pareto.claimed_requirements(member, k, eta, self._options.get("sensitive"), dataset)
-        if not self.allow_unprotected:
-            pareto.refuse_unprotected(index, claimed)
-        self.release_requirements_ = claimed
-        self._fitted(dataset, metric, levels)
-        self.front_ = result
-        search = FrontFacts.of(result, picked=index, chosen_by="pick" if self.pick is not None else "floor",
-                               floors=floors, eta=eta)
-        self.release_ = release_node(self._settings(), engine, levels, partition, stats, stats.sizes < k, clock,
-                                     search, sink=sink, requirements=claimed, explain=False)
-        self.sink_ = sink
-
-    def _fitted(self, dataset: Dataset, metric: Metric, levels: tuple[int, ...] | None,
-                result: SearchResult | None = None) -> None:
-        """Keep what every fit learns: the dataset, the metric, the node (None for a grouping), a search's result.
-
-        ``sink_`` is None until a release through a sink is placed.
-        """
-        self.dataset_ = dataset
-        self.levels_ = None if levels is None else dict(zip(dataset.quasi, levels, strict=True))
-        self.result_ = result
-        self.metric_ = metric
-        self.sink_ = None
+            check_engine(engine, dataset, self.requirements)
+        fitted = fit_method(self._settings(metric), dataset, engine, clock, pick=self.pick,
+                            output_table=self.output_table, replace_output=self.replace_output,
+                            allow_unprotected=self.allow_unprotected)
+        self.dataset_, self.metric_, self.levels_ = fitted.dataset, fitted.metric, fitted.levels
+        self.result_, self.release_, self.sink_ = fitted.result, fitted.release, fitted.sink
+        # only the family that learns one sets grouping_, or front_ with the privacy its member claims
+        if fitted.grouping is not None:
+            self.grouping_ = fitted.grouping
+        if fitted.front is not None:
+            self.front_, self.release_requirements_ = fitted.front, fitted.release_requirements
 
     def member_rule(self) -> str | None:
         """How a trade-off method chooses the member it releases: ``pick``, ``floor``, or None (it cannot).
@@ -483,50 +361,15 @@ class Anonymizer:
         _require_quasi(dataset)
         self.requirements.validate(dataset)
         if engine is not None:
-            self._check_engine(engine, dataset)
+            check_engine(engine, dataset, self.requirements)
         pareto.front_floors(self.method, self.requirements, self._options)
-        return self._front(dataset, engine)
+        metric = optimized_metric(self.method, self.metric, self.weights, self.requirements)
+        return find_front(self._settings(metric), dataset, engine)
 
-    def _front(self, dataset: Dataset, engine: Engine | None) -> ParetoResult:
-        spec = registry.get(self.method)
-        front = spec.fit(self._problem(dataset, engine, self._metric()))
-        if not isinstance(front, ParetoResult):
-            raise _broken_contract(spec, front, "a ParetoResult")
-        return front
-
-    def _check_engine(self, engine: Engine, dataset: Dataset) -> None:
-        """An engine passed to ``fit`` must belong to this dataset and carry the statistics the models need."""
-        if engine.dataset is not dataset:
-            raise ConfigError("the engine passed to fit() was built for another dataset; pass the dataset the"
-                              " engine was built for (engine.dataset) as data")
-        have = engine.request
-        need = self.requirements.request
-        if not (need.histograms <= have.histograms and need.moments <= have.moments):
-            raise ConfigError("the engine passed to fit() lacks statistics the privacy models need; build it"
-                              " with the requirements' request (requirements.request)")
-
-    def _problem(self, dataset: Dataset, engine: Engine | None, metric: Metric) -> Problem:
-        """What the method's ``fit`` receives: the options checked and completed with their defaults."""
-        options = registry.get(self.method).check_options(self._options)
-        return Problem(dataset=dataset, requirements=self.requirements, engine=engine, metric=metric,
-                       weights=self.weights, seed=self.seed, options=options)
-
-    def _metric(self) -> Metric:
-        if isinstance(self.metric, Metric):
-            return self.metric
-        spec = registry.get(self.method)
-        name = spec.default_metric if self.metric is None else self.metric
-        if spec.metrics is not None and name not in spec.metrics:
-            raise ConfigError(f"method {self.method!r} optimizes {' | '.join(sorted(spec.metrics))}; drop the metric"
-                              f" {name!r} or choose another method")
-        if name == "research_value":
-            return ResearchValue()
-        return make_metric(name, weights=self.weights, k=self.requirements.k)
-
-    def _settings(self) -> ReleaseSettings:
-        """What a release needs of this Anonymizer: its parameters and the metric of its fit."""
+    def _settings(self, metric: Metric) -> ReleaseSettings:
+        """What a fit and a release need of this Anonymizer: its parameters and the metric optimized."""
         named = self.metric if isinstance(self.metric, str) or self.metric is None else self.metric.name
-        return ReleaseSettings(method=self.method, requirements=self.requirements, metric=self.metric_,
+        return ReleaseSettings(method=self.method, requirements=self.requirements, metric=metric,
                                named_metric=named, weights=self.weights, options=self._options, seed=self.seed,
                                drop_suppressed=self.drop_suppressed)
 
@@ -611,7 +454,7 @@ class Anonymizer:
             if self.on_violation == "raise":
                 raise InfeasibleError(violation + "; refit on more data or relax the requirements")
             warnings.warn(violation, ReleaseViolation, stacklevel=user_stacklevel())
-        return release_in_memory(self._settings(), dataset, levels, partition, clock, search=search,
+        return release_in_memory(self._settings(self.metric_), dataset, levels, partition, clock, search=search,
                                  check=violation is None, requirements=requirements)
 
 
@@ -627,22 +470,6 @@ def anonymize(data: pd.DataFrame | pa.Table | Dataset,
 def protects(requirements: Requirements) -> bool:
     """Whether the requirements protect anything (:attr:`anonset.privacy.base.Requirements.protects`)."""
     return requirements.protects
-
-
-def _warn_single_class_targets(dataset: Dataset) -> None:
-    """Warn about a target column with one class only: CM is 0 whatever the release, and no method can use it."""
-    for name, spec in dataset.specs.items():
-        if spec.role is Role.TARGET and name in dataset.columns:
-            values = dataset.column(name).astype(str).unique()
-            if len(values) == 1:
-                warnings.warn(f"{dataset.source}, column {name!r}: the target has one class only ({values[0]!r});"
-                              " the classification metric (cm) is 0 for every release and class_penalty has no"
-                              " effect", AnonsetWarning, stacklevel=user_stacklevel())
-
-
-def _broken_contract(spec: Method, result: object, promised: str) -> TypeError:
-    return TypeError(f"method {spec.name!r} ({spec.family.value}) returned {type(result).__name__}, not {promised}"
-                     " as its family promises (this is a bug in the method's module)")
 
 
 def _require_quasi(dataset: Dataset) -> None:
