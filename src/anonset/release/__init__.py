@@ -1,7 +1,8 @@
 """What a method's result becomes: the release, how it is built and what it carries.
 
 :mod:`~anonset.release.release` holds the immutable :class:`Release` and
-renders the released table; :mod:`~anonset.release.build` builds a release
+renders the released table; :mod:`~anonset.release.fitting` fits a method of
+each family and releases its result; :mod:`~anonset.release.build` builds a release
 from a method's result (rendered, scored, re-checked, explained, in memory or
 through an engine's sink); :mod:`~anonset.release.facts` the typed facts a
 release carries about its method and its provenance;

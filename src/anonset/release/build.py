@@ -1,8 +1,8 @@
 """Building a release: rendered, scored, re-checked and explained, in memory or through an engine's sink.
 
-The :class:`~anonset.anonymizer.Anonymizer` finds what to release (a
+Each family's fit (:mod:`anonset.release.fitting`) finds what to release (a
 full-domain node, a partition of the records, a front member) and hands it
-here with its :class:`ReleaseSettings`:
+here with the :class:`ReleaseSettings` of the run:
 
 * :func:`release_in_memory` renders the released table with pandas, scores
   it, re-checks it from the released values
