@@ -3,21 +3,34 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+COMPILED := $(VENV)/.compiled
+# no byte-compiling of every installed module (pyspark alone has thousands): Python compiles what it imports
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
+# the slowest tests listed after every run; one worker per core, the tests that share a Spark session on one
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=15
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test compile bench lint clean
 
+# installing compiles the kernels of the demo's method (optimal) only; the first make test (or make compile)
+# compiles every method's, once (numba's cache keeps them for every later run)
 $(STAMP): requirements.lock pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
-	$(BIN)/anonset compile --quiet --jobs 2
+	$(PIP) -r requirements.lock
+	$(PIP) --no-deps -e .
+	$(BIN)/anonset compile --quiet --methods optimal
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/anonset demo --report demo-report.html
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q
+$(COMPILED): $(STAMP)
+	$(BIN)/anonset compile --quiet --jobs 2
+	touch $(COMPILED)
+
+test: $(COMPILED)
+	$(PYTEST)
+
+compile: $(COMPILED)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

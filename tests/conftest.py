@@ -12,12 +12,26 @@ suite (tests/engine/test_engine_conformance.py) is one entry here.  The PostgreS
 entry loads the table into a schema of its own on the test server
 (``pg_schema``, dropped at the end of the session) and skips, with the reason,
 when the server is unreachable (ANONSET_TEST_PG_URL points elsewhere).
+
+Markers (registered in pyproject.toml) are given here, from what a test uses, so that no
+test file names them: ``spark`` (a JVM: the ``spark`` fixture, an engine parametrized as
+Spark, or a module ``test_spark*.py``), ``postgres`` (the test server: a fixture that holds
+a schema, an engine parametrized as PostgreSQL, or a test that opens a schema itself),
+``browser`` (Chromium: the ``browser``/``chromium`` fixtures) and ``slow`` (several seconds
+alone, from :data:`SECONDS`, and the docs' examples).  ``pytest -m "not spark and not
+browser"`` runs the rest.  Under pytest-xdist with ``--dist loadgroup`` (``make test``) the
+tests sharing the session's Spark are kept on one worker (one JVM), the modules that start
+a browser each on one, and the longest work is sent out first.
 """
 
 from __future__ import annotations
 
+import inspect
+import json
 import os
 import secrets
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -193,3 +207,165 @@ def make_engine(engine_factory: EngineFactory, request: pytest.FixtureRequest, t
                                         direct_rows=direct_rows)
 
         yield make
+
+
+# --------------------------------------------------------------------------- markers and scheduling
+#: Seconds one test (one parametrization) takes alone on the 2-core reference machine, for those
+#: above about a second (module file name, function name); measured with --durations on 2026-11-27.
+#: Used to send the longest work out first, and for the ``slow`` marker (SLOW_SECONDS and above).
+SECONDS: dict[tuple[str, str], float] = {
+    ("test_out_of_core.py", "test_a_parquet_file_twice_the_memory_limit"): 25.0,
+    ("test_spark.py", "test_a_run_shows_only_what_anonset_says"): 20.0,
+    ("test_docs_examples.py", "test_one_session_doc_runs_in_order"): 8.0,
+    ("test_spark.py", "test_a_driver_memory_spark_refuses_is_named"): 6.0,
+    ("test_spark.py", "test_unreachable_master_fails_within_its_timeout"): 6.0,
+    ("test_ordered_values.py", "test_an_ordinal_selection_is_a_run_of_the_order"): 5.0,
+    ("test_mondrian_compiled.py", "test_adult_workload_criteria_equal_the_reference"): 4.0,
+    ("test_search.py", "test_optimal_equals_exhaustive"): 2.7,
+    ("test_pareto.py", "test_adult_front_k_glm"): 2.7,
+    ("test_research_value.py", "test_exact_searches_equal_the_exhaustive_sweep"): 2.5,
+    ("test_sql_cli.py", "test_cli_releases_inside_the_engine"): 2.5,
+    ("test_report_browser.py", "test_adult_report_from_the_command"): 2.3,
+    ("test_engine_conformance.py", "test_adult_sample_of_nodes"): 2.0,
+    ("test_research_value.py", "test_adult_as_morton_configured_it"): 2.0,
+    ("test_cli.py", "test_demo_prints_a_verified_release"): 2.0,
+    ("test_sql.py", "test_release_written_in_sql_equals_the_in_memory_release"): 1.5,
+    ("test_bad_input.py", "test_subprocess_has_no_traceback"): 1.3,
+    ("test_mondrian_compiled.py", "test_compiled_trees_equal_the_reference"): 1.3,
+    ("test_docs_examples.py", "test_example_runs"): 1.0,
+}
+SLOW_SECONDS = 2.0
+#: Modules that are slow as a whole (every test runs the CLI in a fresh process).
+SLOW_MODULES = frozenset({"test_docs_examples.py"})
+
+SPARK_FIXTURES = frozenset({"spark"})
+POSTGRES_FIXTURES = frozenset({"pg_schema", "pg", "adult_pg", "small_pg"})
+BROWSER_FIXTURES = frozenset({"browser", "chromium"})
+#: What a test that opens a schema of its own (not through a fixture) writes.
+POSTGRES_CALLS = ("PgSchema(", "PostgresBackend(PG_URL")
+#: Parameter values that name an engine (conformance and CLI tests are parametrized by them).
+ENGINE_PARAMS = {"numpy": None, "duckdb": None, "duckdb-frame": None, "duckdb-csv": None,
+                 "postgres": "postgres", "postgresql": "postgres", "spark": "spark"}
+
+
+def _module(item: pytest.Item) -> str:
+    return Path(str(item.fspath)).name
+
+
+def _seconds(item: pytest.Item) -> float:
+    name = getattr(item, "originalname", item.name)
+    return SECONDS.get((_module(item), name), 0.0)
+
+
+def _source(item: pytest.Item) -> str:
+    function = getattr(item, "function", None)
+    try:
+        return inspect.getsource(function) if function is not None else ""
+    except (OSError, TypeError):
+        return ""
+
+
+def _engines(item: pytest.Item) -> list[str | None]:
+    """The services of the engines ``item`` is parametrized with (None for an engine that needs none)."""
+    callspec = getattr(item, "callspec", None)
+    return [ENGINE_PARAMS[v] for v in (callspec.params.values() if callspec else ())
+            if isinstance(v, str) and v in ENGINE_PARAMS]
+
+
+def _services(item: pytest.Item) -> set[str]:
+    """The services ``item`` needs: spark, postgres, browser."""
+    found: set[str] = set()
+    fixtures = set(getattr(item, "fixturenames", ()))
+    named = _engines(item)
+    if named:  # parametrized by engine: this parametrization's engine decides
+        found.update(n for n in named if n is not None)
+        fixtures -= {"engine_factory", "adult_backend"}
+    if fixtures & SPARK_FIXTURES or _module(item).startswith("test_spark"):
+        found.add("spark")
+    if fixtures & BROWSER_FIXTURES:
+        found.add("browser")
+    if fixtures & POSTGRES_FIXTURES or (not named and any(c in _source(item) for c in POSTGRES_CALLS)):
+        found.add("postgres")
+    return found
+
+
+def _group(item: pytest.Item) -> str | None:
+    """The worker group of ``item``: the session's Spark (one JVM per worker), a module that starts a browser."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if fixtures & SPARK_FIXTURES or "spark" in _engines(item):  # an engine factory asks for the fixture later
+        return "spark-session"
+    if fixtures & BROWSER_FIXTURES:
+        return f"browser-{_module(item)}"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give every test its markers; on an xdist worker, write the groups and put the longest work first."""
+    groups: dict[str, str] = {}
+    for item in items:
+        for service in sorted(_services(item)):
+            item.add_marker(getattr(pytest.mark, service))
+        if _seconds(item) >= SLOW_SECONDS or _module(item) in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+        group = _group(item)
+        if group is not None:
+            groups[item.nodeid] = group
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        return  # not an xdist worker: collection order (module fixtures set up once each)
+    if "anonset_groups" in workerinput:  # for the controller's scheduler (GroupScheduling)
+        target = Path(workerinput["anonset_groups"]) / f"{workerinput['workerid']}.json"
+        target.with_suffix(".tmp").write_text(json.dumps(groups), encoding="utf-8")
+        target.with_suffix(".tmp").replace(target)
+    # a unit is what a worker is handed at once: a group (its tests a second each unless known), or one test
+    unit_seconds: dict[str, float] = {}
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        unit = groups.get(item.nodeid, item.nodeid)
+        unit_seconds[unit] = unit_seconds.get(unit, 0.0) + (_seconds(item) or (1.0 if item.nodeid in groups else 0.0))
+        first.setdefault(unit, index)
+    keys = {}
+    for index, item in enumerate(items):
+        unit = groups.get(item.nodeid, item.nodeid)
+        keys[id(item)] = (-unit_seconds[unit], first[unit], index)
+    items.sort(key=lambda item: keys[id(item)])
+
+
+# xdist's own --dist loadgroup reads the groups from test ids that it rewrites, which pytest 9.2 no longer
+# lets it do (pytest-dev/pytest-xdist#1386: the tests are then spread as if ungrouped); the workers write
+# their groups to a folder instead, and the controller's scheduler reads them.
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Controller: tell each worker where to write the groups of its collection."""
+    folder = getattr(node.config, "anonset_groups", None)
+    if folder is None:
+        folder = node.config.anonset_groups = tempfile.mkdtemp(prefix="anonset-test-groups-")
+    node.workerinput["anonset_groups"] = folder
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Controller, with ``--dist loadgroup``: a group goes to one worker; units in the workers' order."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        _groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._groups is None:  # every worker has written its file before the first scheduling
+                folder = Path(getattr(config, "anonset_groups", ""))
+                files = sorted(folder.glob("*.json")) if folder.name else []
+                self._groups = json.loads(files[0].read_text(encoding="utf-8")) if files else {}
+            return self._groups.get(nodeid, nodeid)
+
+    config.option.loadscopereorder = False  # keep the workers' order: the longest work first
+    return GroupScheduling(config, log)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = getattr(config, "anonset_groups", None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
