@@ -6,7 +6,7 @@ a ``run.yaml`` asking for 2-anonymity, distinct 2-diversity on ``disease`` and
 no suppression) written into a temporary folder, breaks one thing, and runs
 ``anonset anonymize run.yaml --summary out/summary.json`` (or ``anonset check
 ...`` for the cases so named).  The cases are those of
-``tests/test_bad_input.py``, which also asserts that each one exits with the
+``tests/commands/test_bad_input.py``, which also asserts that each one exits with the
 code shown, prints one line and writes nothing.
 
 Prints Markdown rows: case, exception class, exit code, the stderr line with
@@ -29,10 +29,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "commands"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _report import header
-
 from test_bad_input import CASES, invoke, make_project
 
 
@@ -81,7 +81,7 @@ SECTIONS = ("Files and tables", "Hierarchies", "Values and attribute types", "Pr
 
 
 def section_of(case_id: str) -> str:
-    """The docs/errors.md section a case of tests/test_bad_input.py belongs to."""
+    """The docs/errors.md section a case of tests/commands/test_bad_input.py belongs to."""
     if case_id.startswith("check:"):
         return "`anonset check` on bad input"
     if case_id.startswith("risk:"):

@@ -80,7 +80,7 @@ def test_demo_prints_a_verified_release() -> None:
 def test_readme_config_example_runs_as_written(tmp_path: Path) -> None:
     """The YAML block of README.md's quick start is a working config (paths relative to the project root)."""
     require_adult()
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     block = readme.split("## Anonymize a CSV with a config", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     project = tmp_path / "project"
     project.mkdir()

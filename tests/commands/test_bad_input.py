@@ -51,7 +51,7 @@ from anonset.privacy import (
 )
 from anonset.runs.base import read_in_memory
 
-ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
+ADULT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "adult"
 ANONSET = Path(sys.executable).with_name("anonset")
 
 HEADER = "age;sex;zip;disease\n"
