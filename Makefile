@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 COMPILED := $(VENV)/.compiled
-# no byte-compiling of every installed module (pyspark alone has thousands): Python compiles what it imports
+# pip byte-compiles what it installs one file at a time; compileall does it on every core afterwards (a
+# process never compiles an installed module itself, which matters where PYTHONDONTWRITEBYTECODE is set)
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
 # the slowest tests listed after every run; one worker per core, the tests that share a Spark session on one
 PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=15
@@ -17,6 +18,7 @@ $(STAMP): requirements.lock pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PIP) -r requirements.lock
 	$(PIP) --no-deps -e .
+	$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib || true
 	$(BIN)/anonset compile --quiet --methods optimal
 	touch $(STAMP)
 

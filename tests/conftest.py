@@ -312,8 +312,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if group is not None:
             groups[item.nodeid] = group
     workerinput = getattr(config, "workerinput", None)
-    if workerinput is None:
-        return  # not an xdist worker: collection order (module fixtures set up once each)
+    if workerinput is None or not config.getvalue("loadgroup"):
+        return  # one process, or xdist's own load scheduling (its first batches suit the collection order)
     if "anonset_groups" in workerinput:  # for the controller's scheduler (GroupScheduling)
         target = Path(workerinput["anonset_groups"]) / f"{workerinput['workerid']}.json"
         target.with_suffix(".tmp").write_text(json.dumps(groups), encoding="utf-8")
@@ -337,7 +337,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # their groups to a folder instead, and the controller's scheduler reads them.
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """Controller: tell each worker where to write the groups of its collection."""
+    """Controller, with ``--dist loadgroup``: tell each worker where to write the groups of its collection."""
+    if node.config.getoption("dist") != "loadgroup":
+        return
     folder = getattr(node.config, "anonset_groups", None)
     if folder is None:
         folder = node.config.anonset_groups = tempfile.mkdtemp(prefix="anonset-test-groups-")
