@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 from click.testing import CliRunner
 
 from anonset.cli import main
-from anonset.errors import ConfigError
+from anonset.errors import AnonsetWarning, ConfigError
 from anonset.methods import registry
 from anonset.methods.base import Family, Method, WarmUp
-from anonset.precompile import WarmUpRun, kernel_kind, precompile, shares, warm_up_runs
+from anonset.precompile import WarmUpRun, kernel_kind, kernel_sets, precompile, warm_up_runs
 
 
 def test_every_registered_method_has_a_warm_up() -> None:
@@ -36,20 +38,50 @@ def test_a_partial_list_runs_only_those() -> None:
     assert all(seconds > 0 for _, seconds in done)
 
 
-def test_shares_split_every_run_once_and_keep_each_kind_together() -> None:
+def test_kernel_sets_hold_every_run_once_in_order_the_longest_first() -> None:
     runs = warm_up_runs()
-    for jobs in (1, 2, 3, 8):
-        split = shares(jobs)
-        assert 1 <= len(split) <= jobs
-        assert sorted(i for share in split for i in share) == list(range(len(runs)))
-        for method in ("mondrian", "k-member", "optimal"):
-            holding = {n for n, share in enumerate(split) for i in share if runs[i].method == method}
-            assert len(holding) == 1  # a method's kernels are compiled by one process
-    assert len(shares(2)) == 2
+    sets = kernel_sets()
+    assert sorted(i for indices in sets for i in indices) == list(range(len(runs)))
+    assert all(indices == sorted(indices) for indices in sets)  # a set runs in the order declared
+    seconds = [sum(runs[i].warm_up.seconds for i in indices) for indices in sets]
+    assert seconds == sorted(seconds, reverse=True)
+    for method in ("k-member", "optimal"):  # one set each
+        assert len({n for n, indices in enumerate(sets) for i in indices if runs[i].method == method}) == 1
+    # Mondrian's runs judging a model beyond k compile beside its others
+    mondrian = [{runs[i].warm_up.kernels for i in indices} for indices in sets
+                if any(runs[i].method == "mondrian" for i in indices)]
+    assert sorted(mondrian, key=sorted) == [{""}, {"judge"}]
     # the lattice methods (full-domain and fronts) share their kernels; each partitioning family has its own
     assert kernel_kind("optimal") == kernel_kind("pareto-ea") == "lattice"
     assert len({kernel_kind("mondrian"), kernel_kind("k-member"), "lattice"}) == 3
     assert kernel_kind("k-member") == kernel_kind("xu-bottom-up")
+
+
+def test_warm_ups_say_nothing_about_their_synthetic_releases() -> None:
+    """A warm-up's release warnings (an attribute generalized away, say) are not the user's: none is shown."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        precompile(runs=warm_up_runs(["optimal", "k-member"]))
+    assert [str(w.message) for w in caught if issubclass(w.category, AnonsetWarning)] == []
+
+
+def test_mondrian_warm_ups_compile_every_criterion_with_and_without_models() -> None:
+    """Each criterion (and each criterion the selection criterion hands over to) is a kernel of its own."""
+    from anonset.methods.mondrian.compiled.grow import grow
+
+    precompile(rows=120, runs=warm_up_runs(["mondrian"]))
+    compiled = set()
+    for signature in grow.signatures:  # (space, order, keys, criterion, models, n, k, strict): numba's types
+        criterion, models = signature[3], signature[4]
+        name = criterion.instance_class.__name__
+        if name == "SelectionArrays":  # the criterion it hands a region over to
+            name += f"[{criterion[criterion.instance_class._fields.index('then')].instance_class.__name__}]"
+        compiled.add((name, str(models) != "none"))
+    criteria = ["MedianArrays", "InfoGainArrays", "LSDArrays"]
+    selections = [f"SelectionArrays[{c}]" for c in ("MedianArrays", "InfoGainArrays", "LSDArrays")]
+    # median under k alone runs its own kernel (grow_k_anonymous), not grow
+    expected = {(c, True) for c in criteria + selections} | {(c, False) for c in criteria[1:] + selections}
+    assert expected <= compiled
 
 
 def test_one_share_runs_only_its_warm_ups() -> None:

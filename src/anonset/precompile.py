@@ -19,17 +19,19 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from anonset.anonymizer import Anonymizer
 from anonset.core.dataset import AttributeSpec, Role
 from anonset.datasets.synthetic import patient_register, patient_register_attributes
+from anonset.errors import AnonsetWarning
 from anonset.methods import registry
 from anonset.methods.base import Family, WarmUp
 from anonset.privacy import Requirements
 
-__all__ = ["WarmUpRun", "kernel_kind", "precompile", "shares", "warm_up_runs"]
+__all__ = ["WarmUpRun", "kernel_kind", "kernel_sets", "precompile", "warm_up_runs"]
 
 
 @dataclass(frozen=True)
@@ -69,16 +71,19 @@ def kernel_kind(method: str) -> str:
     return registry.origin(method).rpartition(".")[0]
 
 
-def shares(jobs: int, runs: Sequence[WarmUpRun] | None = None) -> list[list[int]]:
-    """Indices of ``runs`` split into at most ``jobs`` lists, runs of one kind (shared kernels) kept together."""
+def kernel_sets(runs: Sequence[WarmUpRun] | None = None) -> list[list[int]]:
+    """Indices of ``runs`` (default: every warm-up) in sets that compile apart, the longest set first.
+
+    A set holds the runs of one kind of kernels (:func:`kernel_kind`) that
+    name the same ``kernels`` (:class:`~anonset.methods.base.WarmUp`), in
+    the order declared; sets are ordered by the sum of their runs' declared
+    ``seconds``, so that ``anonset compile --jobs`` starts the longest first.
+    """
     runs = warm_up_runs() if runs is None else runs
-    kinds: dict[str, list[int]] = {}
+    sets: dict[tuple[str, str], list[int]] = {}
     for i, run in enumerate(runs):
-        kinds.setdefault(kernel_kind(run.method), []).append(i)
-    out: list[list[int]] = [[] for _ in range(max(1, min(jobs, len(kinds))))]
-    for indices in sorted(kinds.values(), key=len, reverse=True):
-        min(out, key=len).extend(indices)
-    return [sorted(share) for share in out]
+        sets.setdefault((kernel_kind(run.method), run.warm_up.kernels), []).append(i)
+    return sorted(sets.values(), key=lambda indices: -sum(runs[i].warm_up.seconds for i in indices))
 
 
 def _attributes(specs: dict[str, AttributeSpec], warm_up: WarmUp) -> dict[str, AttributeSpec]:
@@ -96,7 +101,8 @@ def precompile(rows: int = 400, runs: Sequence[WarmUpRun] | None = None,
                progress: Callable[[WarmUpRun, float], None] | None = None) -> list[tuple[WarmUpRun, float]]:
     """Run each warm-up (default: every registered method's) on ``rows`` synthetic records; the seconds each took.
 
-    The seconds are its compilation, mostly.
+    The seconds are its compilation, mostly.  The warnings of the warm-ups' releases (an attribute
+    generalized away, concentrated suppression) are not shown: they are about synthetic records.
     """
     runs = warm_up_runs() if runs is None else runs
     table = patient_register(rows, seed=0)
@@ -108,7 +114,9 @@ def precompile(rows: int = 400, runs: Sequence[WarmUpRun] | None = None,
         requirements = Requirements(warm_up.privacy_models(), warm_up.max_suppression)
         anonymizer = Anonymizer(_attributes(specs, warm_up), requirements, method=run.method,
                                 method_options=dict(warm_up.options))
-        anonymizer.fit(table)
+        with warnings.catch_warnings():  # what the release of a warm-up lost tells nobody anything
+            warnings.simplefilter("ignore", AnonsetWarning)
+            anonymizer.fit(table)
         seconds = time.perf_counter() - started
         done.append((run, seconds))
         if progress is not None:

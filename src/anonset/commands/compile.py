@@ -2,14 +2,16 @@
 
 The warm-up runs are those each method declares (``Method.warm_ups``), run by
 :mod:`anonset.precompile`; ``--methods`` keeps those of the methods named;
-with ``--jobs N`` they are shared among N processes (kernels of different
-method families compile apart).
+with ``--jobs N`` up to N processes compile at once, one per set of kernels
+(:func:`~anonset.precompile.kernel_sets`: the sets a method family declares
+compile apart), the longest sets first.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import click
@@ -22,7 +24,7 @@ __all__ = ["compile_kernels"]
 @click.command(name="compile")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the total.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes compiling at once (kernels of different method families compile apart).")
+              help="Processes compiling at once (different sets of kernels compile apart, the longest first).")
 @click.option("--methods", "names", metavar="NAMES",
               help="Compile only these methods' kernels (comma-separated names, as `anonset methods` lists them).")
 @click.option("--runs", hidden=True, help="Comma-separated indices of the warm-ups to run (one job's share).")
@@ -36,7 +38,7 @@ def compile_kernels(quiet: bool, jobs: int, names: str | None, runs: str | None)
     """
     import subprocess
 
-    from anonset.precompile import precompile, shares, warm_up_runs
+    from anonset.precompile import kernel_sets, precompile, warm_up_runs
 
     started = time.perf_counter()
     methods = None if names is None else [n.strip() for n in names.split(",") if n.strip()]
@@ -55,17 +57,20 @@ def compile_kernels(quiet: bool, jobs: int, names: str | None, runs: str | None)
         return
     if jobs == 1:
         precompile(runs=planned, progress=progress)
-    else:
+    else:  # a process per set of kernels, the longest sets first, at most ``jobs`` at once
         command = [sys.executable, "-m", "anonset.cli", "compile"] + (["--quiet"] if quiet else [])
         if names is not None:
             command += ["--methods", names]
-        workers = [subprocess.Popen([*command, "--runs", ",".join(map(str, share))], stdout=subprocess.PIPE, text=True)
-                   for share in shares(jobs, planned)]
-        failed = 0
-        for worker in workers:
-            output, _ = worker.communicate()
-            click.echo(output, nl=False)
-            failed = failed or worker.returncode
+
+        def compile_set(indices: list[int]) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([*command, "--runs", ",".join(map(str, indices))], stdout=subprocess.PIPE,
+                                  text=True, check=False)
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            finished = list(pool.map(compile_set, kernel_sets(planned)))
+        for process in finished:
+            click.echo(process.stdout, nl=False)
+        failed = next((p.returncode for p in finished if p.returncode), 0)
         if failed:
             raise SystemExit(failed)
     click.echo(f"compiled the kernels of {len({r.method for r in planned})} methods in"

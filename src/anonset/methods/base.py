@@ -227,6 +227,16 @@ class WarmUp:
         t-closeness's ground distance.
     targets : tuple of str
         The register's columns given role ``target`` (for a split criterion).
+    kernels : str
+        Which of the family's kernels the run compiles, when they are not
+        those its other warm-ups share ("": the shared ones).  ``anonset
+        compile --jobs`` keeps each set of runs in one process, in the order
+        declared (a run reuses what the runs before it compiled), and
+        compiles different sets side by side.
+    seconds : float
+        About how long the run compiles, on an empty cache after the runs
+        declared before it in its set (two-core machine); ``anonset compile
+        --jobs`` starts the longest sets first.
     """
 
     label: str = ""
@@ -236,6 +246,8 @@ class WarmUp:
     sensitive: str = "diagnosis"
     distance: str = "equal"
     targets: tuple[str, ...] = ()
+    kernels: str = ""
+    seconds: float = 1.0
 
     def privacy_models(self) -> list[Any]:
         """The models of the run: k = 3, l = 2 (entropy 1.5; recursive c = 3), t = 0.5, risks of 0.2 or less.
