@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from anonset.anonymizer import Anonymizer
 from anonset.cli import main
 from anonset.errors import AnonsetWarning, ConfigError
 from anonset.methods import registry
@@ -63,6 +65,21 @@ def test_warm_ups_say_nothing_about_their_synthetic_releases() -> None:
         warnings.simplefilter("always")
         precompile(runs=warm_up_runs(["optimal", "k-member"]))
     assert [str(w.message) for w in caught if issubclass(w.category, AnonsetWarning)] == []
+
+
+def test_a_partitioning_method_also_places_new_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Placing new records in the learned classes (``transform``) runs kernels the fit does not."""
+    placed: list[str] = []
+    original = Anonymizer.transform
+
+    def transform(self: Anonymizer, data: Any, **kwargs: Any) -> Any:
+        placed.append(self.method)
+        return original(self, data, **kwargs)
+
+    monkeypatch.setattr(Anonymizer, "transform", transform)
+    runs = warm_up_runs(["k-member", "optimal"])
+    precompile(rows=120, runs=runs)
+    assert placed == [r.method for r in runs if r.method == "k-member"]
 
 
 def test_mondrian_warm_ups_compile_every_criterion_with_and_without_models() -> None:
