@@ -120,7 +120,7 @@ def test_compile_only_the_methods_named() -> None:
 
 
 def test_compile_with_jobs_passes_the_methods_to_every_job() -> None:
-    result = CliRunner().invoke(main, ["compile", "--methods", "mondrian,k-member", "--jobs", "2", "--quiet"])
+    result = CliRunner().invoke(main, ["compile", "--methods", "xu-top-down,optimal", "--jobs", "2", "--quiet"])
     assert result.exit_code == 0, result.output
     assert result.output.strip().splitlines() == [result.output.strip().splitlines()[-1]]
     assert "compiled the kernels of 2 methods" in result.output
