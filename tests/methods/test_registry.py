@@ -7,7 +7,9 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -147,3 +149,31 @@ def test_a_method_returning_another_family_s_result_is_named_as_the_bug() -> Non
             Anonymizer({"zip": {"role": "quasi"}}, Requirements([KAnonymity(2)]), method="broken").fit(table)
     finally:
         registry.unregister("broken")
+
+
+class _OwnClasses:
+    """Every record a class of its own: breaks any k above 1."""
+
+    def __init__(self, n_rows: int) -> None:
+        self.row_class = np.arange(n_rows, dtype=np.int64)
+
+    def assign(self, dataset: Any) -> np.ndarray:
+        return np.arange(dataset.n_rows, dtype=np.int64)
+
+
+def test_a_release_an_outside_method_breaks_names_that_method() -> None:
+    """The re-check catches the release; its error names the method's module and check_method, not only anonset."""
+    from anonset import Anonymizer, KAnonymity, Requirements
+    from anonset.methods.base import Method
+
+    careless = Method(name="careless", family=Family.GROUPING, summary="a class per record",
+                      fit=lambda problem: _OwnClasses(problem.dataset.n_rows), suppresses=False)
+    registry.register(careless)
+    try:
+        table = pd.DataFrame({"zip": [f"1{i:02d}" for i in range(12)]})  # twelve values: twelve released classes
+        with pytest.raises(RuntimeError, match=r"bug in method 'careless' of test_registry, registered from outside"
+                                               r" anonset, or in anonset \(anonset.testing.check_method\('careless'\)"):
+            Anonymizer({"zip": {"role": "quasi"}}, Requirements([KAnonymity(2)]), method="careless").fit(table)
+    finally:
+        registry.unregister("careless")
+    assert registry.accountable("mondrian") == "anonset"

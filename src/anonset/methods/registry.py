@@ -14,7 +14,7 @@ from importlib import import_module
 from anonset.errors import ConfigError
 from anonset.methods.base import Method
 
-__all__ = ["distributed", "get", "names", "origin", "register", "unregister"]
+__all__ = ["accountable", "distributed", "get", "names", "origin", "register", "unregister"]
 
 #: Method name -> module declaring ``METHOD``; the order is the order of docs and messages.
 _BUILTIN: dict[str, str] = {
@@ -70,6 +70,20 @@ def origin(name: str) -> str:
     if entry is None:
         raise ConfigError(f"unknown method {name!r}; use one of {' | '.join(_entries)}")
     return entry if isinstance(entry, str) else entry.fit.__module__
+
+
+def accountable(name: str) -> str:
+    """Whom a release by method ``name`` that fails its re-check points to: anonset, or the module declaring the method.
+
+    A method registered from outside anonset (:func:`register`) is named with
+    its module, and :func:`anonset.testing.check_method` as the way to find
+    which of the registry's promises it breaks.
+    """
+    module = origin(name) if name in _entries or name in _BUILTIN else "anonset"
+    if module == "anonset" or module.startswith("anonset."):
+        return "anonset"
+    return (f"method {name!r} of {module}, registered from outside anonset, or in anonset"
+            f" (anonset.testing.check_method({name!r}) names a promise the method breaks)")
 
 
 def register(method: Method | str, name: str | None = None) -> None:

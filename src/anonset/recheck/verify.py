@@ -54,10 +54,10 @@ class VerificationReport:
     suppressed_disclosure: tuple[str, ...] = ()
 
 
-def require_verified(report: VerificationReport) -> None:
-    """Raise RuntimeError when a release anonset made failed its re-check (that is a bug in anonset)."""
+def require_verified(report: VerificationReport, *, culprit: str = "anonset") -> None:
+    """Raise RuntimeError when a release failed its re-check: a bug in ``culprit`` (anonset, or an outside method)."""
     if not report.ok:
-        raise RuntimeError("independent verification of the release failed (this is a bug in anonset): "
+        raise RuntimeError(f"independent verification of the release failed (this is a bug in {culprit}): "
                            + "; ".join(report.problems))
 
 
