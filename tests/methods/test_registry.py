@@ -177,3 +177,13 @@ def test_a_release_an_outside_method_breaks_names_that_method() -> None:
     finally:
         registry.unregister("careless")
     assert registry.accountable("mondrian") == "anonset"
+
+
+def test_a_partitioning_method_cannot_declare_it_runs_in_a_database() -> None:
+    """anonset has no flow that groups records left in a database: the declaration is refused, not a later fit."""
+    from anonset.methods.base import Method
+
+    with pytest.raises(ValueError, match="method 'grouped-in-sql': a partitioning method needs the records in memory;"
+                                         " declare in_memory=True"):
+        Method(name="grouped-in-sql", family=Family.GROUPING, summary="", fit=lambda problem: None, in_memory=False)
+    assert not Method(name="node", family=Family.NODE, summary="", fit=lambda problem: None, in_memory=False).in_memory

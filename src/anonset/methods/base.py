@@ -329,7 +329,8 @@ class Method:
         Its options.
     in_memory : bool
         Needs the records in memory (it cannot run on a table that stays in a
-        database).
+        database).  A partitioning (``GROUPING``) method always does: declaring
+        it False raises ``ValueError``.
     randomized : bool
         Uses the seed (the same seed gives the same release).
     models : frozenset of str, optional
@@ -370,6 +371,9 @@ class Method:
     warm_ups: tuple[WarmUp, ...] = (WarmUp(),)
 
     def __post_init__(self) -> None:
+        if self.family is Family.GROUPING and not self.in_memory:
+            raise ValueError(f"method {self.name!r}: a partitioning method needs the records in memory; declare"
+                             " in_memory=True (anonset groups records in memory, or on Spark through distributed=...)")
         if self.distributed is not None:  # the driver's options are options of the method (declared once)
             known = {o.name for o in self.options}
             added = tuple(o for o in self.distributed.options if o.name not in known)

@@ -125,8 +125,8 @@ def fit_method(settings: ReleaseSettings, dataset: Dataset, engine: Engine | Non
     Anonymizer's parameters of the same names.  Records in memory are
     released in memory, after their undeclared columns are checked; records
     in a database through the engine's sink, by a method that can run
-    there.  A grouping of records in a database has no flow of its own: the
-    node flow refuses what such a method returns.
+    there (a partitioning method cannot declare that it runs there:
+    :class:`~anonset.methods.base.Method` refuses the declaration).
 
     Raises
     ------
