@@ -82,23 +82,14 @@ def test_a_partitioning_method_also_places_new_records(monkeypatch: pytest.Monke
     assert placed == [r.method for r in runs if r.method == "k-member"]
 
 
-def test_mondrian_warm_ups_compile_every_criterion_with_and_without_models() -> None:
-    """Each criterion (and each criterion the selection criterion hands over to) is a kernel of its own."""
+def test_every_mondrian_criterion_runs_one_compiled_loop() -> None:
+    """The criteria (and the criterion a selection hands over to) share one type: two versions of the loop in all."""
     from anonset.methods.mondrian.compiled.grow import grow
 
     precompile(rows=120, runs=warm_up_runs(["mondrian"]))
-    compiled = set()
-    for signature in grow.signatures:  # (space, order, keys, criterion, models, n, k, strict): numba's types
-        criterion, models = signature[3], signature[4]
-        name = criterion.instance_class.__name__
-        if name == "SelectionArrays":  # the criterion it hands a region over to
-            name += f"[{criterion[criterion.instance_class._fields.index('then')].instance_class.__name__}]"
-        compiled.add((name, str(models) != "none"))
-    criteria = ["MedianArrays", "InfoGainArrays", "LSDArrays"]
-    selections = [f"SelectionArrays[{c}]" for c in ("MedianArrays", "InfoGainArrays", "LSDArrays")]
-    # median under k alone runs its own kernel (grow_k_anonymous), not grow
-    expected = {(c, True) for c in criteria + selections} | {(c, False) for c in criteria[1:] + selections}
-    assert expected <= compiled
+    criteria = {signature[3] for signature in grow.signatures}  # (space, order, keys, criterion, models, ...)
+    assert len(criteria) == 1 and next(iter(criteria)).instance_class.__name__ == "CriterionArrays"
+    assert {str(signature[4]) == "none" for signature in grow.signatures} == {True, False}  # models beyond k or not
 
 
 def test_one_share_runs_only_its_warm_ups() -> None:

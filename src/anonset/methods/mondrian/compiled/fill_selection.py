@@ -17,7 +17,7 @@ The hand-over to the target criterion is Mondrian's phase 1
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numba
 import numpy as np
@@ -35,7 +35,7 @@ __all__ = ["SelectionArrays", "selection_arrays", "selection_fill"]
 
 
 class SelectionArrays(NamedTuple):
-    """Compiled selections (:class:`~anonset.core.selections.Selections`), the target criterion and work arrays.
+    """Compiled selections (:class:`~anonset.core.selections.Selections`) and work arrays.
 
     Attributes
     ----------
@@ -43,7 +43,6 @@ class SelectionArrays(NamedTuple):
     hit : (P, q, levels, width) bool the hierarchy nodes meeting each predicate.
     inside : (P, n) bool the records satisfying each predicate.
     numeric, categorical : the columns some predicate constrains.
-    then : the arrays of the target criterion (median, InfoGain or LSD).
     right : (n,) int64 imprecision of the right side of each cut.
     low, high : (width, numeric) float64 per side or child, its range of each constrained numeric column.
     level, leaf : (width, categorical) int64 per side or child, its lowest common ancestor's level and one leaf.
@@ -56,7 +55,6 @@ class SelectionArrays(NamedTuple):
     inside: NDArray[np.bool_]
     numeric: NDArray[np.int64]
     categorical: NDArray[np.int64]
-    then: Any
     right: NDArray[np.int64]
     low: NDArray[np.float64]
     high: NDArray[np.float64]
@@ -65,15 +63,15 @@ class SelectionArrays(NamedTuple):
     hits: NDArray[np.int64]
 
 
-def selection_arrays(selections: Selections, then: Any, width: int) -> SelectionArrays:
-    """The arrays of a selection criterion with its compiled ``selections`` and target criterion arrays ``then``."""
+def selection_arrays(selections: Selections, width: int) -> SelectionArrays:
+    """The arrays of a selection criterion with its compiled ``selections``, hierarchies ``width`` wide."""
     n_pred, n = selections.inside.shape
     wide = max(width, 2)
     numeric = np.asarray(selections.numeric_columns, dtype=np.int64)
     categorical = np.asarray(selections.categorical_columns, dtype=np.int64)
     return SelectionArrays(lo=np.ascontiguousarray(selections.lo), hi=np.ascontiguousarray(selections.hi),
                            hit=np.ascontiguousarray(selections.hit), inside=np.ascontiguousarray(selections.inside),
-                           numeric=numeric, categorical=categorical, then=then, right=np.zeros(n, dtype=np.int64),
+                           numeric=numeric, categorical=categorical, right=np.zeros(n, dtype=np.int64),
                            low=np.zeros((wide, len(numeric))), high=np.zeros((wide, len(numeric))),
                            level=np.zeros((wide, len(categorical)), dtype=np.int64),
                            leaf=np.zeros((wide, len(categorical)), dtype=np.int64),

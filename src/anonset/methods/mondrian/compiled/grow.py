@@ -16,22 +16,21 @@ Under k-anonymity alone the best candidate is always allowable (candidates
 leaving a child below k are never offered), so nothing is judged, and the
 kernel compiled for that case holds no judge.
 
-Numba compiles :func:`grow` once per criterion type (and with or without
-models beyond k-anonymity); everything that does
-not depend on the criterion (the tree, the judge's buffers, recording a
-split) lives in helpers compiled once.  The tree comes back as the median
+Every built-in criterion reaches :func:`grow` as one type
+(:class:`~anonset.methods.mondrian.compiled.fill.CriterionArrays`), so numba
+compiles it twice in all: with models beyond k-anonymity and without.  The tree comes back as the median
 kernel's :class:`~anonset.methods.mondrian.kernel.GrownKernel`: same nodes,
 same numbering, same segments as the Python path grows.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numba
 import numpy as np
 
-from anonset.methods.mondrian.compiled.fill import fill, phases
+from anonset.methods.mondrian.compiled.fill import CriterionArrays, fill, phases
 from anonset.methods.mondrian.compiled.judge import ModelArrays, all_satisfied, children_stats
 from anonset.methods.mondrian.compiled.kernel import GrownKernel, KernelSpace, _inherit
 from anonset.methods.mondrian.compiled.offers import (
@@ -267,9 +266,9 @@ def _split(tree: _Tree, space: KernelSpace, seg: Segments, node: int, j: int, po
 
 
 @numba.njit(cache=True, nogil=True)
-def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], criterion: Any,
+def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], criterion: CriterionArrays,
          models: ModelArrays | None, n: int, k: int, strict: bool) -> GrownKernel:  # pragma: no cover - compiled
-    """Grow the Mondrian tree of ``n`` rows under ``criterion`` (criterion arrays), k and ``models``.
+    """Grow the Mondrian tree of ``n`` rows under ``criterion``, k and ``models``.
 
     ``order`` is (p, n): per numeric column the rows sorted by value, equal values by row; ``keys`` the
     criterion's integer per record in each order, or (0, n) (:class:`~anonset.methods.mondrian.segments.Segments`).

@@ -33,14 +33,14 @@ decision, both only at the last bit of a float:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonset.core.attribute_space import AttributeSpace
-from anonset.methods.mondrian.compiled.fill import MedianArrays
-from anonset.methods.mondrian.compiled.fill_selection import SelectionArrays, selection_arrays
-from anonset.methods.mondrian.compiled.fill_workload import InfoGainArrays, infogain_arrays, lsd_arrays
+from anonset.methods.mondrian.compiled.fill import INFOGAIN, LSD, MEDIAN, SELECTION, CriterionArrays, criterion
+from anonset.methods.mondrian.compiled.fill_selection import selection_arrays
+from anonset.methods.mondrian.compiled.fill_workload import infogain_arrays, lsd_arrays
 from anonset.methods.mondrian.compiled.grow import grow
 from anonset.methods.mondrian.compiled.judge import model_arrays
 from anonset.methods.mondrian.compiled.kernel import GrownKernel, KernelSpace
@@ -61,25 +61,25 @@ def kernel_space(space: AttributeSpace) -> KernelSpace:
                        top=space.top, numeric=space.numeric, column=space.column, weight=space.weight)
 
 
-def criterion_arrays(criterion: SplitCriterion, width: int, k: int) -> Any | None:
+def criterion_arrays(rule: SplitCriterion, width: int, k: int) -> CriterionArrays | None:
     """The arrays of a built-in criterion whose candidates keep k records a side; None for any other criterion."""
-    kind = type(criterion)
+    kind = type(rule)
     if kind is MedianCriterion:
-        return MedianArrays()
+        return criterion(MEDIAN)
     if kind is InfoGainCriterion:
-        assert isinstance(criterion, InfoGainCriterion)
-        if criterion.min_size != k:
+        assert isinstance(rule, InfoGainCriterion)
+        if rule.min_size != k:
             return None
-        return infogain_arrays(criterion.classes, criterion.n_classes, criterion.joint, width)
+        return criterion(INFOGAIN, infogain=infogain_arrays(rule.classes, rule.n_classes, rule.joint, width))
     if kind is LSDCriterion:
-        assert isinstance(criterion, LSDCriterion)
-        return lsd_arrays(criterion.values, width) if criterion.min_size == k else None
+        assert isinstance(rule, LSDCriterion)
+        return criterion(LSD, lsd=lsd_arrays(rule.values, width)) if rule.min_size == k else None
     if kind is SelectionCriterion:
-        assert isinstance(criterion, SelectionCriterion)
-        then = criterion_arrays(criterion.then, width, k)
-        if then is None or criterion.min_size != k or criterion.handed_over.any():
+        assert isinstance(rule, SelectionCriterion)
+        then = criterion_arrays(rule.then, width, k)
+        if then is None or rule.min_size != k or rule.handed_over.any():
             return None
-        return selection_arrays(criterion.selections, then, width)
+        return then._replace(kind=SELECTION, then=then.kind, selection=selection_arrays(rule.selections, width))
     return None
 
 
@@ -96,7 +96,6 @@ def compiled_grow(dataset: Dataset, space: AttributeSpace, requirements: Require
     n = space.n_rows
     order = (np.stack([np.argsort(row, kind="stable") for row in space.values]).astype(np.int64) if len(space.values)
              else np.zeros((0, n), dtype=np.int64))
-    target = arrays.then if isinstance(arrays, SelectionArrays) else arrays
-    keys = target.joint[order] if isinstance(target, InfoGainArrays) else np.zeros((0, n), dtype=np.int64)
+    keys = arrays.infogain.joint[order] if arrays.then == INFOGAIN else np.zeros((0, n), dtype=np.int64)
     return grow(kernel_space(space), np.ascontiguousarray(order), np.ascontiguousarray(keys), arrays,
                 models if len(models.kind) else None, n, requirements.k, strict)
