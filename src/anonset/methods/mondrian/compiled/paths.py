@@ -77,8 +77,8 @@ def criterion_arrays(rule: SplitCriterion, width: int, k: int) -> CriterionArray
     if kind is SelectionCriterion:
         assert isinstance(rule, SelectionCriterion)
         then = criterion_arrays(rule.then, width, k)
-        if then is None or rule.min_size != k or rule.handed_over.any():
-            return None
+        if then is None or then.kind == SELECTION or rule.min_size != k or rule.handed_over.any():
+            return None  # a selection handing over to a selection: the Python loop
         return then._replace(kind=SELECTION, then=then.kind, selection=selection_arrays(rule.selections, width))
     return None
 
