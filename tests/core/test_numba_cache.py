@@ -50,3 +50,18 @@ def test_a_cache_save_waits_for_the_lock(tmp_path: Path, monkeypatch: pytest.Mon
     compiling.join(timeout=60)
     assert result == [42]
     assert list(cache.glob("lock_probe.double-*.nbi")) and list(cache.glob("lock_probe.double-*.nbc"))
+
+
+def test_a_save_without_a_lock_file_is_numbas_own(tmp_path: Path) -> None:
+    """Where the lock file cannot be made (here a folder has its name), the version is saved all the same."""
+    numba_cache.install()
+    module_path = tmp_path / "lock_free.py"
+    module_path.write_text("import numba\n\n\n@numba.njit(cache=True)\ndef triple(x):\n    return 3 * x\n",
+                           encoding="utf-8")
+    (tmp_path / "__pycache__" / numba_cache.LOCK_NAME).mkdir(parents=True)
+    spec = importlib.util.spec_from_file_location("lock_free", module_path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.triple(14) == 42
+    assert list((tmp_path / "__pycache__").glob("lock_free.triple-*.nbi"))

@@ -43,8 +43,13 @@ def install() -> None:
 
     @functools.wraps(original)
     def save(self: Any, key: Any, data: Any) -> None:
-        os.makedirs(self._cache_path, exist_ok=True)
-        with open(os.path.join(self._cache_path, LOCK_NAME), "a") as handle:
+        try:
+            os.makedirs(self._cache_path, exist_ok=True)
+            handle = open(os.path.join(self._cache_path, LOCK_NAME), "a")  # noqa: SIM115 - closed below
+        except OSError:  # no lock file can be made there: save as numba does
+            original(self, key, data)  # type: ignore[no-untyped-call]
+            return
+        with handle:
             fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
             original(self, key, data)  # type: ignore[no-untyped-call]
 
