@@ -53,6 +53,10 @@ __all__ = [
     "table_copier",
 ]
 
+#: The largest row group a Parquet release is written in (DuckDB's ROW_GROUP_SIZE_BYTES).
+ROW_GROUP_BYTES = "16MB"
+
+
 @dataclass(frozen=True, eq=False)
 class Release:
     """An anonymized table and everything needed to judge and reproduce it (immutable).
@@ -338,7 +342,9 @@ def table_copier(backend: SqlBackend, table: TableName, path: str | Path, delimi
     target = Path(path)
     kind = fmt or ("parquet" if target.suffix.lower() in (".parquet", ".pq") else "csv")
     if kind == "parquet":
-        options = "FORMAT parquet"
+        # row groups of at most ROW_GROUP_BYTES as well as DuckDB's 122,880 records: wide rows (free text) would
+        # otherwise make one row group larger than a modest memory_limit lets the writer hold
+        options = f"FORMAT parquet, ROW_GROUP_SIZE_BYTES '{ROW_GROUP_BYTES}'"
     elif kind == "csv":
         if len(delimiter) != 1 or delimiter in {'"', "\n", "\r"}:
             raise DataError(f"{target}: delimiter {delimiter!r} must be a single character such as ';' or ','")
