@@ -26,6 +26,7 @@ a browser each on one, and the longest work is sent out first.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import os
@@ -257,12 +258,18 @@ def _seconds(item: pytest.Item) -> float:
     return SECONDS.get((_module(item), name), 0.0)
 
 
-def _source(item: pytest.Item) -> str:
-    function = getattr(item, "function", None)
+@functools.cache
+def _function_source(function: Callable[..., Any]) -> str:
+    """A test function's source, read once for all its parametrizations."""
     try:
-        return inspect.getsource(function) if function is not None else ""
+        return inspect.getsource(function)
     except (OSError, TypeError):
         return ""
+
+
+def _source(item: pytest.Item) -> str:
+    function = getattr(item, "function", None)
+    return _function_source(function) if function is not None else ""
 
 
 def _engines(item: pytest.Item) -> list[str | None]:

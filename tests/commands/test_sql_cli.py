@@ -1,10 +1,10 @@
 """Anonymizing a table inside PostgreSQL (and a file inside DuckDB), end to end through the CLI and the API.
 
 The synthetic patient register (3,000 records) is loaded into a schema of its
-own with COPY and repeated 100 times inside the database (300,000 records, k
-scaled by 100), so that the table is large next to its class tables, as a real
+own with COPY and repeated 50 times inside the database (150,000 records, k
+scaled by 50), so that the table is large next to its class tables, as a real
 register is: the records never travel, only value counts and class tables do.
-The DuckDB runs read the same 300,000 records from a CSV file.  Every release
+The DuckDB runs read the same 150,000 records from a CSV file.  Every release
 is fetched back and re-checked by the pandas verifier, and compared with the
 numpy engine's release of the same records.
 
@@ -43,7 +43,7 @@ from anonset.sinks.database import verify_table
 from support import PG_URL, PgSchema
 
 BASE_ROWS = 3000
-REPEAT = 100
+REPEAT = 50
 N_ROWS = BASE_ROWS * REPEAT
 QUASI = ("age", "sex", "zip", "marital_status", "education")
 EDUCATION = ["Preschool", "Primary", "Lower secondary", "Upper secondary", "Post-secondary", "Bachelor", "Master",
@@ -52,7 +52,7 @@ MARITAL_HIERARCHY = ("Never-married;Never married;*\nMarried;Currently married;*
                      "Divorced;Formerly married;*\nWidowed;Formerly married;*\n")
 PASSWORD = "s3cr3t-pw"
 
-#: method name -> (method section, privacy section for the 300,000 records)
+#: method name -> (method section, privacy section for the 150,000 records)
 METHODS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "rv-global": ({"name": "rv-global"}, {"k": 5 * REPEAT, "max_suppression": 0.01}),
     "optimal-ldiv": ({"name": "optimal"}, {"k": 5 * REPEAT, "l_diversity": {"attribute": "diagnosis", "l": 2},
@@ -132,7 +132,7 @@ def project(tmp_path_factory: pytest.TempPathFactory, register: pd.DataFrame, bi
 
 @pytest.fixture(scope="module")
 def pg(register: pd.DataFrame) -> Iterator[PgSchema]:
-    """The test schema with ``register`` (COPY of the 3,000 records) and ``patients`` (them, 100 times)."""
+    """The test schema with ``register`` (COPY of the 3,000 records) and ``patients`` (them, 50 times)."""
     schema = PgSchema(PG_URL)
     schema.load(register, "register")
     schema.con.execute(f'CREATE TABLE "{schema.name}".patients AS SELECT r.* FROM "{schema.name}".register AS r'
@@ -176,7 +176,7 @@ def pg_input(pg: PgSchema, table: str = "patients", url: str | None = None) -> d
 def test_cli_releases_inside_the_engine(engine: str, method: str, request: pytest.FixtureRequest, project: Path,
                                         tmp_path: Path, reference: Dataset,
                                         numpy_summary: Callable[[str], dict[str, Any]]) -> None:
-    """300,000 records: the release is written by the engine, verified, equal to numpy's, rows never fetched."""
+    """150,000 records: the release is written by the engine, verified, equal to numpy's, rows never fetched."""
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     before: set[str] = set()
