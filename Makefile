@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 COMPILED := $(VENV)/.compiled
-# pip byte-compiles what it installs one file at a time; compileall does it on every core afterwards (a
-# process never compiles an installed module itself, which matters where PYTHONDONTWRITEBYTECODE is set)
+# pip byte-compiles what it installs one file at a time; compileall does it on every core afterwards, for
+# anonset's own sources too (installed editable), since where PYTHONDONTWRITEBYTECODE is set no process writes
+# what it compiled and every `anonset` process would compile its modules again
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
 # the slowest tests listed after every run; one worker per core, the tests that share a Spark session on one
 PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=15
@@ -18,7 +19,7 @@ $(STAMP): requirements.lock pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PIP) -r requirements.lock
 	$(PIP) --no-deps -e .
-	$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib || true
+	$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib src || true
 	$(BIN)/anonset compile --quiet --methods optimal
 	touch $(STAMP)
 

@@ -12,6 +12,7 @@ describes; an import may only go down.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -47,13 +48,20 @@ def _unit(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
+@functools.cache
+def _trees() -> dict[Path, ast.Module]:
+    """Every module of the package, parsed once for all the checks."""
+    return {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(SRC.rglob("*.py"))}
+
+
+@functools.cache
 def _imports() -> dict[str, set[tuple[str, str]]]:
     """Unit -> {(imported unit, importing module)} over every anonset import in the tree."""
     edges: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    for path in SRC.rglob("*.py"):
+    for path, tree in _trees().items():
         module = ".".join(("anonset", *path.relative_to(SRC).with_suffix("").parts)).removesuffix(".__init__")
         unit = _unit(module)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 targets = [node.module]
             elif isinstance(node, ast.Import):
@@ -138,11 +146,11 @@ def _engine_constants(node: ast.expr) -> bool:
 def test_no_engine_branch_outside_the_run_layer() -> None:
     """``engine == "duckdb"`` and the like only in anonset/runs/ (one module per kind of engine, one registry)."""
     bad = []
-    for path in SRC.rglob("*.py"):
+    for path, tree in _trees().items():
         where = path.relative_to(SRC).as_posix()
         if where.startswith(ENGINE_BRANCHES):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree):
             if isinstance(node, ast.Compare):
                 operands = [node.left, *node.comparators]
                 if any(_names_engine(o) for o in operands) and any(_engine_constants(o) for o in operands):
@@ -156,11 +164,10 @@ def test_no_method_list_outside_the_registry() -> None:
 
     names = set(registry.names())
     bad = []
-    for path in SRC.rglob("*.py"):
+    for path, tree in _trees().items():
         where = path.relative_to(SRC).as_posix()
         if where == "methods/registry.py":
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
         exported = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign)
                     and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)}
         for node in ast.walk(tree):

@@ -24,6 +24,7 @@ from click.testing import CliRunner
 
 from anonset.cli import main
 from anonset.datasets.synthetic import patient_register
+from support import JVM_OPTIONS
 
 CONFIG = """
 input: {{path: register.csv}}
@@ -52,6 +53,19 @@ def _config(folder: Path, name: str, *, method: str = "optimal", output: str, su
     path = folder / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _fresh_process_config(folder: Path, settings: str = "master: 'local[2]'", options: str = "") -> Path:
+    """A config for a fresh ``anonset`` process on Spark: ``settings`` and ``options`` of its ``spark`` section.
+
+    The driver also gets the tests' Java options, where a user's own would go (``spark.options``),
+    beside anonset's quiet log configuration: they make the JVM's start cheaper, not different.
+    """
+    config = _config(folder, "spark.yaml", output="out.csv", spark=True)
+    java = f"spark.driver.extraJavaOptions: '{JVM_OPTIONS}'"
+    spark = f"{settings}, options: {{{options + ', ' if options else ''}{java}}}"
+    config.write_text(config.read_text(encoding="utf-8").replace("master: 'local[2]'", spark), encoding="utf-8")
+    return config
 
 
 def _anonymize(config: Path, *args: str) -> tuple[int, str, dict[str, Any] | None]:
@@ -149,10 +163,7 @@ def test_unreachable_master_fails_within_its_timeout(tmp_path: Path) -> None:
     """A fresh process (one Spark session per process): a master nobody answers at stops the run in time."""
     pytest.importorskip("pyspark")
     patient_register(200, seed=1).to_csv(tmp_path / "register.csv", index=False)
-    config = _config(tmp_path, "spark.yaml", output="out.csv", spark=True)
-    config.write_text(config.read_text(encoding="utf-8").replace("master: 'local[2]'",
-                                                                 "master: 'spark://127.0.0.1:9', timeout: 6"),
-                      encoding="utf-8")
+    config = _fresh_process_config(tmp_path, "master: 'spark://127.0.0.1:9', timeout: 6")
     started = time.perf_counter()
     proc = subprocess.run([str(Path(sys.executable).with_name("anonset")), "anonymize", str(config)],
                           capture_output=True, text=True, timeout=120, check=False)
@@ -183,9 +194,7 @@ def test_a_driver_memory_spark_refuses_is_named(tmp_path: Path) -> None:
     """A fresh process (one Spark session per process): the session's own reason, not a py4j call, on one line."""
     pytest.importorskip("pyspark")
     patient_register(200, seed=1).to_csv(tmp_path / "register.csv", index=False)
-    config = _config(tmp_path, "spark.yaml", output="out.csv", spark=True)
-    config.write_text(config.read_text(encoding="utf-8").replace(
-        "master: 'local[2]'", "master: 'local[2]', options: {spark.driver.memory: 100m}"), encoding="utf-8")
+    config = _fresh_process_config(tmp_path, options="spark.driver.memory: 100m")
     proc = subprocess.run([str(Path(sys.executable).with_name("anonset")), "anonymize", str(config)],
                           capture_output=True, text=True, timeout=120, check=False)
     lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
@@ -198,7 +207,7 @@ def test_a_run_shows_only_what_anonset_says(tmp_path: Path) -> None:
     """A fresh process: none of Spark's start-up warnings on stderr (only the JVM's own note on its modules)."""
     pytest.importorskip("pyspark")
     patient_register(300, seed=2).to_csv(tmp_path / "register.csv", index=False)
-    config = _config(tmp_path, "spark.yaml", output="out.csv", spark=True)
+    config = _fresh_process_config(tmp_path)
     proc = subprocess.run([str(Path(sys.executable).with_name("anonset")), "anonymize", str(config), "-q"],
                           capture_output=True, text=True, timeout=180, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
