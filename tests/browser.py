@@ -13,12 +13,8 @@ browser (DevTools ``Network.setBlockedURLs``) and the browser resolves no host n
 (``--host-resolver-rules``), so no request leaves the machine; each attempt is still reported,
 from the DevTools network events and from the page's resource timing entries.
 
-Use one browser per test module::
-
-    @pytest.fixture(scope="module")
-    def browser() -> Iterator[Browser]:
-        with browser_session() as session:
-            yield session
+The tests share one browser, the session fixture ``browser`` (tests/conftest.py, which keeps
+the tests using it on one worker)::
 
     def test_report(browser: Browser, tmp_path: Path) -> None:
         report = browser.render_page(tmp_path / "report.html", tmp_path / "report.png")

@@ -17,11 +17,11 @@ Markers (registered in pyproject.toml) are given here, from what a test uses, so
 test file names them: ``spark`` (a JVM: the ``spark`` fixture, an engine parametrized as
 Spark, or a module ``test_spark*.py``), ``postgres`` (the test server: a fixture that holds
 a schema, an engine parametrized as PostgreSQL, or a test that opens a schema itself),
-``browser`` (Chromium: the ``browser``/``chromium`` fixtures) and ``slow`` (several seconds
+``browser`` (Chromium: the ``browser`` fixture) and ``slow`` (several seconds
 alone, from :data:`SECONDS`, and the docs' examples).  ``pytest -m "not spark and not
 browser"`` runs the rest.  Under pytest-xdist with ``--dist loadgroup`` (``make test``) the
-tests sharing the session's Spark are kept on one worker (one JVM), the modules that start
-a browser each on one, and the longest work is sent out first.
+tests sharing the session's Spark are kept on one worker (one JVM), the tests sharing the
+session's browser on one (one Chromium), and the longest work is sent out first.
 """
 
 from __future__ import annotations
@@ -190,6 +190,15 @@ def spark() -> Iterator[Any]:
     yield require_spark()
 
 
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the whole test session (tests/browser.py); skips without it, fails in CI."""
+    from browser import browser_session
+
+    with browser_session() as session:
+        yield session
+
+
 @pytest.fixture(params=list(ENGINES))
 def engine_factory(request: pytest.FixtureRequest) -> EngineFactory:
     """Each registered engine in turn."""
@@ -241,7 +250,7 @@ SLOW_MODULES = frozenset({"test_docs_examples.py"})
 
 SPARK_FIXTURES = frozenset({"spark"})
 POSTGRES_FIXTURES = frozenset({"pg_schema", "pg", "adult_pg", "small_pg"})
-BROWSER_FIXTURES = frozenset({"browser", "chromium"})
+BROWSER_FIXTURES = frozenset({"browser"})
 #: What a test that opens a schema of its own (not through a fixture) writes.
 POSTGRES_CALLS = ("PgSchema(", "PostgresBackend(PG_URL")
 #: Parameter values that name an engine (conformance and CLI tests are parametrized by them).
@@ -297,12 +306,12 @@ def _services(item: pytest.Item) -> set[str]:
 
 
 def _group(item: pytest.Item) -> str | None:
-    """The worker group of ``item``: the session's Spark (one JVM per worker), a module that starts a browser."""
+    """The worker group of ``item``: the session's Spark (one JVM per run), the session's browser (one Chromium)."""
     fixtures = set(getattr(item, "fixturenames", ()))
     if fixtures & SPARK_FIXTURES or "spark" in _engines(item):  # an engine factory asks for the fixture later
         return "spark-session"
     if fixtures & BROWSER_FIXTURES:
-        return f"browser-{_module(item)}"
+        return "browser-session"
     return None
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import http.server
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import browser as harness
-from browser import Browser, PageReport, browser_session, png_size
+from browser import Browser, PageReport, png_size
 
 BAR_CHART = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Release report</title>
@@ -46,23 +45,16 @@ def page(tmp_path: Path, body: str, head: str = "", name: str = "page.html") -> 
     return path
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    """One browser for the whole module."""
-    with browser_session() as session:
-        yield session
-
-
-def render(chromium: Browser, html: Path, width: int | None = None) -> PageReport:
+def render(browser: Browser, html: Path, width: int | None = None) -> PageReport:
     """``html`` rendered, its screenshot beside it."""
-    return chromium.render_page(html, html.with_suffix(".png"), width=width)
+    return browser.render_page(html, html.with_suffix(".png"), width=width)
 
 
-def test_clean_bar_chart(chromium: Browser, tmp_path: Path) -> None:
+def test_clean_bar_chart(browser: Browser, tmp_path: Path) -> None:
     html = tmp_path / "chart.html"
     html.write_text(BAR_CHART, encoding="utf-8")
     pdf = tmp_path / "chart.pdf"
-    report = chromium.render_page(html, tmp_path / "shots" / "chart.png", pdf_path=pdf)
+    report = browser.render_page(html, tmp_path / "shots" / "chart.png", pdf_path=pdf)
     assert report.problems == []
     assert report.title == "Release report"
     assert "Equivalence classes" in report.text and "Five classes" in report.text
@@ -77,19 +69,19 @@ def test_clean_bar_chart(chromium: Browser, tmp_path: Path) -> None:
     assert png_size(shot.read_bytes()) == report.screenshot_size == (1200, 800)  # short page: one window
 
 
-def test_width_and_tall_page(chromium: Browser, tmp_path: Path) -> None:
+def test_width_and_tall_page(browser: Browser, tmp_path: Path) -> None:
     html = page(tmp_path, "<div style='height:3000px;background:linear-gradient(#fff,#ccc)'>tall</div>",
                 head="<style>body{margin:0}</style>")
-    report = render(chromium, html, width=600)
+    report = render(browser, html, width=600)
     assert report.problems == []
     assert report.page_height == 3000
     assert report.screenshot_size == (600, 3000)
     assert report.pdf_pages >= 3  # 3000 CSS px is about 2.8 A4 pages
 
 
-def test_console_error_and_warning_are_reported(chromium: Browser, tmp_path: Path) -> None:
+def test_console_error_and_warning_are_reported(browser: Browser, tmp_path: Path) -> None:
     html = page(tmp_path, "<script>console.error('plot data missing'); console.warn('careful');</script>")
-    report = render(chromium, html)
+    report = render(browser, html)
     levels = {m.level: m for m in report.console}
     assert set(levels) == {"SEVERE", "WARNING"}
     assert "plot data missing" in levels["SEVERE"].message and levels["SEVERE"].source == "console-api"
@@ -98,26 +90,26 @@ def test_console_error_and_warning_are_reported(chromium: Browser, tmp_path: Pat
     assert len(report.problems) == 2
 
 
-def test_uncaught_errors_are_reported(chromium: Browser, tmp_path: Path) -> None:
+def test_uncaught_errors_are_reported(browser: Browser, tmp_path: Path) -> None:
     html = page(tmp_path, "<script>Promise.reject(new Error('async boom'));</script>"
                           "<script>throw new TypeError('draw failed');</script><p>still here</p>")
-    report = render(chromium, html)
+    report = render(browser, html)
     assert any("TypeError: draw failed" in e for e in report.js_errors), report.js_errors
     assert any("Unhandled promise rejection: Error: async boom" in e for e in report.js_errors), report.js_errors
     assert any("draw failed" in m.message and m.source == "javascript" for m in report.console)
     assert "still here" in report.text
 
 
-def test_network_attempts_are_reported(chromium: Browser, tmp_path: Path) -> None:
+def test_network_attempts_are_reported(browser: Browser, tmp_path: Path) -> None:
     html = page(tmp_path, "<img src='http://example.invalid/x.png' alt=''>",
                 head="<link rel='stylesheet' href='https://example.invalid/style.css'>")
-    report = render(chromium, html)
+    report = render(browser, html)
     assert set(report.network_requests) == {"http://example.invalid/x.png", "https://example.invalid/style.css"}
     assert report.file_requests == ()
     assert "network request: http://example.invalid/x.png" in report.problems
 
 
-def test_network_attempts_are_blocked(chromium: Browser, tmp_path: Path) -> None:
+def test_network_attempts_are_blocked(browser: Browser, tmp_path: Path) -> None:
     """Even a server the browser could reach (here our own, on the loopback) receives nothing."""
     hits: list[str] = []
 
@@ -137,7 +129,7 @@ def test_network_attempts_are_blocked(chromium: Browser, tmp_path: Path) -> None
         base = f"http://127.0.0.1:{server.server_port}"
         html = page(tmp_path, f"<img src='{base}/img.png' alt=''>"
                               f"<script>fetch('{base}/data.json').catch(() => {{}});</script>")
-        report = render(chromium, html)
+        report = render(browser, html)
     finally:
         server.shutdown()
         server.server_close()
@@ -145,40 +137,40 @@ def test_network_attempts_are_blocked(chromium: Browser, tmp_path: Path) -> None
     assert hits == []
 
 
-def test_other_local_files_are_reported(chromium: Browser, tmp_path: Path) -> None:
+def test_other_local_files_are_reported(browser: Browser, tmp_path: Path) -> None:
     (tmp_path / "style.css").write_text("body { color: black; }", encoding="utf-8")
     html = page(tmp_path, "<img src='missing.png' alt=''>"
                           "<img src='data:image/gif;base64,R0lGODlhAQABAAAAACwAAAAAAQABAAA=' alt=''>",
                 head="<link rel='stylesheet' href='style.css'>")
-    report = render(chromium, html)
+    report = render(browser, html)
     assert set(report.file_requests) == {(tmp_path / "missing.png").as_uri(), (tmp_path / "style.css").as_uri()}
     assert report.network_requests == ()
     assert any("missing.png" in m.message for m in report.console)  # the failed load is in the log too
 
 
-def test_empty_and_undrawn_svgs_have_no_shapes(chromium: Browser, tmp_path: Path) -> None:
+def test_empty_and_undrawn_svgs_have_no_shapes(browser: Browser, tmp_path: Path) -> None:
     html = page(tmp_path, "<svg width='100' height='50'></svg>"
                           "<svg width='100' height='50'><defs><rect width='10' height='10'/></defs>"
                           "<rect width='0' height='40'/><circle r='5' style='display:none'/></svg>"
                           "<svg width='100' height='50'><circle cx='20' cy='20' r='10'/></svg>")
-    report = render(chromium, html)
+    report = render(browser, html)
     assert [(s.shape_count, s.visible) for s in report.svgs] == [(0, True), (0, True), (1, True)]
     assert report.problems == []
 
 
-def test_print_media_is_emulated(chromium: Browser, tmp_path: Path) -> None:
+def test_print_media_is_emulated(browser: Browser, tmp_path: Path) -> None:
     html = page(tmp_path, "<svg width='100' height='50'><rect width='50' height='20'/></svg>",
                 head="<style>@media print { svg { display: none } }</style>")
-    report = render(chromium, html)
+    report = render(browser, html)
     assert [s.visible for s in report.svgs] == [True]
     assert [(s.visible, s.shape_count) for s in report.print_svgs] == [(False, 0)]
     assert report.pdf_pages == 1
 
 
-def test_artifacts_are_kept(chromium: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_artifacts_are_kept(browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "artifacts"
     monkeypatch.setenv("ANONSET_TEST_ARTIFACTS", str(folder))
-    report = render(chromium, page(tmp_path, "<p>keep me</p>", name="kept.html"))
+    report = render(browser, page(tmp_path, "<p>keep me</p>", name="kept.html"))
     [copy] = report.artifacts
     assert copy.parent == folder
     assert copy.name == "tests_test_browser_harness.py_test_artifacts_are_kept--kept.png"
@@ -198,9 +190,9 @@ def test_missing_browser_skips_here_and_fails_under_ci(monkeypatch: pytest.Monke
         harness.require_browser()
 
 
-def test_missing_page_is_an_error(chromium: Browser, tmp_path: Path) -> None:
+def test_missing_page_is_an_error(browser: Browser, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
-        render(chromium, tmp_path / "absent.html")
+        render(browser, tmp_path / "absent.html")
 
 
 def test_pdf_page_count_and_png_size() -> None:

@@ -8,7 +8,6 @@ Screenshots go to ``ANONSET_TEST_ARTIFACTS`` when it is set (see tests/browser.p
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,18 +21,12 @@ from anonset.methods import registry
 from anonset.privacy import KAnonymity, Requirements
 from anonset.report.contents import build_report
 from anonset.report.html import render_html
-from browser import Browser, PageReport, browser_session
+from browser import Browser, PageReport
 from support import require_adult
 
 SECTIONS = ("In short", "Guarantees verified", "Why this release", "What was done to each quasi-identifier",
             "Suppressed records", "Groups of identical records", "Re-identification risk", "Utility",
             "How the method found it", "Run and provenance")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with browser_session() as session:
-        yield session
 
 
 def _assert_readable(page: PageReport, charts: int) -> None:
