@@ -241,7 +241,7 @@ SECONDS: dict[tuple[str, str], float] = {
     ("test_cli.py", "test_demo_prints_a_verified_release"): 2.0,
     ("test_sql.py", "test_release_written_in_sql_equals_the_in_memory_release"): 1.5,
     ("test_bad_input.py", "test_subprocess_has_no_traceback"): 1.3,
-    ("test_mondrian_compiled.py", "test_compiled_trees_equal_the_reference"): 1.3,
+    ("test_mondrian_compiled.py", "test_compiled_trees_equal_the_reference"): 0.7,
     ("test_docs_examples.py", "test_example_runs"): 1.0,
 }
 SLOW_SECONDS = 2.0
