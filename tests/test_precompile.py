@@ -117,6 +117,12 @@ def test_compile_with_jobs_passes_the_methods_to_every_job() -> None:
     assert "compiled the kernels of 2 methods" in result.output
 
 
+def test_one_method_is_counted_as_one() -> None:
+    result = CliRunner().invoke(main, ["compile", "--methods", "exhaustive", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "compiled the kernels of 1 method in " in result.output
+
+
 def test_an_unknown_method_is_named() -> None:
     result = CliRunner().invoke(main, ["compile", "--methods", "optimal,mondrain"])
     assert result.exit_code == 2
