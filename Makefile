@@ -13,9 +13,8 @@ PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=15
 
 .PHONY: demo test compile bench lint clean
 
-# installing compiles the kernels of the demo's method (optimal) only, so that the demo runs as soon as
-# anonset is installed; then make demo (or the first make test, or make compile) compiles every other
-# method's, once (numba's cache keeps them for every later run)
+# installing compiles the kernels of the demo's method (optimal) only; the first make test (or make compile)
+# compiles every method's, once (numba's cache keeps them for every later run)
 $(STAMP): requirements.lock pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PIP) -r requirements.lock
@@ -26,10 +25,8 @@ $(STAMP): requirements.lock pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/anonset demo --report demo-report.html
-	@$(MAKE) --no-print-directory compile
 
 $(COMPILED): $(STAMP)
-	@echo "compiling every method's kernels once (under a minute on two cores), so that no later run waits for them"
 	$(BIN)/anonset compile --quiet --jobs 2
 	touch $(COMPILED)
 
