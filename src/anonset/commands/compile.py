@@ -73,6 +73,6 @@ def compile_kernels(quiet: bool, jobs: int, names: str | None, runs: str | None)
         failed = next((p.returncode for p in finished if p.returncode), 0)
         if failed:
             raise SystemExit(failed)
-    methods = len({r.method for r in planned})
-    click.echo(f"compiled the kernels of {methods} method{'s' if methods != 1 else ''} in"
+    compiled = len({r.method for r in planned})
+    click.echo(f"compiled the kernels of {compiled} method{'s' if compiled != 1 else ''} in"
                f" {time.perf_counter() - started:.1f} s; later runs load them from numba's cache")
