@@ -41,8 +41,9 @@ The conventions, for whoever writes the docs:
   ``python``
       a complete program, run by this interpreter; it must exit 0.
 
-The whole module takes about 20 s; the slowest example is docs/workload_aware.md's
-``anonset evaluate`` (10-fold cross-validation on Adult, about 6 s).
+The whole module takes about 45 s in one process (each command a fresh process of about 1.2 s
+before it starts working); the slowest examples are the tutorial (about 11 s) and
+docs/workload_aware.md's ``anonset evaluate`` (10-fold cross-validation on Adult, about 6 s).
 """
 
 from __future__ import annotations
