@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
+import pytest
 
 from anonset.datasets.large import write_large_register
 
@@ -29,3 +30,9 @@ def test_the_register_has_its_columns_notes_and_row_groups(tmp_path: Path) -> No
     again = tmp_path / "again.parquet"
     write_large_register(again, 2500, seed=3, notes_bytes=8, chunk=1000, row_group=400)
     assert pq.read_table(again).equals(pq.read_table(path))  # the seed decides every value
+
+
+def test_a_chunk_too_large_for_one_string_column_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="give a smaller chunk"):
+        write_large_register(tmp_path / "big.parquet", 3_000_000, notes_bytes=400, chunk=3_000_000)
+    assert not (tmp_path / "big.parquet").exists()

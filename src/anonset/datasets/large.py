@@ -43,8 +43,12 @@ def write_large_register(path: str | Path, rows: int, *, seed: int = 0, notes_by
     of 300 five-digit codes), ``race``, ``marital_status``, ``education``,
     ``diagnosis`` and ``notes`` (``2 * notes_bytes`` random hexadecimal
     characters).  Row groups of ``row_group`` records keep the blocks a
-    reader must hold small.
+    reader must hold small.  A ``chunk`` whose notes would reach 2 GiB (one
+    Arrow string column) is refused with ``ValueError``.
     """
+    if min(chunk, rows) * 2 * notes_bytes >= 2**31:  # an Arrow string column's offsets are 32-bit
+        raise ValueError(f"a chunk of {min(chunk, rows):,} records of {2 * notes_bytes} note characters is 2 GiB or"
+                         " more; give a smaller chunk")
     rng = np.random.default_rng(seed)
     zips = np.array([f"{z:05d}" for z in rng.choice(np.arange(1000, 99999), size=300, replace=False)], dtype=object)
     writer: pq.ParquetWriter | None = None
