@@ -7,7 +7,7 @@ kernels as one type, :class:`CriterionArrays`: its ``kind`` says which
 criterion runs (:data:`MEDIAN`, :data:`INFOGAIN`, :data:`LSD`,
 :data:`SELECTION`), and it holds the arrays of each (empty for the
 criteria not used).  So numba compiles :func:`fill` and the Mondrian loop
-once for all criteria (twice in all: with and without models beyond k)
+once for all criteria (and all models: :mod:`~anonset.methods.mondrian.compiled.grow`)
 rather than once per criterion and per criterion a selection hands over to.
 
 A criterion may have *phases*: the selection criterion first offers the

@@ -13,12 +13,12 @@ attribute that judges every cut from running counts (:func:`_sweep`); with
 squared-error diversity, whose sums must be taken in row order, candidate
 by candidate, best first.
 Under k-anonymity alone the best candidate is always allowable (candidates
-leaving a child below k are never offered), so nothing is judged, and the
-kernel compiled for that case holds no judge.
+leaving a child below k are never offered), so nothing is judged.
 
 Every built-in criterion reaches :func:`grow` as one type
-(:class:`~anonset.methods.mondrian.compiled.fill.CriterionArrays`), so numba
-compiles it twice in all: with models beyond k-anonymity and without.  The tree comes back as the median
+(:class:`~anonset.methods.mondrian.compiled.fill.CriterionArrays`), and the
+models as one type too (:class:`~anonset.methods.mondrian.compiled.judge.ModelArrays`,
+holding no model under k-anonymity alone), so numba compiles it once.  The tree comes back as the median
 kernel's :class:`~anonset.methods.mondrian.kernel.GrownKernel`: same nodes,
 same numbering, same segments as the Python path grows.
 """
@@ -267,17 +267,17 @@ def _split(tree: _Tree, space: KernelSpace, seg: Segments, node: int, j: int, po
 
 @numba.njit(cache=True, nogil=True)
 def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], criterion: CriterionArrays,
-         models: ModelArrays | None, n: int, k: int, strict: bool) -> GrownKernel:  # pragma: no cover - compiled
+         models: ModelArrays, n: int, k: int, strict: bool) -> GrownKernel:  # pragma: no cover - compiled
     """Grow the Mondrian tree of ``n`` rows under ``criterion``, k and ``models``.
 
     ``order`` is (p, n): per numeric column the rows sorted by value, equal values by row; ``keys`` the
     criterion's integer per record in each order, or (0, n) (:class:`~anonset.methods.mondrian.segments.Segments`).
-    ``models`` is None under k-anonymity alone: numba then leaves the judge out of this kernel altogether.
+    ``models`` holds no model under k-anonymity alone: then no candidate is judged.
     """
     seg = new_segments(space, order, keys, n)
     tree = _new_tree(space, n, k, len(seg.kids))
-    if models is not None:
-        judge = _new_judge(models, len(seg.kids), n)
+    judged = len(models.kind) > 0
+    judge = _new_judge(models, len(seg.kids), n if judged else 0)
     offers = new_offers(int(1024))  # noqa: UP018 - typed, not a literal (new_offers is called again below)
     while tree.state[1] > 0:
         tree.state[1] -= 1
@@ -293,7 +293,7 @@ def grow(space: KernelSpace, order: NDArray[np.int64], keys: NDArray[np.int64], 
             if offers.state[COUNT] == 0:
                 continue
             chosen = 0
-            if models is None:  # every candidate offered is allowable
+            if not judged:  # every candidate offered is allowable
                 n_children = _children(space, seg, s, e, offers.attribute[0], offers.position[0])
             else:
                 n_children = _allowable(judge, space, seg, s, e, offers.attribute[0], offers.position[0])

@@ -98,4 +98,4 @@ def compiled_grow(dataset: Dataset, space: AttributeSpace, requirements: Require
              else np.zeros((0, n), dtype=np.int64))
     keys = arrays.infogain.joint[order] if arrays.then == INFOGAIN else np.zeros((0, n), dtype=np.int64)
     return grow(kernel_space(space), np.ascontiguousarray(order), np.ascontiguousarray(keys), arrays,
-                models if len(models.kind) else None, n, requirements.k, strict)
+                models, n, requirements.k, strict)
