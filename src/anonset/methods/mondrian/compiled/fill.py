@@ -109,7 +109,7 @@ def phases(crit: CriterionArrays) -> int:  # pragma: no cover - compiled
     return 2 if crit.kind == SELECTION else 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline='always')
 def median_fill(space: KernelSpace, seg: Segments, offers: Offers, s: int, e: int, k: int,
                 strict: bool) -> None:  # pragma: no cover - compiled
     """The median splits, widest attribute first (see the module docstring)."""

@@ -155,7 +155,7 @@ def _group(crit: SelectionArrays, space: KernelSpace, seg: Segments, s: int, e: 
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline='always')
 def selection_fill(crit: SelectionArrays, space: KernelSpace, seg: Segments, offers: Offers, s: int, e: int, k: int,
                    strict: bool) -> None:  # pragma: no cover - compiled
     """Every cut and hierarchy split strictly lowering the region's imprecision (SelectionCriterion, phase 0)."""

@@ -188,7 +188,7 @@ def _count(crit: InfoGainArrays, counts: NDArray[np.int64], joint: int) -> None:
         counts[crit.first[t] + crit.joint_class[joint, t]] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline='always')
 def infogain_fill(crit: InfoGainArrays, space: KernelSpace, seg: Segments, offers: Offers, s: int, e: int, k: int,
                   strict: bool) -> None:  # pragma: no cover - compiled
     """Boundary cuts and hierarchy splits by weighted entropy, then the median cuts (InfoGainCriterion)."""
@@ -310,7 +310,7 @@ def _child_error(crit: LSDArrays, seg: Segments, s: int, e: int, n_kids: int) ->
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline='always')
 def lsd_fill(crit: LSDArrays, space: KernelSpace, seg: Segments, offers: Offers, s: int, e: int, k: int,
              strict: bool) -> None:  # pragma: no cover - compiled
     """Every distinct-value cut (any cut, relaxed) and every hierarchy split by summed squared error (LSDCriterion)."""
