@@ -13,7 +13,7 @@ from anonset.cli import main
 from anonset.errors import AnonsetWarning, ConfigError
 from anonset.methods import registry
 from anonset.methods.base import Family, Method, WarmUp
-from anonset.precompile import WarmUpRun, kernel_kind, kernel_sets, precompile, warm_up_runs
+from anonset.precompile import WarmUpRun, kernel_jobs, kernel_kind, kernel_sets, precompile, warm_up_runs
 
 
 def test_every_registered_method_has_a_warm_up() -> None:
@@ -58,6 +58,28 @@ def test_kernel_sets_hold_every_run_once_in_order_the_longest_first() -> None:
     assert kernel_kind("optimal") == kernel_kind("pareto-ea") == "lattice"
     assert len({kernel_kind("mondrian"), kernel_kind("k-member"), "lattice"}) == 3
     assert kernel_kind("k-member") == kernel_kind("xu-bottom-up")
+
+
+def test_kernel_jobs_share_whole_sets_the_longest_first_to_the_least_loaded() -> None:
+    runs = warm_up_runs()
+    sets = kernel_sets(runs)
+    for jobs in (1, 2, 3, len(sets) + 2):
+        shares = kernel_jobs(runs, jobs)
+        assert len(shares) == min(jobs, len(sets))
+        assert sorted(i for share in shares for i in share) == list(range(len(runs)))
+        for indices in sets:  # a set is never split, and keeps its order
+            (share,) = [share for share in shares if indices[0] in share]
+            start = share.index(indices[0])
+            assert share[start:start + len(indices)] == indices
+    # two jobs: the longest set starts one, the next longest the other, every later set joins the lighter one
+    load = [sum(runs[i].warm_up.seconds for i in indices) for indices in sets]
+    first, second = kernel_jobs(runs, 2)
+    assert first[:len(sets[0])] == sets[0] and second[:len(sets[1])] == sets[1]
+    expected = [load[0], load[1]]
+    for s in load[2:]:
+        expected[expected.index(min(expected))] += s
+    got = [sum(runs[i].warm_up.seconds for i in share) for share in (first, second)]
+    assert got == pytest.approx(expected)
 
 
 def test_warm_ups_say_nothing_about_their_synthetic_releases() -> None:

@@ -31,7 +31,7 @@ from anonset.methods import registry
 from anonset.methods.base import Family, WarmUp
 from anonset.privacy import Requirements
 
-__all__ = ["WarmUpRun", "kernel_kind", "kernel_sets", "precompile", "warm_up_runs"]
+__all__ = ["WarmUpRun", "kernel_jobs", "kernel_kind", "kernel_sets", "precompile", "warm_up_runs"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,22 @@ def kernel_sets(runs: Sequence[WarmUpRun] | None = None) -> list[list[int]]:
     for i, run in enumerate(runs):
         sets.setdefault((kernel_kind(run.method), run.warm_up.kernels), []).append(i)
     return sorted(sets.values(), key=lambda indices: -sum(runs[i].warm_up.seconds for i in indices))
+
+
+def kernel_jobs(runs: Sequence[WarmUpRun], jobs: int) -> list[list[int]]:
+    """Indices of ``runs`` shared among at most ``jobs`` processes: whole sets (:func:`kernel_sets`), longest first.
+
+    Each set goes to the job with the fewest declared ``seconds`` so far (the
+    longest-processing-time rule); a job runs its sets one after the other.
+    Jobs left without a set are not returned.
+    """
+    shares: list[list[int]] = [[] for _ in range(max(jobs, 1))]
+    loads = [0.0] * len(shares)
+    for indices in kernel_sets(runs):
+        least = loads.index(min(loads))
+        shares[least] += indices
+        loads[least] += sum(runs[i].warm_up.seconds for i in indices)
+    return [share for share in shares if share]
 
 
 def _attributes(specs: dict[str, AttributeSpec], warm_up: WarmUp) -> dict[str, AttributeSpec]:

@@ -2,16 +2,16 @@
 
 The warm-up runs are those each method declares (``Method.warm_ups``), run by
 :mod:`anonset.precompile`; ``--methods`` keeps those of the methods named;
-with ``--jobs N`` up to N processes compile at once, one per set of kernels
-(:func:`~anonset.precompile.kernel_sets`: the sets a method family declares
-compile apart), the longest sets first.
+with ``--jobs N`` up to N processes compile at once, the sets of kernels a
+method family declares apart (:func:`~anonset.precompile.kernel_sets`) shared
+among them, the longest first (:func:`~anonset.precompile.kernel_jobs`): this
+process compiles the first share itself and starts one process per other share.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import click
@@ -38,7 +38,7 @@ def compile_kernels(quiet: bool, jobs: int, names: str | None, runs: str | None)
     """
     import subprocess
 
-    from anonset.precompile import kernel_sets, precompile, warm_up_runs
+    from anonset.precompile import kernel_jobs, precompile, warm_up_runs
 
     started = time.perf_counter()
     methods = None if names is None else [n.strip() for n in names.split(",") if n.strip()]
@@ -55,24 +55,22 @@ def compile_kernels(quiet: bool, jobs: int, names: str | None, runs: str | None)
     if runs is not None:
         precompile(runs=[planned[int(i)] for i in runs.split(",")], progress=progress)
         return
-    if jobs == 1:
-        precompile(runs=planned, progress=progress)
-    else:  # a process per set of kernels, the longest sets first, at most ``jobs`` at once
-        command = [sys.executable, "-m", "anonset.cli", "compile"] + (["--quiet"] if quiet else [])
-        if names is not None:
-            command += ["--methods", names]
-
-        def compile_set(indices: list[int]) -> subprocess.CompletedProcess[str]:
-            return subprocess.run([*command, "--runs", ",".join(map(str, indices))], stdout=subprocess.PIPE,
-                                  text=True, check=False)
-
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            finished = list(pool.map(compile_set, kernel_sets(planned)))
-        for process in finished:
-            click.echo(process.stdout, nl=False)
-        failed = next((p.returncode for p in finished if p.returncode), 0)
-        if failed:
-            raise SystemExit(failed)
+    shares = kernel_jobs(planned, jobs) if jobs > 1 else [list(range(len(planned)))]  # one job: the declared order
+    command = [sys.executable, "-m", "anonset.cli", "compile"] + (["--quiet"] if quiet else [])
+    if names is not None:
+        command += ["--methods", names]
+    others = [subprocess.Popen([*command, "--runs", ",".join(map(str, share))], stdout=subprocess.PIPE, text=True)
+              for share in shares[1:]]  # started first, so that they compile while this process does its share
+    try:
+        if shares:
+            precompile(runs=[planned[i] for i in shares[0]], progress=progress)
+    finally:
+        outputs = [process.communicate()[0] for process in others]
+    for output in outputs:
+        click.echo(output, nl=False)
+    failed = next((p.returncode for p in others if p.returncode), 0)
+    if failed:
+        raise SystemExit(failed)
     compiled = len({r.method for r in planned})
     click.echo(f"compiled the kernels of {compiled} method{'s' if compiled != 1 else ''} in"
                f" {time.perf_counter() - started:.1f} s; later runs load them from numba's cache")

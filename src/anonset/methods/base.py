@@ -235,8 +235,9 @@ class WarmUp:
         compiles different sets side by side.
     seconds : float
         About how long the run compiles, on an empty cache after the runs
-        declared before it in its set (two-core machine); ``anonset compile
-        --jobs`` starts the longest sets first.
+        declared before it in its set (two-core machine; default: a run that
+        reuses what the runs before it compiled); ``anonset compile --jobs``
+        shares the sets among its processes by these.
     """
 
     label: str = ""
@@ -247,7 +248,7 @@ class WarmUp:
     distance: str = "equal"
     targets: tuple[str, ...] = ()
     kernels: str = ""
-    seconds: float = 1.0
+    seconds: float = 0.1
 
     def privacy_models(self) -> list[Any]:
         """The models of the run: k = 3, l = 2 (entropy 1.5; recursive c = 3), t = 0.5, risks of 0.2 or less.

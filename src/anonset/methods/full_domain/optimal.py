@@ -29,7 +29,7 @@ METHOD = Method(
                     " budget were monotone (ARX's optional assumption): faster, but it can miss the optimum (see"
                     " docs/config.md); the summary says when it was used"),),
     in_memory=False,
-    warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02, seconds=3.4),
+    warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02, seconds=2.2),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"), 0.02),
               WarmUp("t-closeness (equal)", ("KAnonymity", "TCloseness"), 0.02),
               WarmUp("t-closeness (ordered)", ("KAnonymity", "TCloseness"), 0.02, sensitive="length_of_stay",
