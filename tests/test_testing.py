@@ -346,3 +346,20 @@ def test_messages_of_a_check_name_the_subject_and_the_check() -> None:
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "method 'x' fails check 'the_check': it raised ZeroDivisionError: division by zero"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_distinct_rows_of_the_independent_stats_are_numpy_s_unique_rows(seed: int) -> None:
+    """Grouping records by one number per record (digits: the codes) gives np.unique's rows and inverse."""
+    from anonset.testing.engines import _distinct_rows
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    columns = [rng.integers(-1, int(rng.integers(1, 9)), n) for _ in range(int(rng.integers(1, 6)))]
+    rows, inverse = _distinct_rows(columns)
+    expected_rows, expected_inverse = np.unique(np.column_stack(columns), axis=0, return_inverse=True)
+    assert np.array_equal(rows, expected_rows) and np.array_equal(inverse, expected_inverse.reshape(-1))
+    wide = [rng.integers(-1, 2**40, n) for _ in range(2)]  # digits past 2**62: np.unique's rows directly
+    rows, inverse = _distinct_rows(wide)
+    expected_rows, expected_inverse = np.unique(np.column_stack(wide), axis=0, return_inverse=True)
+    assert np.array_equal(rows, expected_rows) and np.array_equal(inverse, expected_inverse.reshape(-1))

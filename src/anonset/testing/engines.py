@@ -164,9 +164,7 @@ def independent_stats(table: pd.DataFrame, ds: Dataset, levels: tuple[int, ...],
         columns.append(codes)
         labels.append(np.append(np.asarray(uniques, dtype=object).astype(str), "<no label>"))  # -1: none
     if columns:
-        matrix = np.column_stack(columns)
-        rows, inverse = np.unique(matrix, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        rows, inverse = _distinct_rows(columns)
     else:
         rows, inverse = np.zeros((1 if n else 0, 0), dtype=np.int64), np.zeros(n, dtype=np.int64)
     n_classes = len(rows)
@@ -190,6 +188,27 @@ def independent_stats(table: pd.DataFrame, ds: Dataset, levels: tuple[int, ...],
         for c in range(n_classes):
             out[keys[c]][2].update({f"s:{a}": float(sums[c]), f"q:{a}": float(squares[c])})
     return out
+
+
+def _distinct_rows(columns: list[NDArray[np.intp]]) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+    """The distinct rows of the code columns (each from −1) in lexicographic order, and each record's row.
+
+    The codes are read as the digits of one integer per record (a sort of
+    one number instead of a sort of rows), unless those integers could pass 2**62.
+    """
+    radix = [int(c.max(initial=-1)) + 2 for c in columns]
+    if float(np.prod(radix, dtype=np.float64)) >= 2.0**62:
+        rows, inverse = np.unique(np.column_stack(columns), axis=0, return_inverse=True)
+        return rows.astype(np.int64), inverse.reshape(-1)
+    number = np.zeros(len(columns[0]), dtype=np.int64)
+    for codes, base in zip(columns, radix, strict=True):
+        number = number * base + (codes.astype(np.int64) + 1)
+    distinct, inverse = np.unique(number, return_inverse=True)
+    rows = np.empty((len(distinct), len(columns)), dtype=np.int64)
+    for j in range(len(columns) - 1, -1, -1):
+        distinct, digit = np.divmod(distinct, radix[j])
+        rows[:, j] = digit - 1
+    return rows, inverse.reshape(-1)
 
 
 def assert_matches_independent(table: pd.DataFrame, ds: Dataset, stats: ClassStats, levels: tuple[int, ...],
