@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -165,3 +167,13 @@ def test_workload_aware_mondrian_through_the_config(tmp_path: Path) -> None:
     config.write_text(config.read_text().replace("criterion: median", "criterion: lsd"))
     result = CliRunner().invoke(main, ["evaluate", str(config)])
     assert result.exit_code == 2 and "label" in result.output
+
+
+def test_query_accuracy_does_not_import_scikit_learn() -> None:
+    """Reports and comparisons answer queries without scikit-learn (half a second of every such process)."""
+    code = ("import sys, anonset.evaluation as e, anonset.report.contents, anonset.report.comparison\n"
+            "assert callable(e.query_accuracy) and callable(e.random_workload)\n"
+            "assert 'sklearn' not in sys.modules, 'imported scikit-learn'\n"
+            "assert callable(e.evaluate) and 'sklearn' in sys.modules\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]

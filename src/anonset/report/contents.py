@@ -283,7 +283,7 @@ def _workload(dataset: Dataset, partition: Partition | None, workload: Mapping[s
     checks = {key: (workload or {}).get(key) for key in ("queries", "patterns")}
     if not any(checks.values()):
         return None
-    from anonset.evaluation import pattern_survival, query_accuracy
+    from anonset.evaluation.queries import query_accuracy
 
     out: dict[str, Any] = {}
     omitted: dict[str, str] = {}
@@ -301,6 +301,8 @@ def _workload(dataset: Dataset, partition: Partition | None, workload: Mapping[s
     if p and partition.row_class is None:
         omitted["patterns"] = f"left out: the tree is scored on the input records of each class, and {alignment.reason}"
     elif p:
+        from anonset.evaluation.patterns import pattern_survival  # scikit-learn: imported only for patterns
+
         survival = pattern_survival(dataset, partition, p["target"], task=p["task"], test_fraction=p["test_fraction"],
                                     depth=p["depth"], seed=p["seed"])
         out["patterns"] = {**survival.summary(), "target": p["target"]}
