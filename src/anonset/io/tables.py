@@ -28,7 +28,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from anonset.core.dataset import AttributeSpec, Dataset
 from anonset.errors import DataError
@@ -95,6 +94,8 @@ def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | 
         raise DataError(f"{p}: the file is empty; it needs a header row and at least one record")
     kind = _kind(p, fmt)
     if kind == "parquet":
+        import pyarrow.parquet as pq  # here: a CSV run need not import it (50 ms)
+
         try:
             table = pq.read_table(p)
         except (pa.ArrowInvalid, OSError) as exc:
@@ -285,4 +286,6 @@ def _write_parquet(frame: pd.DataFrame, tmp: Path) -> None:
         i = table.schema.get_field_index(str(name))
         table = table.set_column(i, str(name), table.column(i).cast(pa.string()))
     described = pa.Schema.from_pandas(frame.head(1).astype({c: object for c in arrow_held}), preserve_index=False)
+    import pyarrow.parquet as pq
+
     pq.write_table(table.replace_schema_metadata(described.metadata), tmp)
