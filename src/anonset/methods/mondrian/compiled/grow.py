@@ -24,9 +24,9 @@ same numbering, same segments as the Python path grows.
 
 The loop's helpers here, and each criterion's ``*_fill``, are inlined into it by numba
 (``inline='always'``): compiled once, as part of :func:`grow`, instead of once on their own and again
-where they are linked in.  That takes about a quarter off the kernel's compilation (38 → 29 s on an
-empty cache, python-svc 2-core machine, 2026-11-27) and nothing off its speed (InfoGain Mondrian on
-200,000 records: 0.80–0.96 s before, 0.83–0.90 s after).
+where they are linked in: about a quarter off the kernel's compilation (docs/benchmarks.md), nothing off
+its speed (InfoGain Mondrian on 200,000 records timed before and after: within the runs' spread).  Helpers
+that other kernels call too are not inlined: that made the compilation slower.
 """
 
 from __future__ import annotations
