@@ -276,6 +276,8 @@ def _write_parquet(frame: pd.DataFrame, tmp: Path) -> None:
     ``string`` columns with the pandas description of Python strings, so the
     file reads back as a frame of ``str`` whatever held the values.
     """
+    import pyarrow.parquet as pq  # here: a CSV run need not import it
+
     arrow_held = [c for c in frame.columns if isinstance(frame[c].dtype, (pd.CategoricalDtype, pd.StringDtype,
                                                                           pd.ArrowDtype))]
     if not arrow_held:
@@ -286,6 +288,4 @@ def _write_parquet(frame: pd.DataFrame, tmp: Path) -> None:
         i = table.schema.get_field_index(str(name))
         table = table.set_column(i, str(name), table.column(i).cast(pa.string()))
     described = pa.Schema.from_pandas(frame.head(1).astype({c: object for c in arrow_held}), preserve_index=False)
-    import pyarrow.parquet as pq
-
     pq.write_table(table.replace_schema_metadata(described.metadata), tmp)
