@@ -77,7 +77,7 @@ def kernel_sets(runs: Sequence[WarmUpRun] | None = None) -> list[list[int]]:
     A set holds the runs of one kind of kernels (:func:`kernel_kind`) that
     name the same ``kernels`` (:class:`~anonset.methods.base.WarmUp`), in
     the order declared; sets are ordered by the sum of their runs' declared
-    ``seconds``, so that ``anonset compile --jobs`` starts the longest first.
+    ``seconds``, the order in which :func:`kernel_jobs` shares them out.
     """
     runs = warm_up_runs() if runs is None else runs
     sets: dict[tuple[str, str], list[int]] = {}
