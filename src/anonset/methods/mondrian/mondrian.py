@@ -89,7 +89,7 @@ METHOD = Method(
     distributed=DISTRIBUTION,  # its options (fragments, sample_rows) come after the options above
     # one run per choice that selects other kernels: median under k alone (its own kernel, compiled apart), strict or
     # relaxed; any other criterion (every criterion and every set of per-class models is one type to the general
-    # kernel: infogain compiles it, the other runs their preparation and judges) (seconds: each run after those
+    # kernel: infogain compiles it, the others run their preparation and judges) (seconds: each run after those
     # before it in its set, on an empty cache, python-svc 2-core machine, 2026-11-27)
     warm_ups=(WarmUp("median", kernels="median", seconds=5.4),
               WarmUp("median relaxed", options={"strict": False}, kernels="median", seconds=0.1),
