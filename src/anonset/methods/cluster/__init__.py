@@ -6,4 +6,12 @@ forming groups (k, l-diversity, class labels), :mod:`~anonset.methods.cluster.st
 the per-group state the kernels share; ``k_member.py``, ``xu_top_down.py`` and
 ``xu_bottom_up.py`` declare the three methods for the registry.  Import the
 modules directly: this package re-exports nothing.
+
+In the kernels, an integer that starts as a constant and reaches another
+kernel (a group index, a level, a count) is written ``int(np.int64(0))``, not
+``0``: numba types a bare constant as a literal while it infers a kernel's
+types, and compiles every kernel the constant reaches once more for that
+literal type (twenty compilations of the k-member and Xu kernels, seconds of
+``anonset compile``, before these were written so); ``int`` keeps the type
+checker's view of it a plain int.
 """

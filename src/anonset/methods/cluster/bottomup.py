@@ -146,7 +146,7 @@ def _bottomup_kernel(distinct: Records, counts: NDArray[np.int64], costs: CostMo
     is_open = np.zeros(m, dtype=np.bool_)
     while n_live > 1:
         # compact the live list, keeping group order
-        j = 0
+        j = int(np.int64(0))
         n_small = 0
         closed = 0
         for i in range(n_live):

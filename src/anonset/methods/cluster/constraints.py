@@ -204,7 +204,7 @@ def _attribute_ok(hist: NDArray[np.int64], g: int, h: int, a: int, div: Diversit
 def diverse(hist: NDArray[np.int64], g: int, div: Diversity) -> bool:  # pragma: no cover
     """True when group ``g`` (row of ``hist``) satisfies every l-diversity requirement."""
     for a in range(len(div.kinds)):  # noqa: SIM110 - compiled by numba, which takes the loop, not a generator
-        if not _attribute_ok(hist, g, -1, a, div):
+        if not _attribute_ok(hist, g, int(np.int64(-1)), a, div):
             return False
     return True
 
@@ -229,7 +229,7 @@ def helpful_values(hist: NDArray[np.int64], g: int, div: Diversity,
     mask[:] = False
     unmet = 0
     for a in range(len(div.kinds)):
-        if _attribute_ok(hist, g, -1, a, div):
+        if _attribute_ok(hist, g, int(np.int64(-1)), a, div):
             continue
         unmet += 1
         s = div.offsets[a]

@@ -32,6 +32,6 @@ METHOD = Method(
     randomized=True,
     models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,
-    warm_ups=(WarmUp("k-anonymity", seconds=13.0), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
+    warm_ups=(WarmUp("k-anonymity", seconds=11.0), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"))),
 )

@@ -213,7 +213,7 @@ def kmember_labels(records: Records, costs: CostModel, k: int, start: int, sens:
     rem = _Remaining(np.arange(n), values.copy(), codes.copy(), np.ones(n, dtype=np.bool_))
     n_rem = n
     r = start
-    n_clusters = 0
+    n_clusters = int(np.int64(0))
     r_lca = np.zeros((q, n_leaves), dtype=np.int32)
     step_cost = np.zeros((q, n_leaves))  # per attribute and leaf: the cost the scan in progress reads
     while n_rem >= k and (not is_div or _pool_can_diversify(pool, div)):
@@ -295,7 +295,7 @@ def kmember_labels(records: Records, costs: CostModel, k: int, start: int, sens:
     scratch = max_clusters
     for t in range(n_rem):
         j = rem.rows[t]
-        best = -1
+        best = int(np.int64(-1))
         best_inc = np.inf
         best_ok = False
         for c in range(n_clusters):

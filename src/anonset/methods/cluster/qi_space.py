@@ -179,4 +179,4 @@ def lca_table(maps: NDArray[np.int32], leaf_codes: NDArray[np.int32],
     """``out[a, x]``: level of the lowest common ancestor of leaf ``x`` and leaf ``leaf_codes[a]``."""
     for a in range(maps.shape[0]):
         for x in range(maps.shape[2]):
-            out[a, x] = lca_level(maps, a, 0, leaf_codes[a], x)
+            out[a, x] = lca_level(maps, a, int(np.int64(0)), leaf_codes[a], x)

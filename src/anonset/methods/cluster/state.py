@@ -134,13 +134,13 @@ def merge_until_diverse(labels: NDArray[np.int64], n_groups: int, records: Recor
     keeps merging).  Ends with every group diverse when the whole table is.
     ``hist`` holds the sensitive-value histogram of every group.
     """
-    state, size = states_of(labels, n_groups, records, costs.maps, 0)
+    state, size = states_of(labels, n_groups, records, costs.maps, int(np.int64(0)))
     alive = size > 0
     parent = np.arange(n_groups)
     for g in range(n_groups):
         while alive[g] and not diverse(hist, g, div):
             base_g = size[g] * state_cost(state, g, costs)
-            best = -1
+            best = int(np.int64(-1))
             best_inc = np.inf
             best_ok = False
             for h in range(n_groups):

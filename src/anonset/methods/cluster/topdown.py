@@ -100,7 +100,7 @@ def _pair_cost(records: Records, costs: CostModel, r: int, x: int) -> float:  # 
     for b in range(values.shape[1]):
         d += abs(values[r, b] - values[x, b]) * costs.num_w[b]
     for a in range(codes.shape[1]):
-        d += costs.cat_cost[a, lca_level(costs.maps, a, 0, codes[r, a], codes[x, a]), codes[r, a]]
+        d += costs.cat_cost[a, lca_level(costs.maps, a, int(np.int64(0)), codes[r, a], codes[x, a]), codes[r, a]]
     return d
 
 
@@ -111,7 +111,7 @@ def _take_cheapest(state: GroupState, target: int, records: Records, costs: Cost
     """Move ``need`` records, one at a time, from the list starting at ``first`` into group ``target``:
     each time the one whose addition costs least (marked in ``taken``, recorded in ``picked``)."""
     for i in range(need):
-        bx = -1
+        bx = int(np.int64(-1))
         bd = np.inf
         x = first
         while x >= 0:
@@ -134,7 +134,7 @@ def _segment_diverse(idx: NDArray[np.int64], s: int, e: int, sens: NDArray[np.in
     for t in range(s, e):
         for a in range(sens.shape[1]):
             hist1[0, sens[idx[t], a]] += 1
-    return diverse(hist1, 0, div)
+    return diverse(hist1, int(np.int64(0)), div)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -187,8 +187,8 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
             counter[0] += m
             continue
         # far pair
-        best_u = -1
-        best_v = -1
+        best_u = int(np.int64(-1))
+        best_v = int(np.int64(-1))
         best_d = -1.0
         for _ in range(rounds):
             r = idx[s + np.random.randint(0, m)]
@@ -302,7 +302,7 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
             # borrowing from one of the candidates that keeps at least k (not under l-diversity:
             # merging keeps l-diverse groups diverse, taking records away need not)
             need = k - size[g]
-            best_donor = -1
+            best_donor = int(np.int64(-1))
             best_borrow_cost = np.inf
             for c in range(0 if is_div else n_cand):
                 h = cand[c]

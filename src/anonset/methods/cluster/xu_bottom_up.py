@@ -32,7 +32,7 @@ METHOD = Method(
     randomized=True,
     models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,
-    warm_ups=(WarmUp("k-anonymity", seconds=3.7), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
+    warm_ups=(WarmUp("k-anonymity", seconds=2.5), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity")),
               WarmUp("merge cost increase", options={"merge_cost": "increase"})),
 )

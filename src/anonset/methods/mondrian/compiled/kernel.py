@@ -289,7 +289,7 @@ def grow_k_anonymous(space: KernelSpace, n: int, k: int, strict: bool) -> GrownK
     lvl = np.zeros(q, dtype=np.int64)
     stack = np.zeros(cap, dtype=np.int64)
     end[0] = n
-    n_nodes = 1
+    n_nodes = int(np.int64(1))  # a bare 1 would compile _inherit a second time, for the literal 1
     depth = 1
     while depth > 0:
         depth -= 1
