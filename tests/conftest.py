@@ -21,7 +21,8 @@ a schema, an engine parametrized as PostgreSQL, or a test that opens a schema it
 alone, from :data:`SECONDS`, and the docs' examples).  ``pytest -m "not spark and not
 browser"`` runs the rest.  Under pytest-xdist with ``--dist loadgroup`` (``make test``) the
 tests sharing the session's Spark are kept on one worker (one JVM), the tests sharing the
-session's browser on one (one Chromium), and the longest work is sent out first.
+session's browser on one (one Chromium), so are tests that share other work a process does once
+(:data:`SHARED_WORK`), and the longest work is sent out first.
 """
 
 from __future__ import annotations
@@ -305,14 +306,28 @@ def _services(item: pytest.Item) -> set[str]:
     return found
 
 
+#: Tests that share what a process does once (module file name, function name or None for the whole module):
+#: the source tree parsed for the layering checks; the compiled judge, a kernel only these tests call, which
+#: no warm-up compiles.  One worker runs each set, so it is done once per run, not once per worker.
+SHARED_WORK: dict[tuple[str, str | None], str] = {
+    ("test_layering.py", None): "parsed-sources",
+    ("test_mondrian_compiled.py", "test_compiled_judge_equals_the_model"): "compiled-judge",
+    ("test_mondrian_compiled.py", "test_entropy_at_exactly_log_l_is_diverse"): "compiled-judge",
+}
+#: Seconds a test of a group counts for scheduling when SECONDS does not know it.
+GROUP_TEST_SECONDS = {"spark-session": 1.0, "browser-session": 1.0}
+
+
 def _group(item: pytest.Item) -> str | None:
-    """The worker group of ``item``: the session's Spark (one JVM per run), the session's browser (one Chromium)."""
+    """The worker group of ``item``: the session's Spark (one JVM per run), the session's browser (one Chromium),
+    or work its tests share (SHARED_WORK)."""
     fixtures = set(getattr(item, "fixturenames", ()))
     if fixtures & SPARK_FIXTURES or "spark" in _engines(item):  # an engine factory asks for the fixture later
         return "spark-session"
     if fixtures & BROWSER_FIXTURES:
         return "browser-session"
-    return None
+    module = _module(item)
+    return SHARED_WORK.get((module, getattr(item, "originalname", item.name)), SHARED_WORK.get((module, None)))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -339,7 +354,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     first: dict[str, int] = {}
     for index, item in enumerate(items):
         unit = groups.get(item.nodeid, item.nodeid)
-        unit_seconds[unit] = unit_seconds.get(unit, 0.0) + (_seconds(item) or (1.0 if item.nodeid in groups else 0.0))
+        unit_seconds[unit] = unit_seconds.get(unit, 0.0) + (_seconds(item) or GROUP_TEST_SECONDS.get(unit, 0.0))
         first.setdefault(unit, index)
     keys = {}
     for index, item in enumerate(items):

@@ -174,8 +174,10 @@ def test_spark_releases_what_numpy_releases_of_awkward_text(spark: Any, tmp_path
     assert set(released["Note"]) == set(NOTES)  # every awkward value came back as written
 
 
-@pytest.mark.parametrize(("method", "suppression"), [("{name: optimal}", 0.05), ("{name: mondrian, fragments: 2}", 0)])
-@pytest.mark.parametrize("change", ["one more", "one fewer"])
+# each way of miscounting once, each on a method of its own: the count is re-checked on the staged frame,
+# whichever method made it
+@pytest.mark.parametrize(("method", "suppression", "change"), [("{name: optimal}", 0.05, "one more"),
+                                                               ("{name: mondrian, fragments: 2}", 0, "one fewer")])
 def test_the_recheck_refuses_a_release_of_another_record_count(spark: Any, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch, method: str,
                                                               suppression: float, change: str) -> None:
