@@ -1,10 +1,11 @@
 """A Parquet file twice the process's memory limit, anonymized by the DuckDB engine within that limit.
 
 The limit is a memory cgroup of the run's own (the kernel kills a process that exceeds it: exit
-137), 400 MiB; the file is 2 million synthetic records with an incompressible notes column of 420
-characters, about 825 MiB (the bytes, not the records, are what must not fit).  Rows this wide also
-hold the release's Parquet writer to row groups of bounded bytes: at DuckDB's 122,880 records a row
-group of notes alone is about 50 MB, more than the writer can hold under a 128 MB limit.  DuckDB is
+137), 400 MiB; the file is a million synthetic records with an incompressible notes column of 840
+characters, about 815 MiB (the bytes, not the records, are what must not fit; fewer, wider records
+make the same bytes with less of the work that goes by records).  Rows this wide also hold the
+release's Parquet writer to row groups of bounded bytes: at DuckDB's 122,880 records a row group of
+notes alone is about 100 MB, more than the writer can hold under a 128 MB limit.  DuckDB is
 told to hold at most 128 MB and to spill to a temporary folder.  The release is re-checked here by
 plain DuckDB SQL over the released file (k-anonymity of the released labels, the record count), not
 by anonset.
@@ -44,9 +45,9 @@ QUASI = ("age", "sex", "race", "marital_status", "education")
 
 
 def test_a_parquet_file_twice_the_memory_limit(tmp_path: Path) -> None:
-    rows = 2_000_000
-    # input row groups of 25,000 records: a group's notes (10 MB) as large as the default's narrower rows give
-    size = write_large_register(tmp_path / "register.parquet", rows, notes_bytes=210, row_group=25_000)
+    rows = 1_000_000
+    # input row groups of 12,500 records: a group's notes (10 MB) as large as the default's narrower rows give
+    size = write_large_register(tmp_path / "register.parquet", rows, notes_bytes=420, chunk=250_000, row_group=12_500)
     assert size >= 2 * LIMIT
     (tmp_path / "run.yaml").write_text(CONFIG, encoding="utf-8")
     anonset = str(Path(sys.executable).with_name("anonset"))
