@@ -73,11 +73,15 @@ def register(tmp_path: Path) -> pd.DataFrame:
 
 
 def test_fragments_release_every_record_once_k_anonymous(spark: Any, tmp_path: Path, register: pd.DataFrame) -> None:
-    code, out, summary = _run(tmp_path, "k", method="{name: mondrian, fragments: 4}")
+    """Every record once, in classes of k, as in memory; an identifier is left out and never reaches a fragment."""
+    register.assign(record=register["patient_id"]).to_csv(tmp_path / "register.csv", index=False)
+    extra = "  record:     {role: identifier}\n"
+    code, out, summary = _run(tmp_path, "k", method="{name: mondrian, fragments: 4}", extra=extra)
     assert code == 0, out
     assert summary is not None and summary["engine"] == "spark" and summary["method"] == "mondrian"
     assert summary["verified"] and summary["search"]["fragments"] >= 2
     released = _parts(tmp_path / "out.csv")
+    assert "record" not in released.columns
     assert len(released) == ROWS and released["patient_id"].is_unique
     assert set(released["patient_id"]) == set(register["patient_id"])
     sizes = released.groupby(QUASI).size()
@@ -87,7 +91,7 @@ def test_fragments_release_every_record_once_k_anonymous(spark: Any, tmp_path: P
     assert summary["metrics"]["discernibility"] == pytest.approx(float((sizes ** 2).sum()))
     assert "non_uniform_entropy" in summary["metrics_omitted"]
     # the sample is the whole table: the first cuts are the top of Mondrian's tree, the fragments grow the rest
-    code, out, in_memory = _run(tmp_path, "memory", output="memory.csv", spark=False)
+    code, out, in_memory = _run(tmp_path, "memory", output="memory.csv", spark=False, extra=extra)
     assert code == 0, out
     assert _sorted(released).equals(_sorted(pd.read_csv(tmp_path / "memory.csv", dtype=str, keep_default_na=False)))
     # the risk report: the input's classes added up from the fragments, counted here from the register
@@ -96,23 +100,6 @@ def test_fragments_release_every_record_once_k_anonymous(spark: Any, tmp_path: P
     assert summary["risk"]["input"]["classes"] == len(input_sizes)
     assert summary["risk"]["input"]["sample_uniques"] == pytest.approx(float((input_sizes == 1).sum()) / ROWS)
     assert summary["risk"]["release"]["classes"] == len(sizes)
-
-
-def test_an_identifier_is_left_out_and_never_reaches_a_fragment(spark: Any, tmp_path: Path,
-                                                                register: pd.DataFrame) -> None:
-    """The released columns are the in-memory release's: the identifier is dropped, every record kept."""
-    register.assign(record=register["patient_id"]).to_csv(tmp_path / "register.csv", index=False)
-    extra = "  record:     {role: identifier}\n"
-    code, out, summary = _run(tmp_path, "id", method="{name: mondrian, fragments: 4}", extra=extra)
-    assert code == 0, out
-    code, out, _ = _run(tmp_path, "memory", output="memory.csv", spark=False, extra=extra)
-    assert code == 0, out
-    released = _parts(tmp_path / "out.csv")
-    assert "record" not in released.columns and len(released) == ROWS
-    assert released.groupby(QUASI).size().min() >= 10
-    assert summary is not None and summary["search"]["fragments"] >= 2
-    in_memory = pd.read_csv(tmp_path / "memory.csv", dtype=str, keep_default_na=False)
-    assert _sorted(released).equals(_sorted(in_memory))
 
 
 def test_fragments_release_is_entropy_l_diverse(spark: Any, tmp_path: Path, register: pd.DataFrame) -> None:
