@@ -308,9 +308,11 @@ def _services(item: pytest.Item) -> set[str]:
 
 #: Tests that share what a process does once (module file name, function name or None for the whole module):
 #: the source tree parsed for the layering checks; the compiled judge, a kernel only these tests call, which
-#: no warm-up compiles.  One worker runs each set, so it is done once per run, not once per worker.
+#: no warm-up compiles; the docs' examples' fork server (tests/forkserver.py).  One worker runs each set, so
+#: it is done once per run, not once per worker.
 SHARED_WORK: dict[tuple[str, str | None], str] = {
     ("test_layering.py", None): "parsed-sources",
+    ("test_docs_examples.py", None): "docs-fork-server",
     ("test_mondrian_compiled.py", "test_compiled_judge_equals_the_model"): "compiled-judge",
     ("test_mondrian_compiled.py", "test_entropy_at_exactly_log_l_is_diverse"): "compiled-judge",
 }

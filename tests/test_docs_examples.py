@@ -41,9 +41,11 @@ The conventions, for whoever writes the docs:
   ``python``
       a complete program, run by this interpreter; it must exit 0.
 
-The whole module takes about 45 s in one process (each command a fresh process of about 1.2 s
-before it starts working); the slowest examples are the tutorial (about 11 s) and
-docs/workload_aware.md's ``anonset evaluate`` (10-fold cross-validation on Adult, about 6 s).
+Each ``anonset`` command and each ``python`` block runs in a process forked from one that has
+already imported anonset (tests/forkserver.py: a fresh interpreter spends about 1.2 s importing
+before it starts working); the shell still runs every block as written.  The whole module takes
+about 20 s in one process; the slowest example is docs/workload_aware.md's ``anonset evaluate``
+(10-fold cross-validation on Adult, about 6 s).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +62,7 @@ from typing import Any
 import pytest
 import yaml
 
+from forkserver import ForkServer
 from support import ADULT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -225,9 +229,17 @@ def example_folder(block: Block, tmp_path: Path) -> Path:
     return folder
 
 
-def run(command: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+@pytest.fixture(scope="session")
+def fork_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
+    """One process that has imported anonset, forking the examples' commands (tests/forkserver.py)."""
+    server = ForkServer(tmp_path_factory.mktemp("forkserver"))
+    yield server
+    server.close()
+
+
+def run(command: list[str], folder: Path, server: ForkServer) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **server.env}
+    env["PATH"] = os.pathsep.join((str(server.bin), str(Path(sys.executable).parent), env.get("PATH", "")))
     return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=TIMEOUT,
                           check=False)
 
@@ -262,15 +274,15 @@ def check_config(block: Block, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("doc", SESSIONS, ids=lambda d: str(d.relative_to(ROOT)))
-def test_one_session_doc_runs_in_order(doc: Path, tmp_path: Path) -> None:
+def test_one_session_doc_runs_in_order(doc: Path, tmp_path: Path, fork_server: ForkServer) -> None:
     """A tutorial's blocks, in order, in one folder: each runs as written."""
     for block in BLOCKS[doc]:
         if _runs(block):
-            test_example_runs(block, tmp_path)
+            test_example_runs(block, tmp_path, fork_server)
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.where)
-def test_example_runs(block: Block, tmp_path: Path) -> None:
+def test_example_runs(block: Block, tmp_path: Path, fork_server: ForkServer) -> None:
     """The block runs as written (a slow one only with ANONSET_DOCS_SLOW=1)."""
     if block.problems:
         pytest.fail(f"{block.where}: " + "; ".join(block.problems))
@@ -289,14 +301,14 @@ def test_example_runs(block: Block, tmp_path: Path) -> None:
                         " <!-- file: NAME -->")
         name = f"example-{block.line}.yaml"
         (folder / name).write_text(block.text, encoding="utf-8")
-        proc = run([str(Path(sys.executable).with_name("anonset")), "anonymize", name], folder)
+        proc = run([str(fork_server.bin / "anonset"), "anonymize", name], folder, fork_server)
     elif block.language == "sh":
         expected = int(block.markers.get("exit", "0"))
-        proc = run(["bash", "-e", "-o", "pipefail", "-c", block.text], folder)
+        proc = run(["bash", "-e", "-o", "pipefail", "-c", block.text], folder, fork_server)
     else:
         name = f"example-{block.line}.py"
         (folder / name).write_text(block.text, encoding="utf-8")
-        proc = run([sys.executable, name], folder)
+        proc = run([str(fork_server.bin / "python-example"), name], folder, fork_server)
     assert proc.returncode == expected, (
         f"{block.where}: exit {proc.returncode}, expected {expected}\n--- block\n{block.text}"
         f"--- stdout\n{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}")
