@@ -27,6 +27,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -54,6 +55,8 @@ class ForkServer:
         self.bin = folder / "bin"
         self.bin.mkdir(parents=True)
         self.socket = folder / "socket"
+        if len(str(self.socket)) > 100:  # a Unix socket's path holds at most 104-108 bytes
+            self.socket = Path(tempfile.mkdtemp(prefix="anonset-fork-")) / "socket"
         for name, kind in (("anonset", "anonset"), ("python-example", "script")):
             path = self.bin / name
             path.write_text(CLIENT.format(python=sys.executable, kind=kind, variable=SOCKET_VARIABLE),
