@@ -322,3 +322,18 @@ def test_the_conventions_catch_mistakes(tmp_path: Path) -> None:
                    "<!-- file: b.yaml -->\n<!-- not run: twice -->\n```yaml\nb: 2\n```\n", encoding="utf-8")
     problems = [(b.line, p.split(" ")[0]) for b in parse(doc) for p in b.problems]
     assert problems == [(1, "untagged"), (6, "<!--"), (11, "<!--"), (16, "unknown"), (21, "a"), (27, "give")]
+
+
+def test_the_fork_server_gives_back_what_the_command_did(tmp_path: Path, fork_server: ForkServer) -> None:
+    """A forked command's output, error and exit code reach the caller as a fresh process's would."""
+    ok = run(["bash", "-e", "-o", "pipefail", "-c", "anonset --version | tr a-z A-Z"], tmp_path, fork_server)
+    assert ok.returncode == 0 and ok.stdout.startswith("ANONSET, VERSION "), ok
+    missing = run([str(fork_server.bin / "anonset"), "anonymize", "missing.yaml"], tmp_path, fork_server)
+    assert missing.returncode == 2 and missing.stderr.startswith("error: ") and "missing.yaml" in missing.stderr
+    (tmp_path / "exits.py").write_text("import sys\nprint(sys.argv[1:])\nsys.exit(3)\n", encoding="utf-8")
+    exits = run([str(fork_server.bin / "python-example"), "exits.py", "x"], tmp_path, fork_server)
+    assert exits.returncode == 3 and exits.stdout == "['x']\n"
+    (tmp_path / "raises.py").write_text("raise ValueError('boom')\n", encoding="utf-8")
+    raises = run([str(fork_server.bin / "python-example"), "raises.py"], tmp_path, fork_server)
+    assert raises.returncode == 1 and raises.stderr.rstrip().endswith("ValueError: boom")
+    assert "Traceback" in raises.stderr
