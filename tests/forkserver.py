@@ -23,6 +23,7 @@ import atexit
 import json
 import os
 import runpy
+import shutil
 import signal
 import socket
 import subprocess
@@ -55,8 +56,10 @@ class ForkServer:
         self.bin = folder / "bin"
         self.bin.mkdir(parents=True)
         self.socket = folder / "socket"
+        self._short: Path | None = None
         if len(str(self.socket)) > 100:  # a Unix socket's path holds at most 104-108 bytes
-            self.socket = Path(tempfile.mkdtemp(prefix="anonset-fork-")) / "socket"
+            self._short = Path(tempfile.mkdtemp(prefix="anonset-fork-"))
+            self.socket = self._short / "socket"
         for name, kind in (("anonset", "anonset"), ("python-example", "script")):
             path = self.bin / name
             path.write_text(CLIENT.format(python=sys.executable, kind=kind, variable=SOCKET_VARIABLE),
@@ -78,6 +81,8 @@ class ForkServer:
         """Stop the server (its children finish on their own)."""
         self.process.terminate()
         self.process.wait(timeout=30)
+        if self._short is not None:
+            shutil.rmtree(self._short, ignore_errors=True)
 
 
 def serve(path: str) -> None:
