@@ -28,7 +28,10 @@ from anonset.engine.sql.base import redact_url, table_parts
 from anonset.errors import ConfigError, DataError
 from anonset.io.delimiters import check_delimiter
 from anonset.privacy import (
+    BetaLikeness,
+    DeltaDisclosure,
     KAnonymity,
+    KMap,
     PrivacyModel,
     Requirements,
     SquaredErrorDiversity,
@@ -104,7 +107,10 @@ ENGINES = tuple(ENGINE_KINDS)
 SPARK_KEYS = {"master", "timeout", "options"}
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
 PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression", "average_risk",
-                "highest_risk", "sample_uniqueness", "population_uniqueness"}
+                "highest_risk", "sample_uniqueness", "population_uniqueness", "k_map", "beta_likeness",
+                "delta_disclosure"}
+#: Keys of ``privacy.k_map`` (estimated k-map).
+KMAP_KEYS = {"k", "population_size", "sampling_fraction", "estimator", "significance"}
 #: Keys of ``privacy.population_uniqueness``.
 POPULATION_KEYS = {"max", "sampling_fraction", "population_size", "model"}
 
@@ -630,6 +636,14 @@ def _requirements(privacy: Any, where: str) -> Requirements:
         _unknown(where, "privacy.squared_error_diversity.", entry, {"attribute", "error"})
         models.append(SquaredErrorDiversity(_need(entry, where, "squared_error_diversity", "attribute"),
                                             _need(entry, where, "squared_error_diversity", "error")))
+    for entry in _entries(privacy.get("beta_likeness"), where, "beta_likeness"):
+        _unknown(where, "privacy.beta_likeness.", entry, {"attribute", "beta", "variant"})
+        models.append(BetaLikeness(_need(entry, where, "beta_likeness", "attribute"),
+                                   _need(entry, where, "beta_likeness", "beta"), entry.get("variant", "basic")))
+    for entry in _entries(privacy.get("delta_disclosure"), where, "delta_disclosure"):
+        _unknown(where, "privacy.delta_disclosure.", entry, {"attribute", "delta"})
+        models.append(DeltaDisclosure(_need(entry, where, "delta_disclosure", "attribute"),
+                                      _need(entry, where, "delta_disclosure", "delta")))
     models.extend(_risk_models(privacy, where))
     return Requirements(models, privacy.get("max_suppression", 0.0))
 
@@ -643,6 +657,15 @@ def _risk_models(privacy: Mapping[str, Any], where: str) -> list[PrivacyModel]:
         models.append(AverageRisk(privacy["average_risk"]))
     if "sample_uniqueness" in privacy:
         models.append(SampleUniqueness(privacy["sample_uniqueness"]))
+    if "k_map" in privacy:
+        entry = privacy["k_map"]
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{where}: privacy.k_map must be a mapping such as"
+                              " {k: 5, population_size: 1000000, estimator: poisson, significance: 0.01}")
+        _unknown(where, "privacy.k_map.", entry, KMAP_KEYS)
+        models.append(KMap(_need(entry, where, "k_map", "k"), entry.get("population_size"),
+                           entry.get("sampling_fraction"), entry.get("estimator", "poisson"),
+                           entry.get("significance", 0.01)))
     if "population_uniqueness" in privacy:
         entry = privacy["population_uniqueness"]
         if not isinstance(entry, Mapping):

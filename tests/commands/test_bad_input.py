@@ -322,7 +322,7 @@ CASES: list[Case] = [
          edit=_set("outptu", {"path": "x.csv"}), error=ConfigError),
     Case("unknown attribute key", ("run.yaml", "unknown key attributes.age.hierachy", "hierarchy"),
          edit=_set("attributes.age.hierachy", "age.csv"), error=ConfigError),
-    Case("unknown privacy key", ("run.yaml", "unknown key privacy.kk", "k, l_diversity"),
+    Case("unknown privacy key", ("run.yaml", "unknown key privacy.kk", "k, k_map, l_diversity"),
          edit=_set("privacy.kk", 5), error=ConfigError),
     Case("YAML syntax error", ("run.yaml", "YAML syntax error", "line 4"), raw_config=YAML_BROKEN,
          error=ConfigError),

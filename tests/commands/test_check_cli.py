@@ -243,3 +243,33 @@ def test_squared_error_diversity(tmp_path: Path) -> None:
     assert _run_check([*args, "2"])[0] == 0
     code, _, output = _run_check([*args, "2.5"])
     assert code == 1 and "1 released class(es) with 2 records violate squared-error diversity >= 2.5 on s" in output
+
+
+def test_beta_likeness_and_delta_disclosure_against_hand_computed_figures(tmp_path: Path) -> None:
+    # s over the release: 1 x4, 2 x3, 3 x1 of 8 -> p = (1/2, 3/8, 1/8)
+    #   class x = 1123: gains 0, -1/3, (1/4 - 1/8) / (1/8) = 1; |log2 q/p| = 0, 0.415, 1
+    #   class y = 2211: gains 0, 1/3;                            |log2 q/p| = 0, 0.415
+    frame = pd.DataFrame({"a": ["x"] * 4 + ["y"] * 4, "s": ["1", "1", "2", "3", "2", "2", "1", "1"]})
+    args = [_write(tmp_path, frame), "--quasi", "a", "-k", "4", "--sensitive", "s"]
+    assert _run_check([*args, "--beta", "1"])[0] == 0
+    code, _, output = _run_check([*args, "--beta", "0.99"])
+    assert code == 1 and "1 released class(es) with 4 records violate basic 0.99-likeness on s" in output
+    # enhanced: x's value 3 may gain min(2, -ln 1/8 = 2.079) = 2, so x holds; with beta 0.5 it fails as basic does
+    assert _run_check([*args, "--beta", "2", "--beta-variant", "enhanced"])[0] == 0
+    assert _run_check([*args, "--beta", "0.5", "--beta-variant", "enhanced"])[0] == 1
+    assert _run_check([*args, "--delta-disclosure", "1.01"])[0] == 0
+    code, _, output = _run_check([*args, "--delta-disclosure", "1"])  # log2 2 = 1 is not below 1
+    assert code == 1 and "violate 1-disclosure privacy on s" in output
+
+
+def test_estimated_k_map_checks_the_floor_it_derives(tmp_path: Path) -> None:
+    # classes of 4 and 5; k = 10 in a population of 160 people (f = 9/160 = 0.05625, λ = 0.5625):
+    #   P(X <= c) = 0.5698, 0.8903, 0.9805, 0.9977 >= 0.99 at c = 3 -> a floor of 5: the class of 4 fails;
+    # at significance 0.05, c = 2 -> a floor of 4: both hold
+    frame = pd.DataFrame({"a": ["x"] * 4 + ["y"] * 5})
+    args = [_write(tmp_path, frame), "--quasi", "a", "-k", "2", "--k-map", "10", "--population-size", "160"]
+    code, _, output = _run_check(args)
+    assert code == 1 and "violate 10-map (estimated as 5-anonymity, Poisson, significance 0.01)" in output
+    assert _run_check([*args, "--significance", "0.05"])[0] == 0
+    code, _, output = _run_check([args[0], "--quasi", "a", "-k", "2", "--population-size", "160"])
+    assert code == 2 and "add --k-map K" in output

@@ -10,10 +10,13 @@ import pytest
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.privacy import (
     AverageRisk,
+    BetaLikeness,
+    DeltaDisclosure,
     DistinctLDiversity,
     EntropyLDiversity,
     HighestRisk,
     KAnonymity,
+    KMap,
     PopulationUniqueness,
     PrivacyModel,
     RecursiveCLDiversity,
@@ -29,7 +32,9 @@ MODELS: list[PrivacyModel] = [
     RecursiveCLDiversity("diagnosis", 3, 2.0), TCloseness("diagnosis", 0.4),
     TCloseness("length_of_stay", 0.3, "ordered"), TCloseness("diagnosis", 0.3, "hierarchical"),
     SquaredErrorDiversity("length_of_stay", 20.0), AverageRisk(0.1), SampleUniqueness(0.05),
-    PopulationUniqueness(0.05, sampling_fraction=0.1),
+    PopulationUniqueness(0.05, sampling_fraction=0.1), KMap(10, population_size=3000),
+    KMap(10, sampling_fraction=0.2, estimator="zero_truncated_poisson"), BetaLikeness("diagnosis", 1.0),
+    BetaLikeness("diagnosis", 3.0, "enhanced"), DeltaDisclosure("diagnosis", 1.2),
 ]
 
 
@@ -72,7 +77,38 @@ class LooksAround(PrivacyModel):
         return "the largest class"
 
 
+class SizeAndSex(PrivacyModel):
+    """Declares a class-size floor of 4, but also refuses classes of four or five records."""
+
+    size_only = True
+    min_class_size = 4  # type: ignore[assignment]  # a class attribute where the base has a property
+
+    def satisfied(self, stats: ClassStats) -> Any:
+        return (stats.sizes >= 4) & ~np.isin(stats.sizes, (4, 5))
+
+    def describe(self) -> str:
+        return "at least 4, not 4 or 5"
+
+
+class FirstRecords(PrivacyModel):
+    """Keeps the classes that hold one of the first 100 records: a verdict that follows the order of the records."""
+
+    release_level = True
+
+    def validate(self, dataset: Any) -> None:
+        self.first = dataset.encoded["zip"].row_codes()[:100]
+
+    def satisfied(self, stats: ClassStats) -> Any:
+        zip_column = 2  # age, sex, zip, marital status
+        return np.isin(stats.keys[:, zip_column], self.first)
+
+    def describe(self) -> str:
+        return "holds one of the first records"
+
+
 @pytest.mark.parametrize(("model", "check", "says"), [
+    (SizeAndSex(), "judges_by_its_class_size_floor", "its verdict differs from 'at least 4 records'"),
+    (FirstRecords(), "independent_of_the_order_of_the_records", "records get another verdict"),
     (AtMostFive(), "monotone_as_declared", "declares monotonic = True, yet it holds at node"),
     (Unrequested(), "one_verdict_per_class_from_what_it_requests", "KeyError"),
     (LooksAround(), "judges_each_class_alone", "must judge each class alone"),

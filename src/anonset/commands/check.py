@@ -1,4 +1,4 @@
-"""``anonset check``: does a released file satisfy k-anonymity (and l-diversity, t-closeness, ...)?
+"""``anonset check``: does a released file satisfy k-anonymity (and k-map, l-diversity, t-closeness, ...)?
 
 The classes are recomputed from the released quasi-identifier values alone
 (:func:`anonset.recheck.verify.verify_release`); the file's author, the
@@ -39,6 +39,22 @@ __all__ = ["check"]
               help="Hierarchy file of the sensitive column (hierarchical distance).")
 @click.option("--squared-error", type=float,
               help="Squared-error diversity: least sum of squared deviations of the numeric sensitive column.")
+@click.option("--beta", type=float,
+              help="beta of beta-likeness (needs --sensitive): no class raises a value's share by more than beta"
+                   " relative to its share in DATA.")
+@click.option("--beta-variant", type=click.Choice(["basic", "enhanced"]), default="basic", show_default=True,
+              help="beta-likeness variant (enhanced: the bound is min(beta, -ln p)).")
+@click.option("--delta-disclosure", type=float,
+              help="delta of delta-disclosure privacy (needs --sensitive): |log2(q/p)| < delta for every value a"
+                   " class holds, p its share in DATA.")
+@click.option("--k-map", "k_map", type=int,
+              help="Estimated k-map: k people of the population per class (needs --population-size or"
+                   " --sampling-fraction); the class-size floor it derives is checked.")
+@click.option("--population-size", type=int, help="People in the population the input was sampled from (--k-map).")
+@click.option("--sampling-fraction", type=float, help="The input's share of the population (--k-map).")
+@click.option("--estimator", type=click.Choice(["poisson", "zero_truncated_poisson"]), default="poisson",
+              show_default=True, help="k-map's estimator.")
+@click.option("--significance", type=float, default=0.01, show_default=True, help="k-map's significance level.")
 @click.option("--max-suppression", type=float, default=0.0, show_default=True,
               help="Fraction of the input's records that may be suppressed. Records whose quasi-identifiers are"
                    " all '*' count as suppressed when they fit it and other records are released; otherwise"
@@ -50,8 +66,9 @@ __all__ = ["check"]
 @user_errors
 def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float | None, variant: str,
           c_value: float | None, t_value: float | None, distance: str, order: str | None, hierarchy: Path | None,
-          squared_error: float | None, max_suppression: float, input_records: int | None,
-          delimiter: str | None) -> None:
+          squared_error: float | None, beta: float | None, beta_variant: str, delta_disclosure: float | None,
+          k_map: int | None, population_size: int | None, sampling_fraction: float | None, estimator: str,
+          significance: float, max_suppression: float, input_records: int | None, delimiter: str | None) -> None:
     """Verify that an existing release DATA satisfies k-anonymity (and l-diversity, t-closeness, ...).
 
     Classes are recomputed from the released quasi-identifier values. Given
@@ -67,7 +84,10 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     from anonset.io.delimiters import check_delimiter
     from anonset.io.tables import read_table
     from anonset.privacy import (
+        BetaLikeness,
+        DeltaDisclosure,
         KAnonymity,
+        KMap,
         PrivacyModel,
         Requirements,
         SquaredErrorDiversity,
@@ -82,15 +102,21 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     if sensitive in names:
         raise ConfigError(f"{sensitive!r} is in --quasi and --sensitive; a column is either a quasi-identifier"
                           " (an attacker may know it) or sensitive (an attacker must not learn it): name it once")
-    wanted = {"--l": l_value, "--t": t_value, "--squared-error": squared_error}
+    wanted = {"--l": l_value, "--t": t_value, "--squared-error": squared_error, "--beta": beta,
+              "--delta-disclosure": delta_disclosure}
     given = [flag for flag, value in wanted.items() if value is not None]
     if given and not sensitive:
         raise ConfigError(f"{given[0]} needs --sensitive COLUMN")
     if sensitive and not given:
-        raise ConfigError(f"--sensitive {sensitive} is checked by nothing; add --l, --t or --squared-error")
-    if t_value is not None and input_records is not None:
-        raise ConfigError("--t compares with the sensitive column of DATA, which lacks the dropped records; check"
-                          " t-closeness on a release that marks suppressed records (output suppressed: mark)")
+        raise ConfigError(f"--sensitive {sensitive} is checked by nothing; add --l, --t, --squared-error, --beta or"
+                          " --delta-disclosure")
+    for flag, value in (("--t", t_value), ("--beta", beta), ("--delta-disclosure", delta_disclosure)):
+        if value is not None and input_records is not None:
+            raise ConfigError(f"{flag} compares with the sensitive column of DATA, which lacks the dropped records;"
+                              " check it on a release that marks suppressed records (output suppressed: mark)")
+    if k_map is None and (population_size is not None or sampling_fraction is not None):
+        raise ConfigError("--population-size and --sampling-fraction describe the population of --k-map; add"
+                          " --k-map K")
     if input_records is not None and input_records < 1:
         raise ConfigError(f"--input-records {input_records}: the input's records must be a whole number >= 1; give"
                           " the records of the table the release was made from")
@@ -118,6 +144,19 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
         models.append(TCloseness(str(sensitive), t_value, distance))
     if squared_error is not None:
         models.append(SquaredErrorDiversity(str(sensitive), squared_error))
+    if beta is not None:
+        models.append(BetaLikeness(str(sensitive), beta, beta_variant))
+    if delta_disclosure is not None:
+        models.append(DeltaDisclosure(str(sensitive), delta_disclosure))
+    if k_map is not None:
+        records = len(table) if input_records is None else input_records
+        if population_size is not None and sampling_fraction is None:
+            if population_size < records:
+                raise ConfigError(f"--population-size {population_size:,} is smaller than the input ({records:,}"
+                                  " records); give the population the input was sampled from")
+            sampling_fraction = records / population_size  # the input's, also when the release dropped records
+            population_size = None
+        models.append(KMap(k_map, population_size, sampling_fraction, estimator, significance))
     dataset = Dataset(table, attrs, source=str(data))
     requirements = Requirements(models, max_suppression)
     requirements.validate(dataset)

@@ -435,6 +435,9 @@ MODEL_WORDS = {
     "AverageRisk": "average risk",
     "SampleUniqueness": "sample uniqueness",
     "PopulationUniqueness": "population uniqueness",
+    "KMap": "estimated k-map",
+    "BetaLikeness": "β-likeness",
+    "DeltaDisclosure": "δ-disclosure privacy",
 }
 
 

@@ -4,8 +4,12 @@ A privacy model judges equivalence classes: ``satisfied(stats)`` returns one
 boolean per class (a release-level model, ``release_level``, such as average
 risk: the classes it keeps so that its figure over them holds).  It declares
 which statistics it needs (``request``), whether it is monotone under generalization without suppression
-(``monotonic``: if a node satisfies it, every more general node does), and
-validates its parameters against a dataset (``validate``).
+(``monotonic``: if a node satisfies it, every more general node does), the
+fewest records a class that satisfies it holds (``min_class_size``; a model
+that is that floor and nothing more, such as k-anonymity, says so with
+``size_only``), and validates its parameters against a dataset
+(``validate``, which may also derive what it judges by from the data, as
+estimated k-map derives its class-size floor).
 
 :class:`Requirements` bundles the models with a suppression budget: the
 records of every violating class are suppressed, and a node is feasible when
@@ -55,6 +59,19 @@ class PrivacyModel(ABC):
     #: to keep so that the figure over the kept classes holds, and :meth:`Requirements.judge` applies the
     #: model after the per-class models, on the classes they kept.
     release_level: bool = False
+    #: True when a class satisfies the model exactly when it holds at least :attr:`min_class_size` records
+    #: (k-anonymity, highest risk, estimated k-map): such models stay monotone with a suppression budget, the
+    #: searches prune and pre-filter on the floor, and a partitioning method enforces them by class size alone.
+    size_only: bool = False
+
+    @property
+    def min_class_size(self) -> int:
+        """The fewest records a class satisfying the model can hold (1: the model sets no floor).
+
+        A model that derives its floor from the data (estimated k-map)
+        knows it once :meth:`validate` has run.
+        """
+        return 1
 
     @property
     def request(self) -> StatsRequest:
@@ -131,15 +148,18 @@ class Requirements:
         """True when feasibility of a node implies feasibility of every more general node.
 
         That holds when all models are monotone and nothing may be suppressed,
-        and for k-anonymity alone with a budget (records in classes smaller
-        than k never increase when classes merge).  l-diversity and
+        and for class-size floors alone with a budget (:attr:`PrivacyModel.size_only`: records in
+        classes smaller than k never increase when classes merge).  l-diversity and
         t-closeness with a budget are not monotone.
         """
         if all(m.monotonic for m in self.models) and self.max_suppression == 0:
             return True
-        from anonset.privacy.kanonymity import KAnonymity
+        return all(m.size_only for m in self.models)
 
-        return all(isinstance(m, KAnonymity) for m in self.models)
+    @property
+    def size_only(self) -> bool:
+        """True when every model is a class-size floor (:attr:`PrivacyModel.size_only`): the class sizes decide."""
+        return all(m.size_only for m in self.models)
 
     @property
     def protects(self) -> bool:
@@ -148,23 +168,23 @@ class Requirements:
 
     @property
     def k(self) -> int:
-        """The k of the k-anonymity model (1 when there is none)."""
-        from anonset.privacy.kanonymity import KAnonymity
+        """The fewest records a released class may hold: the largest :attr:`~PrivacyModel.min_class_size`.
 
-        ks = [m.k for m in self.models if isinstance(m, KAnonymity)]
-        return max(ks) if ks else 1
+        The k of k-anonymity; an estimated k-map's derived floor once validated; 1 when no model sets one.
+        """
+        return max(m.min_class_size for m in self.models)
 
     def validate(self, dataset: Dataset, new_rows: bool = False) -> None:
         """Validate every model against the dataset.
 
-        With ``new_rows`` (a learned recoding applied to new records) a table
-        smaller than k is not an input error: its classes will simply violate
-        k-anonymity, which the re-check reports.
+        With ``new_rows`` (a learned recoding applied to new records) the
+        class-size floors are not validated again: a table smaller than k is
+        not an input error (its classes will simply violate the floor, which
+        the re-check reports), and a floor derived from the fitted table (estimated
+        k-map) stays the one the recoding was learned under.
         """
-        from anonset.privacy.kanonymity import KAnonymity
-
         for m in self.models:
-            if new_rows and isinstance(m, KAnonymity):
+            if new_rows and m.size_only:
                 continue
             m.validate(dataset)
 

@@ -29,9 +29,15 @@ class KAnonymity(PrivacyModel):
     """
 
     monotonic = True
+    size_only = True
 
     def __init__(self, k: int):
         self.k = require_int("k-anonymity", "k", k, 1)
+
+    @property
+    def min_class_size(self) -> int:
+        """k."""
+        return self.k
 
     @property
     def protects(self) -> bool:

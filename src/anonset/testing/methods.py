@@ -53,10 +53,13 @@ from anonset.methods import registry
 from anonset.methods.base import Family, Method, Option
 from anonset.privacy import (
     AverageRisk,
+    BetaLikeness,
+    DeltaDisclosure,
     DistinctLDiversity,
     EntropyLDiversity,
     HighestRisk,
     KAnonymity,
+    KMap,
     PopulationUniqueness,
     PrivacyModel,
     RecursiveCLDiversity,
@@ -90,6 +93,9 @@ MODELS: dict[str, Callable[[], PrivacyModel]] = {
     "AverageRisk": lambda: AverageRisk(0.2),
     "SampleUniqueness": lambda: SampleUniqueness(0.02),
     "PopulationUniqueness": lambda: PopulationUniqueness(0.02, sampling_fraction=0.1),
+    "KMap": lambda: KMap(5, sampling_fraction=0.05, significance=0.05),  # a floor of 3 records
+    "BetaLikeness": lambda: BetaLikeness("diagnosis", 2.0, "enhanced"),
+    "DeltaDisclosure": lambda: DeltaDisclosure("diagnosis", 2.0),
 }
 
 

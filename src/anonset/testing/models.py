@@ -13,7 +13,11 @@ only the statistics the model requests:
   its verdict on them among all); a release-level model accepts again the
   classes it kept;
 - ``monotonic``: at every node it accepts (without suppression), it accepts
-  every node one level more general.
+  every node one level more general;
+- ``size_only``: its verdict is "at least ``min_class_size`` records", and
+  that floor is at least 2 (a floor of 1 protects nothing);
+- its verdict on a record does not depend on the order of the records (the
+  register shuffled gives every record the same verdict).
 """
 
 from __future__ import annotations
@@ -74,6 +78,9 @@ def privacy_model_checks(model: PrivacyModel) -> Iterator[tuple[str, Check]]:
         yield make("judges_each_class_alone", _judges_each_class_alone)
     if model.monotonic:
         yield make("monotone_as_declared", _monotone)
+    if model.size_only:
+        yield make("judges_by_its_class_size_floor", _judges_by_its_floor)
+    yield make("independent_of_the_order_of_the_records", _independent_of_row_order)
 
 
 def _nodes(dataset: Dataset) -> list[tuple[int, ...]]:
@@ -140,3 +147,34 @@ def _monotone(model: PrivacyModel, dataset: Dataset, engine: NumpyEngine) -> Non
                 up: Any = levels[:j] + (levels[j] + 1,) + levels[j + 1:]
                 expect(holds(up), f"it declares monotonic = True, yet it holds at node {levels} and not at the"
                        f" more general node {up}")
+
+
+def _judges_by_its_floor(model: PrivacyModel, dataset: Dataset, engine: NumpyEngine) -> None:
+    floor = model.min_class_size
+    expect(floor >= 2, f"it declares size_only = True but its min_class_size is {floor}: a floor of one record"
+           " protects nothing")
+    for levels in _nodes(dataset)[::3]:
+        stats = engine.class_stats(levels)
+        differ = int((np.asarray(model.satisfied(stats)) != (stats.sizes >= floor)).sum())
+        expect(differ == 0, f"it declares size_only = True, yet at node {levels} its verdict differs from 'at least"
+               f" {floor} records' on {differ} classes")
+
+
+def _independent_of_row_order(model: PrivacyModel, dataset: Dataset, engine: NumpyEngine) -> None:
+    table, attributes = _register()
+    order = np.random.default_rng(1).permutation(len(table))
+    shuffled = Dataset(table.iloc[order].reset_index(drop=True), attributes, source="the register, shuffled")
+    nodes = _nodes(dataset)[::4]
+    verdicts = []
+    for data in (dataset, shuffled):
+        model.validate(data)  # what it learns from the table, from this table
+        with NumpyEngine(data, model.request) as each:
+            per_record = []
+            for levels in nodes:
+                row_class, stats = each.row_classes(levels)
+                per_record.append(np.asarray(model.satisfied(stats))[row_class])
+        verdicts.append(per_record)
+    for levels, first, second in zip(nodes, *verdicts, strict=True):
+        moved = int((first[order] != second).sum())
+        expect(moved == 0, f"at node {levels} {moved} records get another verdict when the records come in another"
+               " order")

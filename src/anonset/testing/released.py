@@ -4,7 +4,10 @@
 labels and judges every privacy model anonset has from the groups' sizes
 and sensitive values: k-anonymity (and highest risk), the three
 l-diversities, t-closeness with the equal and ordered distances,
-squared-error diversity, average risk and sample uniqueness.  Population
+squared-error diversity, average risk and sample uniqueness, β-likeness
+and δ-disclosure privacy (against the input's frequencies), and estimated
+k-map (the class sizes against the floor derived from the model's
+parameters and the input's size, by this module's own arithmetic).  Population
 uniqueness counts the classes here and takes the model's own estimator of
 those counts (the estimator is the model's definition).  A model anonset
 does not know (one added from outside), and t-closeness with the
@@ -29,9 +32,12 @@ import pandas as pd
 from anonset.core.dataset import AttributeType, Dataset
 from anonset.privacy import (
     AverageRisk,
+    BetaLikeness,
+    DeltaDisclosure,
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
+    KMap,
     PopulationUniqueness,
     PrivacyModel,
     RecursiveCLDiversity,
@@ -53,7 +59,8 @@ _EPS = 1e-9
 def rechecked_models() -> tuple[type[PrivacyModel], ...]:
     """The model classes :func:`recheck` judges itself (and their subclasses, such as highest risk)."""
     return (KAnonymity, DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness,
-            SquaredErrorDiversity, AverageRisk, SampleUniqueness, PopulationUniqueness)
+            SquaredErrorDiversity, AverageRisk, SampleUniqueness, PopulationUniqueness, BetaLikeness,
+            DeltaDisclosure, KMap)
 
 
 def recheck(released: pd.DataFrame, original: pd.DataFrame, dataset: Dataset, requirements: Requirements,
@@ -93,7 +100,7 @@ def recheck(released: pd.DataFrame, original: pd.DataFrame, dataset: Dataset, re
     if len(kept):
         kept_keys = keys[~star] if suppressed_group else keys
         codes = kept_keys.groupby(quasi, sort=False).ngroup().to_numpy() if quasi else np.zeros(len(kept), np.int64)
-        problems += _judge(kept, codes, kept_keys, quasi, original, dataset, requirements.models)
+        problems += _judge(kept, codes, kept_keys, quasi, original, dataset, requirements.models, n_in=n_in)
     if suppressed_group:
         group = released[star]
         sensitive = [a for a in dataset.sensitive if a in group.columns]
@@ -105,7 +112,8 @@ def recheck(released: pd.DataFrame, original: pd.DataFrame, dataset: Dataset, re
 
 
 def _judge(part: pd.DataFrame, codes: NDArray[np.int64], keys: pd.DataFrame, quasi: list[str],
-           original: pd.DataFrame, dataset: Dataset, models: Sequence[PrivacyModel], whole: bool = False) -> list[str]:
+           original: pd.DataFrame, dataset: Dataset, models: Sequence[PrivacyModel], whole: bool = False,
+           n_in: int | None = None) -> list[str]:
     """Problems of the classes ``codes`` of ``part`` under each model (release-level ones over all of ``part``)."""
     n_classes = int(codes.max()) + 1 if len(codes) else 0
     sizes = np.bincount(codes, minlength=n_classes)
@@ -184,6 +192,27 @@ def _judge(part: pd.DataFrame, codes: NDArray[np.int64], keys: pd.DataFrame, qua
             share = int((sizes == 1).sum()) / max(len(part), 1)
             if share > model.u + _EPS:
                 problems.append(f"{share:.4f} of the released records are unique, above {model.u:g} ({what})")
+        elif isinstance(model, KMap):
+            floor = _kmap_floor(model, len(original) if n_in is None else n_in)
+            bad = np.flatnonzero(sizes < floor)
+            problems += [f"{name(c)} holds {sizes[c]} records, fewer than the {floor} k-map derives ({what})"
+                         for c in bad[:3]]
+        elif isinstance(model, (BetaLikeness, DeltaDisclosure)):
+            q, p, present = _frequencies(*shown(model.attribute), n_classes, original, dataset, model.attribute)
+            if isinstance(model, BetaLikeness):
+                bound = np.full(len(p), model.beta) if model.variant == "basic" else np.minimum(model.beta, -np.log(p))
+                gain = np.where(present, (q - p) / p, -np.inf)
+                worst = gain.max(axis=1, initial=-np.inf)
+                bad = np.flatnonzero((gain > bound + _EPS).any(axis=1))
+                problems += [f"{name(c)} raises a value of {model.attribute!r} by {worst[c]:.4f} relative to the"
+                             f" input, more than its bound ({what})" for c in bad[:3]]
+            else:
+                with np.errstate(divide="ignore"):
+                    gap = np.where(present, np.abs(np.log2(np.where(present, q, 1.0) / p)), 0.0)
+                worst = gap.max(axis=1, initial=0.0)
+                bad = np.flatnonzero(worst >= model.delta + _EPS)
+                problems += [f"{name(c)} moves a value of {model.attribute!r} by a factor of 2^{worst[c]:.4f} from the"
+                             f" input's frequency, not below 2^{model.delta:g} ({what})" for c in bad[:3]]
         elif isinstance(model, PopulationUniqueness) and (sizes == 1).any():
             figure = model.figure(sizes.astype(np.int64))
             if figure is None or figure > model.u + _EPS:
@@ -191,6 +220,45 @@ def _judge(part: pd.DataFrame, codes: NDArray[np.int64], keys: pd.DataFrame, qua
                 problems.append(f"the estimated population uniqueness of the released classes is {estimate}, above"
                                 f" {model.u:g} ({what})")
     return problems
+
+
+def _kmap_floor(model: KMap, n_input: int) -> int:
+    """The class-size floor of estimated k-map, recomputed from its definition (not from the model's arithmetic).
+
+    Poisson: 2 + the smallest c with P(X <= c) >= 1 - α; zero-truncated: 1 +
+    the smallest c >= 1 with P(X <= c | X >= 1) >= 1 - α; at most k.
+    """
+    if model.population_size is not None:
+        fraction = n_input / model.population_size
+    else:
+        assert model.sampling_fraction is not None
+        fraction = model.sampling_fraction
+    lam = fraction * model.k
+    c = np.arange(model.k + 1, dtype=np.float64)
+    log_terms = c * math.log(lam) - lam - np.array([math.lgamma(x + 1) for x in c])
+    terms = np.exp(log_terms)
+    if model.estimator == "poisson":
+        reached = np.flatnonzero(np.cumsum(terms) >= 1.0 - model.significance)
+        return min(int(reached[0]) + 2, model.k) if len(reached) else model.k
+    truncated = np.cumsum(terms[1:]) / (1.0 - math.exp(-lam))
+    reached = np.flatnonzero(truncated >= 1.0 - model.significance)
+    return min(int(reached[0]) + 2, model.k) if len(reached) else model.k
+
+
+def _frequencies(codes: NDArray[np.int64], released: NDArray[np.str_], n_classes: int, original: pd.DataFrame,
+                 dataset: Dataset, attribute: str) -> tuple[NDArray[np.float64], NDArray[np.float64],
+                                                             NDArray[np.bool_]]:
+    """Each class's share of each value of ``attribute`` it shows, the input's shares, and which values it shows."""
+    marker = dataset.specs[attribute].missing[0]
+    reference = original[attribute].astype(object).where(original[attribute].notna(), marker)
+    p = reference.astype(str).value_counts(normalize=True)
+    position = {v: i for i, v in enumerate(p.index)}
+    column = pd.Series(released).map(position)
+    known = column.notna().to_numpy()  # a value the input never had is the verifier's to report
+    flat = np.bincount(codes[known] * len(p) + column[known].to_numpy(dtype=np.int64), minlength=n_classes * len(p))
+    h = flat.reshape(n_classes, len(p)).astype(np.float64)
+    q = h / np.maximum(h.sum(axis=1, keepdims=True), 1.0)
+    return q, p.to_numpy(dtype=np.float64), h > 0
 
 
 def _closeness(codes: NDArray[np.int64], released: NDArray[np.str_], n_classes: int, original: pd.DataFrame,

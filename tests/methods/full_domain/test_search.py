@@ -16,9 +16,12 @@ from anonset.io.tables import read_table
 from anonset.methods.full_domain.search import exhaustive_search, lattice_of, optimal_search
 from anonset.metrics import Loss, make_metric
 from anonset.privacy import (
+    BetaLikeness,
+    DeltaDisclosure,
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
+    KMap,
     RecursiveCLDiversity,
     Requirements,
     SquaredErrorDiversity,
@@ -32,6 +35,10 @@ METRIC_NAMES = ["loss", "glm", "ncp", "gcp", "precision", "discernibility", "aec
 
 
 def _models(kind: str, k: int, rng: np.random.Generator) -> list:
+    if kind == "kmap":  # a class-size floor alone, derived from the table's size
+        return [KMap(k + int(rng.integers(0, 6)), population_size=int(rng.integers(160, 4000)),
+                     estimator=str(rng.choice(["poisson", "zero_truncated_poisson"])),
+                     significance=float(rng.choice([0.01, 0.05, 0.2])))]
     models: list = [KAnonymity(k)]
     if kind == "distinct":
         models.append(DistinctLDiversity("s", int(rng.integers(2, 4))))
@@ -45,13 +52,18 @@ def _models(kind: str, k: int, rng: np.random.Generator) -> list:
         models.append(TCloseness("x", float(rng.uniform(0.05, 0.3)), "ordered"))
     elif kind == "squared":
         models.append(SquaredErrorDiversity("x", float(rng.uniform(10, 400))))
+    elif kind == "beta":
+        models.append(BetaLikeness("s", float(rng.uniform(0.3, 3.0)), str(rng.choice(["basic", "enhanced"]))))
+    elif kind == "delta":
+        models.append(DeltaDisclosure("s", float(rng.uniform(0.5, 3.0))))
     return models
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31 - 1),
-    kind=st.sampled_from(["k", "distinct", "entropy", "recursive", "tcloseness", "ordered", "squared"]),
+    kind=st.sampled_from(["k", "distinct", "entropy", "recursive", "tcloseness", "ordered", "squared", "kmap", "beta",
+                          "delta"]),
     metric_name=st.sampled_from(METRIC_NAMES),
     budget=st.sampled_from([0.0, 0.02, 0.1, 0.3]),
 )
@@ -158,6 +170,38 @@ def test_arx_optimum_on_adult(adult_table, config: str) -> None:
     assert result.levels == arx_levels
     assert result.score == pytest.approx(arx_loss, abs=1e-4)
     assert result.checks < lattice_of(ds).size / 2  # pruning works (ARX checks 181 to 1,535 nodes here)
+
+
+@pytest.mark.parametrize("estimator", ["zero_truncated_poisson", "poisson"])
+def test_arx_estimated_k_map_optimum_on_adult(adult_table, estimator: str) -> None:
+    """ARX 3.9.2: 5-map in the US population (317,238,626), significance 0.01, 1% suppression, all nine columns."""
+    ds = _adult(adult_table, sensitive=False)
+    req = Requirements([KMap(5, population_size=317_238_626, estimator=estimator, significance=0.01)], 0.01)
+    req.validate(ds)
+    result = optimal_search(ds, NumpyEngine(ds, req.request), req, Loss())
+    assert result.levels == (0, 3, 0, 1, 3, 1, 1, 1, 0)
+    assert result.score == pytest.approx(0.252980830650019, abs=1e-9)
+    assert result.verdict.suppressed_rows == 295
+    assert int(result.verdict.kept.sum()) == 591
+
+
+@pytest.mark.parametrize("delta", [1.5, 1.2, 1.0])
+def test_arx_delta_disclosure_optimum_on_adult(adult_table, delta: float) -> None:
+    """ARX 3.9.2: 5-anonymity and δ-disclosure on occupation (eight quasi-identifiers), 1% suppression.
+
+    δ = 1.5 has an optimum below the top; δ = 1.2 and 1.0 only the top node (every record in one class).
+    """
+    ds = _adult(adult_table, sensitive=True)
+    req = Requirements([KAnonymity(5), DeltaDisclosure("occupation", delta)], 0.01)
+    req.validate(ds)
+    result = optimal_search(ds, NumpyEngine(ds, req.request), req, Loss())
+    if delta == 1.5:
+        assert result.levels == (1, 4, 0, 2, 3, 2, 2, 1)
+        assert result.score == pytest.approx(0.8361729095209225, abs=1e-9)
+        assert result.verdict.suppressed_rows == 286
+        assert int(result.verdict.kept.sum()) == 4
+    else:
+        assert result.levels == tuple(h.max_level for h in ds.hierarchies)
 
 
 def test_arx_entropy_l_diversity_boundary(adult_table) -> None:

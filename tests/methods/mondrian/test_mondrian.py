@@ -27,8 +27,11 @@ from anonset.hierarchy import Hierarchy
 from anonset.methods.mondrian import regions
 from anonset.methods.mondrian.regions import MondrianTree, mondrian
 from anonset.privacy.base import PrivacyModel, Requirements
+from anonset.privacy.disclosure import DeltaDisclosure
 from anonset.privacy.kanonymity import KAnonymity
+from anonset.privacy.kmap import KMap
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from anonset.privacy.likeness import BetaLikeness
 from anonset.privacy.squared_error import SquaredErrorDiversity
 from anonset.privacy.tcloseness import TCloseness
 from anonset.recheck.verify import verify_release
@@ -183,6 +186,9 @@ MODELS = {
     "k+distinct": lambda k: [KAnonymity(k), DistinctLDiversity("s", 2)],
     "entropy": lambda k: [EntropyLDiversity("s", 2)],
     "k+t": lambda k: [KAnonymity(k), TCloseness("s", 0.35)],
+    "k+beta": lambda k: [KAnonymity(k), BetaLikeness("s", 1.5, "enhanced")],
+    "k+delta": lambda k: [KAnonymity(k), DeltaDisclosure("s", 1.2)],
+    "k-map": lambda k: [KMap(k + 2, sampling_fraction=0.3, estimator="zero_truncated_poisson")],
 }
 
 
@@ -561,3 +567,22 @@ def test_mondrian_through_the_anonymizer_and_the_cli(tmp_path) -> None:
     result = CliRunner().invoke(main, ["anonymize", str(bad)])
     assert result.exit_code == 2
     assert "unknown key method.rounds; allowed here: criterion" in result.output + result.stderr
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_beta_likeness_and_delta_disclosure_releases_pass_pycanon(seed: int) -> None:
+    """pycanon's basic β and δ (natural log) of the released table stay within the models' bounds.
+
+    Mondrian suppresses nothing and passes the sensitive column through, so the release's distribution of it,
+    from which pycanon takes p, is the input's.
+    """
+    from pycanon import anonymity
+
+    ds = clustering_dataset(seed, 400, 3)
+    beta, delta = 1.0, 1.0
+    requirements = Requirements([KAnonymity(4), BetaLikeness("s", beta), DeltaDisclosure("s", delta)])
+    released = _verified(ds, mondrian(ds, requirements), requirements)
+    quasi = list(ds.quasi)
+    assert anonymity.basic_beta_likeness(released, quasi, ["s"]) <= beta + 1e-12
+    assert anonymity.delta_disclosure(released, quasi, ["s"]) < delta * np.log(2)
+    assert anonymity.k_anonymity(released, quasi) >= 4

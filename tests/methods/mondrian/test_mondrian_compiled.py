@@ -86,9 +86,7 @@ CRITERIA = {
 def _reference(monkeypatch: pytest.MonkeyPatch, *args, **kwargs) -> MondrianTree:
     """The tree of the Python loop over regions (the compiled paths switched off)."""
     with monkeypatch.context() as patch:
-        patch.setattr(regions, "compiled_grow", lambda *_: None)
-        patch.setattr(regions, "grow_k_anonymous", None)  # the median kernel must not run either
-        patch.setattr(regions, "is_k_anonymity", lambda _: False)
+        patch.setattr(regions, "compiled_cuts", lambda *_: None)
         return mondrian(*args, **kwargs)
 
 

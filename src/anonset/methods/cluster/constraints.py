@@ -26,7 +26,6 @@ from anonset.core.stats import stats_from_assignment
 from anonset.core.targets import the_target
 from anonset.errors import ConfigError, InfeasibleError
 from anonset.privacy.base import Requirements
-from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity
 
 __all__ = ["Diversity", "GroupConstraints", "constraints_for", "distinct_deficit", "diverse", "helpful_values",
@@ -131,7 +130,7 @@ def constraints_for(dataset: Dataset, requirements: Requirements, method: str,
     columns: list[NDArray[np.int64]] = []
     offsets = [0]
     for model in requirements.models:
-        if isinstance(model, KAnonymity):
+        if model.size_only:  # k-anonymity, estimated k-map: the class-size floor k below
             continue
         if isinstance(model, (DistinctLDiversity, EntropyLDiversity)):
             kinds.append(DISTINCT if isinstance(model, DistinctLDiversity) else ENTROPY)

@@ -30,7 +30,7 @@ METHOD = Method(
              Option("target", "str", None, "the class-label column of class_penalty when several"
                     " columns have role target (unset: the only one)", optional=True)),
     randomized=True,
-    models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
+    models=frozenset({"KAnonymity", "KMap", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,
     warm_ups=(WarmUp("k-anonymity", seconds=11.0), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"))),

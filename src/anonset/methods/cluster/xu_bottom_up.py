@@ -30,7 +30,7 @@ METHOD = Method(
                     " the merged group's NCP (the paper's rule), increase how much the merge raises the table's NCP",
                     choices=("union", "increase"))),
     randomized=True,
-    models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
+    models=frozenset({"KAnonymity", "KMap", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,
     warm_ups=(WarmUp("k-anonymity", seconds=2.5), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity")),

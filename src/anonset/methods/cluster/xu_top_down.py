@@ -26,7 +26,7 @@ METHOD = Method(
     fit=_fit,
     options=(Option("rounds", "int", 3, "rounds of the far-apart-seed search per split", low=1),),
     randomized=True,
-    models=frozenset({"KAnonymity", "DistinctLDiversity", "EntropyLDiversity"}),
+    models=frozenset({"KAnonymity", "KMap", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,
     warm_ups=(WarmUp("k-anonymity", seconds=3.4), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"))),

@@ -54,7 +54,6 @@ from anonset.methods.full_domain.bounds import single_attribute_suppression
 from anonset.methods.full_domain.search import SearchResult
 from anonset.metrics.research_value import ResearchValue
 from anonset.privacy.base import Requirements, Verdict
-from anonset.privacy.kanonymity import KAnonymity
 from anonset.progress import NULL_TASK, Task
 from anonset.progress import task as progress_task
 
@@ -92,11 +91,11 @@ class _Prober:
         self.requirements = requirements
         self.metric = metric
         self.top = np.array([h.max_level for h in dataset.hierarchies], dtype=np.int64)
-        self.k = max([m.k for m in requirements.models if isinstance(m, KAnonymity)], default=1)
+        self.k = requirements.k
         self.budget = requirements.budget_rows(dataset.n_rows)
         self.monotone = requirements.monotonic
-        # k-anonymity alone: a probe needs only the records in small classes, not the class table
-        self.k_only = all(isinstance(m, KAnonymity) for m in requirements.models)
+        # class-size floors alone (k-anonymity): a probe needs only the records in small classes, not the class table
+        self.k_only = requirements.size_only
         self.results: dict[tuple[int, ...], tuple[bool, bool]] = {}
         self.successes: dict[tuple[int, ...], SuccessEntry] = {}
         self.frequency_sets = 0
@@ -152,7 +151,7 @@ class _Prober:
 
 def pre_prune(dataset: Dataset, requirements: Requirements) -> NDArray[np.int64]:
     """Lowest level of each attribute that can appear in a feasible string (k pre-pruning)."""
-    k = max([m.k for m in requirements.models if isinstance(m, KAnonymity)], default=1)
+    k = requirements.k
     lowest = np.zeros(len(dataset.quasi), dtype=np.int64)
     if k <= 1:
         return lowest

@@ -46,7 +46,6 @@ from anonset.errors import InfeasibleError
 from anonset.methods.full_domain.bounds import single_attribute_suppression, subset_suppression, suppression_lower_bound
 from anonset.metrics.base import Metric
 from anonset.privacy.base import Requirements, Verdict
-from anonset.privacy.kanonymity import KAnonymity
 from anonset.progress import task as progress_task
 
 if TYPE_CHECKING:
@@ -217,7 +216,7 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
         result.details["strategy"] = "exhaustive (metric has no level bound)"
         return result
     budget = requirements.budget_rows(dataset.n_rows)
-    k = max([m.k for m in requirements.models if isinstance(m, KAnonymity)], default=1)
+    k = requirements.k
     infeasible = np.zeros(lattice.size, dtype=np.bool_)
     monotone = requirements.monotonic or assume_practical_monotonicity
     if k > 1:

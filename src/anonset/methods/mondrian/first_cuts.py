@@ -59,7 +59,6 @@ import numpy as np
 from anonset.core.attribute_space import AttributeSpace, attribute_space
 from anonset.core.dataset import BY_VALUE_TYPES, Dataset
 from anonset.core.stats import RowColumns
-from anonset.methods.mondrian.compiled.judge import is_k_anonymity
 from anonset.methods.mondrian.cut_tree import Cut
 from anonset.methods.mondrian.split import CandidateSplit, MedianCriterion, describe_region
 from anonset.privacy.base import Requirements
@@ -130,7 +129,7 @@ def first_cuts(sample: Dataset, requirements: Requirements, *, n_rows: int, frag
     space = _space(sample, spans, by_value, weights)
     fraction = min(1.0, sample.n_rows / max(n_rows, 1))
     floor = margin * smallest_class(requirements)
-    others = [m for m in requirements.models if not is_k_anonymity(m)]
+    others = [m for m in requirements.models if not m.size_only]
     columns = RowColumns.of(sample, requirements.request) if others else None
     criterion = MedianCriterion()
     root = _Node(np.arange(sample.n_rows, dtype=np.int64))

@@ -22,7 +22,13 @@ DISTRIBUTION = Distribution(
              Option("sample_rows", "int", None, "engine: spark only: records sampled to the driver to choose the"
                     " first cuts (unset: 1,000,000)", low=1, optional=True)),
     refuses={"TCloseness": "compares every class with the whole table's distribution, which no fragment holds;"
-                           " use engine: numpy, or l-diversity instead"},
+                           " use engine: numpy, or l-diversity instead",
+             "BetaLikeness": "compares every class with the whole table's distribution, which no fragment holds;"
+                             " use engine: numpy",
+             "DeltaDisclosure": "compares every class with the whole table's distribution, which no fragment"
+                                " holds; use engine: numpy",
+             "KMap": "derives its class size from the whole table's number of records, which no fragment holds;"
+                     " use engine: numpy, or k-anonymity with the k it derives"},
 )
 
 
@@ -83,8 +89,9 @@ METHOD = Method(
                     optional=True, accepts=_selections, shape="a list of predicates")),
     # every per-class model; the release-level risk models (average risk, uniqueness) are refused: a region is
     # judged alone, and a figure of the whole release cannot be judged one region at a time
-    models=frozenset({"KAnonymity", "HighestRisk", "DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity",
-                      "TCloseness", "SquaredErrorDiversity"}),
+    models=frozenset({"KAnonymity", "HighestRisk", "KMap", "DistinctLDiversity", "EntropyLDiversity",
+                      "RecursiveCLDiversity", "TCloseness", "SquaredErrorDiversity", "BetaLikeness",
+                      "DeltaDisclosure"}),
     suppresses=False,
     distributed=DISTRIBUTION,  # its options (fragments, sample_rows) come after the options above
     # one run per choice that selects other kernels: median under k alone (its own kernel, compiled apart), strict or

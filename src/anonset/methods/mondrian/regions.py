@@ -62,7 +62,6 @@ from anonset.core.dataset import Dataset
 from anonset.core.selections import Predicate
 from anonset.core.stats import ClassStats, RowColumns
 from anonset.errors import ConfigError, InfeasibleError
-from anonset.methods.mondrian.compiled.judge import is_k_anonymity
 from anonset.methods.mondrian.compiled.kernel import GrownKernel, grow_k_anonymous
 from anonset.methods.mondrian.compiled.paths import compiled_grow, kernel_space
 from anonset.methods.mondrian.split import MedianCriterion, SplitCriterion, describe_region
@@ -170,15 +169,26 @@ def mondrian(dataset: Dataset, requirements: Requirements, *, seed: int = 0,
                 raise InfeasibleError(f"the whole table ({n} records) does not satisfy {model.describe()}, so no"
                                       " Mondrian partition can; relax the requirements or use more data")
         bar.update(completed=1, description=f"mondrian: cutting ({split.name})")
-        if type(split) is MedianCriterion and all(is_k_anonymity(m) for m in requirements.models):
-            grown = _from_kernel(grow_k_anonymous(kernel_space(space), space.n_rows, requirements.k, strict))
-        else:
-            kernel = compiled_grow(dataset, space, requirements, split, strict)
-            grown = _grow(space, judge, requirements.k, split, strict) if kernel is None else _from_kernel(kernel)
+        kernel = compiled_cuts(dataset, space, requirements, split, strict)
+        grown = _grow(space, judge, requirements.k, split, strict) if kernel is None else _from_kernel(kernel)
         bar.update(completed=2, description="mondrian: assembling")
         tree = _assemble(dataset, space, grown, strict, split.name)
         bar.update(completed=3)
     return tree
+
+
+def compiled_cuts(dataset: Dataset, space: AttributeSpace, requirements: Requirements, split: SplitCriterion,
+                  strict: bool) -> GrownKernel | None:
+    """The regions cut by a compiled kernel, or None when none has a form for these models and this criterion.
+
+    The median under class-size floors alone has a kernel of its own; any
+    other criterion and set of models the general kernel, when it knows them
+    (:func:`~anonset.methods.mondrian.compiled.paths.compiled_grow`).  ``None``:
+    the Python loop over regions cuts them (the reference the kernels are tested against).
+    """
+    if type(split) is MedianCriterion and requirements.size_only:
+        return grow_k_anonymous(kernel_space(space), space.n_rows, requirements.k, strict)
+    return compiled_grow(dataset, space, requirements, split, strict)
 
 
 def _criterion(criterion: str | SplitCriterion, work: Workload) -> SplitCriterion:

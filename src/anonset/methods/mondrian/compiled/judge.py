@@ -41,7 +41,6 @@ from anonset.core.stats import RowColumns
 from anonset.methods.mondrian.compiled.floats import numpy_sum, numpy_total
 from anonset.privacy import ldiversity, tcloseness
 from anonset.privacy.distance_kernels import equal_emd, ordered_emd
-from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonset.privacy.squared_error import SquaredErrorDiversity
 from anonset.privacy.tcloseness import TCloseness
@@ -50,10 +49,10 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from anonset.core.dataset import Dataset
-    from anonset.privacy.base import PrivacyModel, Requirements
+    from anonset.privacy.base import Requirements
 
 __all__ = ["DISTINCT", "ENTROPY", "RECURSIVE", "SQUARED_ERROR", "T_EQUAL", "T_HIERARCHICAL", "T_ORDERED",
-           "ModelArrays", "all_satisfied", "children_stats", "is_k_anonymity", "model_arrays", "satisfied"]
+           "ModelArrays", "all_satisfied", "children_stats", "model_arrays", "satisfied"]
 
 #: Model kinds of :attr:`ModelArrays.kind`.
 DISTINCT, ENTROPY, RECURSIVE, T_EQUAL, T_ORDERED, T_HIERARCHICAL, SQUARED_ERROR = range(1, 8)
@@ -99,14 +98,9 @@ class ModelArrays(NamedTuple):
     moments: NDArray[np.float64]
 
 
-def is_k_anonymity(model: PrivacyModel) -> bool:
-    """k-anonymity or a subclass judging the same rule (highest risk)."""
-    return isinstance(model, KAnonymity) and type(model).satisfied is KAnonymity.satisfied
-
-
 def model_arrays(dataset: Dataset, requirements: Requirements) -> ModelArrays | None:
     """The models of ``requirements`` as arrays (validated models), or None when one has no compiled judge."""
-    models = [m for m in requirements.models if not is_k_anonymity(m)]
+    models = [m for m in requirements.models if not m.size_only]  # class-size floors: requirements.k
     known = (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness, SquaredErrorDiversity)
     if any(type(m) not in known for m in models):
         return None

@@ -1,0 +1,83 @@
+"""Models that compare, value by value, a class's frequencies of a sensitive attribute with the whole table's.
+
+β-likeness (:mod:`anonset.privacy.likeness`) and δ-disclosure privacy
+(:mod:`anonset.privacy.disclosure`) judge each sensitive value a class
+holds by its frequency ``q`` in the class against its frequency ``p`` in
+the whole input table (every record, suppressed or not, as ARX takes it).
+Values a class does not hold are not judged.  This module holds what the
+two share: the sensitive attribute, the table's frequencies (learned by
+``validate``) and the per-class frequencies of the values present.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from anonset.core.stats import ClassStats, StatsRequest
+from anonset.privacy.base import PrivacyModel, require_sensitive
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from anonset.core.dataset import Dataset
+
+__all__ = ["ValueFrequencyModel"]
+
+
+class ValueFrequencyModel(PrivacyModel):
+    """A per-class model over the frequencies of a categorical sensitive attribute's values (see the module).
+
+    Subclasses set :attr:`owner` words and judge with :meth:`frequencies`.
+    """
+
+    def __init__(self, attribute: str):
+        self.attribute = attribute
+        self._table: NDArray[np.float64] | None = None
+        self._divisor: NDArray[np.float64] | None = None
+
+    @property
+    def owner(self) -> str:
+        """The model in user words, as messages name it."""
+        raise NotImplementedError
+
+    @property
+    def request(self) -> StatsRequest:
+        return StatsRequest(histograms=frozenset([self.attribute]))
+
+    def validate(self, dataset: Dataset) -> None:
+        """The attribute must be sensitive; remember its frequencies over the whole table."""
+        require_sensitive(self.owner, dataset, self.attribute)
+        counts = dataset.encoded[self.attribute].counts().astype(np.float64)
+        self._table = counts / counts.sum()
+        # a value no record holds (p = 0) is in no class: divide by 1 there, so no class divides by 0
+        self._divisor = np.where(self._table > 0, self._table, 1.0)
+        self.learned()
+
+    def learned(self) -> None:
+        """Called when :meth:`validate` has learned the table's frequencies."""
+
+    @property
+    def table_frequencies(self) -> NDArray[np.float64]:
+        """(m,) each value's share of the table's records (after :meth:`validate`)."""
+        if self._table is None:
+            raise RuntimeError(f"{type(self).__name__}.validate(dataset) must be called before judging classes")
+        return self._table
+
+    def frequencies(self, stats: ClassStats) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+        """``q`` (c, m): each value's share of each class; ``p`` (m,): of the table; which values each class holds.
+
+        ``p`` is 1 where no record of the table holds the value (no class holds it either), so that ``q / p``
+        never divides by zero.
+        """
+        hist = stats.histograms[self.attribute]
+        sizes = hist.sum(axis=1, keepdims=True).astype(np.float64)
+        q = hist / np.maximum(sizes, 1.0)
+        self.table_frequencies  # noqa: B018 - raises before validate
+        assert self._divisor is not None
+        return q, self._divisor, hist > 0
+
+    def summary(self) -> dict[str, object]:
+        """Parameters as a JSON-ready dict (the learned frequencies left out)."""
+        return {k: v for k, v in super().summary().items() if not k.startswith("_")}
