@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from anonset.core.dataset import Dataset
 from anonset.core.targets import target_columns
 from anonset.errors import ConfigError
+from anonset.metrics.ambiguity import Ambiguity
 from anonset.metrics.base import CellMetric, Metric
 from anonset.metrics.cell_metrics import GCP, GLM, NCP, Precision
 from anonset.metrics.class_metrics import (
@@ -15,6 +16,7 @@ from anonset.metrics.class_metrics import (
     Discernibility,
     NonUniformEntropy,
 )
+from anonset.metrics.kl_divergence import KLDivergence
 from anonset.metrics.loss import Loss
 from anonset.metrics.research_value import ResearchValue
 from anonset.metrics.total_il import TotalIL
@@ -25,10 +27,12 @@ __all__ = [
     "METRICS",
     "NCP",
     "SEARCH_METRICS",
+    "Ambiguity",
     "AverageClassSize",
     "CellMetric",
     "ClassificationMetric",
     "Discernibility",
+    "KLDivergence",
     "Loss",
     "Metric",
     "NonUniformEntropy",
@@ -43,7 +47,7 @@ __all__ = [
 METRICS: dict[str, type[Metric]] = {
     "loss": Loss, "glm": GLM, "ncp": NCP, "gcp": GCP, "precision": Precision,
     "discernibility": Discernibility, "aecs": AverageClassSize, "non_uniform_entropy": NonUniformEntropy,
-    "total_il": TotalIL,
+    "total_il": TotalIL, "ambiguity": Ambiguity, "kl_divergence": KLDivergence,
     "cm": ClassificationMetric,
     "research_value": ResearchValue,
 }

@@ -68,6 +68,14 @@ METRIC_DESCRIPTIONS: dict[str, MetricDescription] = {d.name: d for d in (
     MetricDescription("total_il", "lower", "0 and up",
                       "total information loss (Byun et al.): class size × the class's generalized spread, summed",
                       short="information loss of the classes"),
+    MetricDescription("ambiguity", "lower", "records to records × domain",
+                      "ambiguity (ARX): per record, how many combinations of original quasi-identifier values its"
+                      " released values could stand for, summed",
+                      short="combinations each record could be, summed"),
+    MetricDescription("kl_divergence", "lower", "0 and up (bits)",
+                      "KL-divergence (ARX): how far the release, spread evenly over what each class covers, is from"
+                      " the input's distribution of quasi-identifier combinations",
+                      short="divergence from the input, bits"),
     MetricDescription("cm", "lower", "0 to 1",
                       "classification metric: share of records whose class label is not their class's majority"
                       " label (or that are suppressed)",

@@ -10,6 +10,7 @@ release's metrics with :func:`combine_partial_sums`:
   against the *whole table* (its value ranges and hierarchies), so the sums
   add up to exactly the release's;
 - discernibility (Σ size²), the classes and records (average class size);
+- ambiguity (Σ size × area, the areas against the whole table's hierarchies and ranges);
 - the classification metric (records outside their class's majority label).
 
 Any other metric measures each record's cell against value counts of the
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from anonset.metrics.ambiguity import Ambiguity
 from anonset.metrics.base import CellMetric, Metric
 from anonset.metrics.class_metrics import AverageClassSize, ClassificationMetric, Discernibility
 
@@ -50,7 +52,7 @@ def partial_sums(partition: Partition, data: Dataset, whole: Dataset, metrics: S
     Returns
     -------
     dict
-        JSON-ready: ``rows``, ``classes``, ``squares`` (Σ size²), ``cells`` (per
+        JSON-ready: ``rows``, ``classes``, ``squares`` (Σ size²), ``ambiguity``, ``cells`` (per
         per-cell metric, one sum per quasi-identifier of ``whole``) and
         ``outside`` (per classification metric, the records outside their
         class's majority label).
@@ -64,7 +66,7 @@ def partial_sums(partition: Partition, data: Dataset, whole: Dataset, metrics: S
         elif isinstance(m, ClassificationMetric):
             outside[m.name] = data.n_rows * m.score(partition, data)
     return {"rows": data.n_rows, "classes": partition.n_classes, "squares": float((sizes * sizes).sum()),
-            "cells": cells, "outside": outside}
+            "ambiguity": Ambiguity().score(partition, whole), "cells": cells, "outside": outside}
 
 
 def combine_partial_sums(metrics: Sequence[Metric], whole: Dataset,
@@ -80,6 +82,8 @@ def combine_partial_sums(metrics: Sequence[Metric], whole: Dataset,
             scores[m.name] = float(m.combine(whole, sums))
         elif isinstance(m, Discernibility):
             scores[m.name] = float(sum(float(p["squares"]) for p in parts))
+        elif isinstance(m, Ambiguity):
+            scores[m.name] = float(sum(float(p["ambiguity"]) for p in parts))
         elif isinstance(m, AverageClassSize):
             scores[m.name] = n / classes / m.k if classes else float("inf")
         elif isinstance(m, ClassificationMetric):
