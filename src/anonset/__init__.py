@@ -33,6 +33,7 @@ _LAZY = {
     "Role": "anonset.core.dataset", "TableProfile": "anonset.core.dataset",
     "Hierarchy": "anonset.hierarchy", "read_hierarchy": "anonset.hierarchy",
     "BetaLikeness": "anonset.privacy", "DeltaDisclosure": "anonset.privacy",
+    "DifferentialPrivacy": "anonset.privacy",
     "DistinctLDiversity": "anonset.privacy", "EntropyLDiversity": "anonset.privacy",
     "KAnonymity": "anonset.privacy", "KMap": "anonset.privacy", "RecursiveCLDiversity": "anonset.privacy",
     "Requirements": "anonset.privacy", "SquaredErrorDiversity": "anonset.privacy",
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from anonset.privacy import (
         BetaLikeness,
         DeltaDisclosure,
+        DifferentialPrivacy,
         DistinctLDiversity,
         EntropyLDiversity,
         KAnonymity,
@@ -86,6 +88,7 @@ __all__ = [
     "DataError",
     "Dataset",
     "DeltaDisclosure",
+    "DifferentialPrivacy",
     "DistinctLDiversity",
     "EntropyLDiversity",
     "Hierarchy",

@@ -16,6 +16,7 @@ holds no SQL and names no engine class.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from anonset.release.facts import TransformFacts
 from anonset.release.fitting import check_engine, find_front, fit_method, optimized_metric
 from anonset.release.reapply import grouping_on_new_records, new_records, node_on_new_records
 from anonset.release.release import Release
+from anonset.release.sampling import sample_records
 from anonset.release.stages import StageClock
 from anonset.sinks.base import EngineSink
 
@@ -316,6 +318,7 @@ class Anonymizer:
         dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
         clock.lap("encode")
         _require_quasi(dataset)
+        dataset, sampled = sample_records(dataset, self.requirements, self.seed)
         metric = optimized_metric(self.method, self.metric, self.weights, self.requirements)
         self.requirements.validate(dataset)
         if metric.needs_rows:
@@ -323,9 +326,15 @@ class Anonymizer:
                               f" (every release reports it); use one of {' | '.join(SEARCH_METRICS)}")
         if engine is not None:
             check_engine(engine, dataset, self.requirements)
-        fitted = fit_method(self._settings(metric), dataset, engine, clock, pick=self.pick,
+        settings = self._settings(metric)
+        if sampled is not None:  # no record of a class below k may be shown: the sample is all the guarantee covers
+            settings = dataclasses.replace(settings, drop_suppressed=True)
+        fitted = fit_method(settings, dataset, engine, clock, pick=self.pick,
                             output_table=self.output_table, replace_output=self.replace_output,
                             allow_unprotected=self.allow_unprotected)
+        if sampled is not None:
+            fitted = dataclasses.replace(fitted, release=dataclasses.replace(
+                fitted.release, warnings=(sampled, *fitted.release.warnings)))
         self.dataset_, self.metric_, self.levels_ = fitted.dataset, fitted.metric, fitted.levels
         self.result_, self.release_, self.sink_ = fitted.result, fitted.release, fitted.sink
         # only the family that learns one sets grouping_, or front_ with the privacy its member claims
@@ -433,6 +442,9 @@ class Anonymizer:
         """The body of :meth:`transform`: the release of the new records (:mod:`anonset.release.reapply`)."""
         if not hasattr(self, "levels_"):
             raise ConfigError("this Anonymizer is not fitted yet; call fit() first")
+        if self.requirements.sampling_probability is not None:
+            raise ConfigError(f"{self.requirements.describe()} covers the one sample its fit released; new records"
+                              " get no guarantee from its recoding: fit a new release that includes them")
         clock = StageClock()
         dataset = new_records(data, self.dataset_, source)
         clock.lap("encode")

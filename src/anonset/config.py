@@ -17,6 +17,7 @@ password.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from anonset.io.delimiters import check_delimiter
 from anonset.privacy import (
     BetaLikeness,
     DeltaDisclosure,
+    DifferentialPrivacy,
     KAnonymity,
     KMap,
     PrivacyModel,
@@ -108,7 +110,7 @@ SPARK_KEYS = {"master", "timeout", "options"}
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
 PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression", "average_risk",
                 "highest_risk", "sample_uniqueness", "population_uniqueness", "k_map", "beta_likeness",
-                "delta_disclosure"}
+                "delta_disclosure", "differential_privacy"}
 #: Keys of ``privacy.k_map`` (estimated k-map).
 KMAP_KEYS = {"k", "population_size", "sampling_fraction", "estimator", "significance"}
 #: Keys of ``privacy.population_uniqueness``.
@@ -311,6 +313,13 @@ class _UniqueKeyLoader(_SafeLoader):
                                   " keep one of them")
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+# YAML 1.1 (PyYAML) reads 1e-5 and 2.5e3 as text: a float needs a dot and a signed exponent there. Read every
+# number with an exponent as a number, as YAML 1.2 does (``delta: 1e-5``).
+_UniqueKeyLoader.add_implicit_resolver(  # type: ignore[attr-defined]
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
 
 
 def parse_config(raw: Any, path: Path) -> RunConfig:
@@ -666,6 +675,15 @@ def _risk_models(privacy: Mapping[str, Any], where: str) -> list[PrivacyModel]:
         models.append(KMap(_need(entry, where, "k_map", "k"), entry.get("population_size"),
                            entry.get("sampling_fraction"), entry.get("estimator", "poisson"),
                            entry.get("significance", 0.01)))
+    if "differential_privacy" in privacy:
+        entry = privacy["differential_privacy"]
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{where}: privacy.differential_privacy must be a mapping such as"
+                              " {epsilon: 2, delta: 1e-5, generalization: medium}")
+        _unknown(where, "privacy.differential_privacy.", entry, {"epsilon", "delta", "generalization"})
+        models.append(DifferentialPrivacy(_need(entry, where, "differential_privacy", "epsilon"),
+                                          _need(entry, where, "differential_privacy", "delta"),
+                                          entry.get("generalization", "medium")))
     if "population_uniqueness" in privacy:
         entry = privacy["population_uniqueness"]
         if not isinstance(entry, Mapping):

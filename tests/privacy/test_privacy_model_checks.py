@@ -12,6 +12,7 @@ from anonset.privacy import (
     AverageRisk,
     BetaLikeness,
     DeltaDisclosure,
+    DifferentialPrivacy,
     DistinctLDiversity,
     EntropyLDiversity,
     HighestRisk,
@@ -34,7 +35,7 @@ MODELS: list[PrivacyModel] = [
     SquaredErrorDiversity("length_of_stay", 20.0), AverageRisk(0.1), SampleUniqueness(0.05),
     PopulationUniqueness(0.05, sampling_fraction=0.1), KMap(10, population_size=3000),
     KMap(10, sampling_fraction=0.2, estimator="zero_truncated_poisson"), BetaLikeness("diagnosis", 1.0),
-    BetaLikeness("diagnosis", 3.0, "enhanced"), DeltaDisclosure("diagnosis", 1.2),
+    BetaLikeness("diagnosis", 3.0, "enhanced"), DeltaDisclosure("diagnosis", 1.2), DifferentialPrivacy(3.0, 0.01),
 ]
 
 

@@ -405,6 +405,11 @@ class Method:
                                       " (anonset methods lists them)")
         if not self.suppresses and requirements.max_suppression:
             raise ConfigError(f"method {self.name!r} suppresses no records; set max_suppression to 0")
+        if requirements.sampling_probability is not None and (self.family is not Family.NODE or self.ranked):
+            sampled = next(m.describe() for m in requirements.models if m.sampling_probability is not None)
+            raise ConfigError(f"method {self.name!r} cannot release {sampled}: its generalization is"
+                              " fixed before the data is seen and released as it is, by an exact full-domain method"
+                              " (optimal or exhaustive)")
 
     def check_distributed(self, requirements: Requirements) -> None:
         """Refuse, in one line, what the method cannot enforce fragment by fragment (see :class:`Distribution`).
@@ -438,6 +443,7 @@ MODEL_WORDS = {
     "KMap": "estimated k-map",
     "BetaLikeness": "β-likeness",
     "DeltaDisclosure": "δ-disclosure privacy",
+    "DifferentialPrivacy": "differential privacy",
 }
 
 

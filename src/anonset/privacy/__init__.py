@@ -1,6 +1,7 @@
 """Privacy models judged per equivalence class or over the release (risk bounds), and the suppression budget."""
 
 from anonset.privacy.base import PrivacyModel, Requirements, Verdict
+from anonset.privacy.differential_privacy import DifferentialPrivacy
 from anonset.privacy.disclosure import DeltaDisclosure
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.kmap import KMap
@@ -14,6 +15,7 @@ __all__ = [
     "AverageRisk",
     "BetaLikeness",
     "DeltaDisclosure",
+    "DifferentialPrivacy",
     "DistinctLDiversity",
     "EntropyLDiversity",
     "HighestRisk",

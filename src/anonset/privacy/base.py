@@ -9,7 +9,9 @@ fewest records a class that satisfies it holds (``min_class_size``; a model
 that is that floor and nothing more, such as k-anonymity, says so with
 ``size_only``), and validates its parameters against a dataset
 (``validate``, which may also derive what it judges by from the data, as
-estimated k-map derives its class-size floor).
+estimated k-map derives its class-size floor).  A model may also decide the
+release before the data is seen (differential privacy): the share of
+records sampled (``sampling_probability``) and the node (``fixed_levels``).
 
 :class:`Requirements` bundles the models with a suppression budget: the
 records of every violating class are suppressed, and a node is feasible when
@@ -63,6 +65,14 @@ class PrivacyModel(ABC):
     #: (k-anonymity, highest risk, estimated k-map): such models stay monotone with a suppression budget, the
     #: searches prune and pre-filter on the floor, and a partitioning method enforces them by class size alone.
     size_only: bool = False
+    #: The probability with which each record is sampled before anything else, when the model releases a random
+    #: sample (differential privacy); None: every record.  Such a model is the only one of its requirements.
+    sampling_probability: float | None = None
+
+    def fixed_levels(self, dataset: Dataset) -> tuple[int, ...] | None:
+        """The full-domain node the model releases, chosen without looking at the records; None: a search decides."""
+        del dataset
+        return None
 
     @property
     def min_class_size(self) -> int:
@@ -134,6 +144,15 @@ class Requirements:
         _check_fraction(max_suppression)
         self.models = tuple(models)
         self.max_suppression = float(max_suppression)
+        sampling = [m for m in self.models if m.sampling_probability is not None]
+        if sampling:
+            if len(self.models) > 1:
+                raise ConfigError(f"{sampling[0].describe()} is the only privacy model of its release (its guarantee"
+                                  " is about the sample it draws): remove the other models")
+            if self.max_suppression not in (0.0, 1.0):
+                raise ConfigError(f"{sampling[0].describe()} suppresses every class of fewer than k records, however"
+                                  f" many that takes; leave max_suppression out (got {max_suppression:g})")
+            self.max_suppression = 1.0
 
     @property
     def request(self) -> StatsRequest:
@@ -160,6 +179,15 @@ class Requirements:
     def size_only(self) -> bool:
         """True when every model is a class-size floor (:attr:`PrivacyModel.size_only`): the class sizes decide."""
         return all(m.size_only for m in self.models)
+
+    @property
+    def sampling_probability(self) -> float | None:
+        """The probability of a record to be in the released sample (:attr:`PrivacyModel.sampling_probability`)."""
+        return next((m.sampling_probability for m in self.models if m.sampling_probability is not None), None)
+
+    def fixed_levels(self, dataset: Dataset) -> tuple[int, ...] | None:
+        """The node a model fixes before seeing the data (:meth:`PrivacyModel.fixed_levels`), or None."""
+        return next((levels for m in self.models if (levels := m.fixed_levels(dataset)) is not None), None)
 
     @property
     def protects(self) -> bool:

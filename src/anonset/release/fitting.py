@@ -55,7 +55,7 @@ from anonset.errors import AnonsetWarning, ConfigError
 from anonset.methods import registry
 from anonset.methods.base import Family, Method, Problem
 from anonset.methods.full_domain.ranked import picked_levels
-from anonset.methods.full_domain.search import SearchResult
+from anonset.methods.full_domain.search import SearchResult, fixed_node
 from anonset.methods.pareto import release_policy as pareto
 from anonset.methods.pareto.objectives import ParetoResult
 from anonset.metrics import make_metric
@@ -166,7 +166,9 @@ def fit_node(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None,
     elif engine is None:
         engine = NumpyEngine(dataset, requirements.request)
     metric.prepare(dataset, engine)
-    result = spec.fit(_problem(settings, dataset, engine))
+    fixed = requirements.fixed_levels(dataset)
+    result = spec.fit(_problem(settings, dataset, engine)) if fixed is None else \
+        fixed_node(dataset, engine, requirements, metric, fixed)
     if not isinstance(result, SearchResult):
         raise _broken_contract(spec, result, "a SearchResult")
     levels = picked_levels(result, dataset.quasi, pick)
@@ -174,7 +176,10 @@ def fit_node(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None,
     verdict = requirements.judge(stats, dataset.n_rows)
     partition = Partition.from_node(dataset.quasi, stats, verdict.kept, row_class)
     search = SearchFacts.of(result, nodes_computed=engine.nodes_computed, optimized=metric.name, picked=pick or 0)
-    release = release_node(settings, engine, levels, partition, stats, verdict.violating, clock, search, sink=sink)
+    # a node fixed before seeing the data is not explained by other nodes: choosing one of them on what the
+    # data shows would undo what fixing it protects
+    release = release_node(settings, engine, levels, partition, stats, verdict.violating, clock, search, sink=sink,
+                           explain=fixed is None)
     return Fitted(dataset=dataset, metric=metric, release_requirements=requirements, release=release, sink=sink,
                   levels=dict(zip(dataset.quasi, levels, strict=True)), result=result)
 

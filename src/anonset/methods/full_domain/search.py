@@ -51,7 +51,7 @@ from anonset.progress import task as progress_task
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["SearchResult", "exhaustive_search", "lattice_of", "optimal_search"]
+__all__ = ["SearchResult", "exhaustive_search", "fixed_node", "lattice_of", "optimal_search"]
 
 _REL_TOL = 1e-12
 
@@ -193,6 +193,17 @@ def exhaustive_search(dataset: Dataset, engine: Engine, requirements: Requiremen
             ev.evaluate(tuple(int(v) for v in lattice.nodes[idx]))
             bar.advance()
     return ev.result(lattice, started)
+
+
+def fixed_node(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Metric,
+               levels: tuple[int, ...]) -> SearchResult:
+    """The one node the requirements fixed before seeing the data (differential privacy), judged: no search."""
+    started = time.perf_counter()
+    ev = _Evaluator(dataset, engine, requirements, metric)
+    ev.evaluate(levels)
+    result = ev.result(lattice_of(dataset), started)
+    result.details["strategy"] = "fixed before seeing the data (no search)"
+    return result
 
 
 def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Metric,
