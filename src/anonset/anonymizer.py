@@ -442,8 +442,9 @@ class Anonymizer:
         """The body of :meth:`transform`: the release of the new records (:mod:`anonset.release.reapply`)."""
         if not hasattr(self, "levels_"):
             raise ConfigError("this Anonymizer is not fitted yet; call fit() first")
-        if self.requirements.sampling_probability is not None:
-            raise ConfigError(f"{self.requirements.describe()} covers the one sample its fit released; new records"
+        sampling = self.requirements.sampling_model
+        if sampling is not None:
+            raise ConfigError(f"{sampling.describe()} covers the one sample its fit released; new records"
                               " get no guarantee from its recoding: fit a new release that includes them")
         clock = StageClock()
         dataset = new_records(data, self.dataset_, source)

@@ -405,9 +405,9 @@ class Method:
                                       " (anonset methods lists them)")
         if not self.suppresses and requirements.max_suppression:
             raise ConfigError(f"method {self.name!r} suppresses no records; set max_suppression to 0")
-        if requirements.sampling_probability is not None and (self.family is not Family.NODE or self.ranked):
-            sampled = next(m.describe() for m in requirements.models if m.sampling_probability is not None)
-            raise ConfigError(f"method {self.name!r} cannot release {sampled}: its generalization is"
+        sampling = requirements.sampling_model
+        if sampling is not None and (self.family is not Family.NODE or self.ranked):
+            raise ConfigError(f"method {self.name!r} cannot release {sampling.describe()}: its generalization is"
                               " fixed before the data is seen and released as it is, by an exact full-domain method"
                               " (optimal or exhaustive)")
 

@@ -181,9 +181,15 @@ class Requirements:
         return all(m.size_only for m in self.models)
 
     @property
+    def sampling_model(self) -> PrivacyModel | None:
+        """The model that releases a random sample (:attr:`PrivacyModel.sampling_probability`), or None."""
+        return next((m for m in self.models if m.sampling_probability is not None), None)
+
+    @property
     def sampling_probability(self) -> float | None:
-        """The probability of a record to be in the released sample (:attr:`PrivacyModel.sampling_probability`)."""
-        return next((m.sampling_probability for m in self.models if m.sampling_probability is not None), None)
+        """The probability of a record to be in the released sample (None: every record is)."""
+        model = self.sampling_model
+        return None if model is None else model.sampling_probability
 
     def fixed_levels(self, dataset: Dataset) -> tuple[int, ...] | None:
         """The node a model fixes before seeing the data (:meth:`PrivacyModel.fixed_levels`), or None."""
@@ -258,7 +264,7 @@ class Requirements:
     def parts(self) -> list[str]:
         """Each model as described, then the suppression budget when there is one."""
         parts = [m.describe() for m in self.models]
-        if self.max_suppression:
+        if self.max_suppression and self.sampling_model is None:  # a sampling model sets its own budget
             parts.append(f"suppression <= {self.max_suppression:g} of records")
         return parts
 

@@ -27,10 +27,10 @@ def sample_records(dataset: Dataset, requirements: Requirements, seed: int) -> t
     ConfigError
         The records are not in memory (a table in a database, or on Spark).
     """
-    probability = requirements.sampling_probability
-    if probability is None:
+    model = requirements.sampling_model
+    if model is None or model.sampling_probability is None:
         return dataset, None
-    what = next(m for m in requirements.models if m.sampling_probability is not None).describe()
+    probability, what = model.sampling_probability, model.describe()
     table = dataset.table
     if table is None:
         raise ConfigError(f"{dataset.source}: {what} samples the records, which must be in memory; use engine: numpy")
