@@ -17,8 +17,9 @@ import pytest
 from anonset.core.dataset import Dataset
 from anonset.core.partition import Partition
 from anonset.engine.numpy.engine import NumpyEngine
+from anonset.errors import ConfigError
 from anonset.hierarchy import Hierarchy
-from anonset.metrics import METRICS, Ambiguity, KLDivergence, make_metric
+from anonset.metrics import METRICS, Ambiguity, KLDivergence, PublisherPayout, make_metric
 from anonset.metrics.descriptions import describe_metric
 from anonset.privacy import KAnonymity, Requirements
 
@@ -53,6 +54,30 @@ def test_hand_computed_figures(levels: tuple[int, int], k: int, budget: float, a
     assert KLDivergence().score(partition, dataset) == pytest.approx(kl, rel=1e-12, abs=1e-15)
 
 
+@pytest.mark.parametrize(("levels", "k", "budget", "payout"), [
+    # IL 0 everywhere; classes of 2 (p = 1/2: 300/2 - 4 > 0, the publisher loses 300/2) and of 1 (loses 300):
+    # 4 x (1200 - 150) + 2 x (1200 - 300)
+    ((0, 0), 1, 0.0, 4 * 1050 + 2 * 900),
+    # areas 2 of a domain of 8: IL = log 2 / log 8 = 1/3; classes of 3: 6 x (1200 x 2/3 - 300/3)
+    ((0, 1), 3, 0.0, 6 * 700),
+    # the whole domain: IL = 1, nothing earned; one class of 6: 6 x (0 - 300/6)
+    ((1, 2), 6, 0.0, -300),
+    # two records suppressed earn nothing; the classes of 2 earn 1200 - 150 each
+    ((0, 0), 2, 0.34, 4 * 1050),
+])
+def test_publisher_payout_by_hand(levels: tuple[int, int], k: int, budget: float, payout: float) -> None:
+    partition, dataset = _partition(levels, k, budget)
+    assert PublisherPayout().score(partition, dataset) == pytest.approx(payout, rel=1e-12)
+
+
+def test_an_attack_that_does_not_pay_costs_the_publisher_nothing() -> None:
+    # adversary cost 200: a class of 2 gives the adversary 300/2 - 200 < 0, so no attack; a class of 1 300 - 200 > 0
+    partition, dataset = _partition((0, 0), 1)
+    assert PublisherPayout(adversary_cost=200).score(partition, dataset) == pytest.approx(4 * 1200 + 2 * 900)
+    with pytest.raises(ConfigError, match="adversary_gain must be a number >= 0"):
+        PublisherPayout(adversary_gain=-1)
+
+
 def test_an_interval_covers_its_width() -> None:
     # age without a hierarchy, released as intervals: [20, 30] covers 10, a single value 1; the domain is 45 - 20
     table = pd.DataFrame({"age": ["20", "30", "30", "45"]})
@@ -69,6 +94,7 @@ def test_an_interval_covers_its_width() -> None:
 
 def test_both_are_registered_described_and_reported() -> None:
     assert METRICS["ambiguity"] is Ambiguity and METRICS["kl_divergence"] is KLDivergence
+    assert METRICS["publisher_payout"] is PublisherPayout and describe_metric("publisher_payout").better == "higher"
     assert isinstance(make_metric("ambiguity"), Ambiguity)
     for name in ("ambiguity", "kl_divergence"):
         assert describe_metric(name).better == "lower"

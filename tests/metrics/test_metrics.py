@@ -325,7 +325,7 @@ def test_registry() -> None:
         make_metric("discernibility", weights={"sex": 2})
     names = [m.name for m in standard_metrics(k=2)]
     assert names == ["loss", "glm", "ncp", "gcp", "precision", "discernibility", "aecs", "non_uniform_entropy",
-                     "total_il", "ambiguity", "kl_divergence"]
+                     "total_il", "ambiguity", "kl_divergence", "publisher_payout"]
 
 
 # ============================================================================ lower bounds on a lattice

@@ -18,6 +18,7 @@ from anonset.metrics.class_metrics import (
 )
 from anonset.metrics.kl_divergence import KLDivergence
 from anonset.metrics.loss import Loss
+from anonset.metrics.publisher_payout import PublisherPayout
 from anonset.metrics.research_value import ResearchValue
 from anonset.metrics.total_il import TotalIL
 
@@ -37,6 +38,7 @@ __all__ = [
     "Metric",
     "NonUniformEntropy",
     "Precision",
+    "PublisherPayout",
     "TotalIL",
     "make_metric",
     "reported_metrics",
@@ -47,7 +49,7 @@ __all__ = [
 METRICS: dict[str, type[Metric]] = {
     "loss": Loss, "glm": GLM, "ncp": NCP, "gcp": GCP, "precision": Precision,
     "discernibility": Discernibility, "aecs": AverageClassSize, "non_uniform_entropy": NonUniformEntropy,
-    "total_il": TotalIL, "ambiguity": Ambiguity, "kl_divergence": KLDivergence,
+    "total_il": TotalIL, "ambiguity": Ambiguity, "kl_divergence": KLDivergence, "publisher_payout": PublisherPayout,
     "cm": ClassificationMetric,
     "research_value": ResearchValue,
 }

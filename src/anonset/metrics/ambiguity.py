@@ -62,6 +62,7 @@ class Ambiguity(Metric):
 
     name = "ambiguity"
     direction = "loss"
+    additive = True
 
     def score(self, partition: Partition, dataset: Dataset) -> float:
         """Σ size × area over classes + suppressed × domain."""

@@ -37,6 +37,9 @@ class Metric(ABC):
     direction: str = "loss"  # or "value"
     #: True when the score needs record-level detail (``Partition.row_class``).
     needs_rows: bool = False
+    #: True when the score of a partition is the sum of its parts' scores, each part scored against the whole
+    #: table (its hierarchies and ranges): a sum over classes.  Such a metric is added up over Spark's fragments.
+    additive: bool = False
 
     @abstractmethod
     def score(self, partition: Partition, dataset: Dataset) -> float:

@@ -76,6 +76,10 @@ METRIC_DESCRIPTIONS: dict[str, MetricDescription] = {d.name: d for d in (
                       "KL-divergence (ARX): how far the release, spread evenly over what each class covers, is from"
                       " the input's distribution of quasi-identifier combinations",
                       short="divergence from the input, bits"),
+    MetricDescription("publisher_payout", "higher", "records × −300 to records × 1200",
+                      "publisher payout (ARX, prosecutor model, ARX's default costs): what the release is worth to"
+                      " its publisher when an adversary re-identifies wherever that pays, summed over records",
+                      short="the publisher's payout"),
     MetricDescription("cm", "lower", "0 to 1",
                       "classification metric: share of records whose class label is not their class's majority"
                       " label (or that are suppressed)",

@@ -10,7 +10,8 @@ release's metrics with :func:`combine_partial_sums`:
   against the *whole table* (its value ranges and hierarchies), so the sums
   add up to exactly the release's;
 - discernibility (Σ size²), the classes and records (average class size);
-- ambiguity (Σ size × area, the areas against the whole table's hierarchies and ranges);
+- the additive metrics (:attr:`~anonset.metrics.base.Metric.additive`: ambiguity, publisher payout),
+  each part scored against the whole table's hierarchies and ranges;
 - the classification metric (records outside their class's majority label).
 
 Any other metric measures each record's cell against value counts of the
@@ -24,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from anonset.metrics.ambiguity import Ambiguity
 from anonset.metrics.base import CellMetric, Metric
 from anonset.metrics.class_metrics import AverageClassSize, ClassificationMetric, Discernibility
 
@@ -52,7 +52,7 @@ def partial_sums(partition: Partition, data: Dataset, whole: Dataset, metrics: S
     Returns
     -------
     dict
-        JSON-ready: ``rows``, ``classes``, ``squares`` (Σ size²), ``ambiguity``, ``cells`` (per
+        JSON-ready: ``rows``, ``classes``, ``squares`` (Σ size²), ``sums`` (per additive metric), ``cells`` (per
         per-cell metric, one sum per quasi-identifier of ``whole``) and
         ``outside`` (per classification metric, the records outside their
         class's majority label).
@@ -60,13 +60,16 @@ def partial_sums(partition: Partition, data: Dataset, whole: Dataset, metrics: S
     sizes = partition.sizes.astype(np.float64)
     cells: dict[str, list[float]] = {}
     outside: dict[str, float] = {}
+    sums: dict[str, float] = {}
     for m in metrics:
-        if isinstance(m, CellMetric):
+        if m.additive:
+            sums[m.name] = m.score(partition, whole)
+        elif isinstance(m, CellMetric):
             cells[m.name] = [float(np.dot(sizes, m.class_costs(whole, q, partition.values[q]))) for q in whole.quasi]
         elif isinstance(m, ClassificationMetric):
             outside[m.name] = data.n_rows * m.score(partition, data)
     return {"rows": data.n_rows, "classes": partition.n_classes, "squares": float((sizes * sizes).sum()),
-            "ambiguity": Ambiguity().score(partition, whole), "cells": cells, "outside": outside}
+            "sums": sums, "cells": cells, "outside": outside}
 
 
 def combine_partial_sums(metrics: Sequence[Metric], whole: Dataset,
@@ -82,8 +85,8 @@ def combine_partial_sums(metrics: Sequence[Metric], whole: Dataset,
             scores[m.name] = float(m.combine(whole, sums))
         elif isinstance(m, Discernibility):
             scores[m.name] = float(sum(float(p["squares"]) for p in parts))
-        elif isinstance(m, Ambiguity):
-            scores[m.name] = float(sum(float(p["ambiguity"]) for p in parts))
+        elif m.additive:
+            scores[m.name] = float(sum(float(p["sums"][m.name]) for p in parts))
         elif isinstance(m, AverageClassSize):
             scores[m.name] = n / classes / m.k if classes else float("inf")
         elif isinstance(m, ClassificationMetric):
