@@ -65,6 +65,12 @@ class ValueFrequencyModel(PrivacyModel):
             raise RuntimeError(f"{type(self).__name__}.validate(dataset) must be called before judging classes")
         return self._table
 
+    def frequencies_divisor(self) -> NDArray[np.float64]:
+        """(m,) each value's share of the table, 1 where no record holds it: what ``q`` is divided by."""
+        self.table_frequencies  # noqa: B018 - raises before validate
+        assert self._divisor is not None
+        return self._divisor
+
     def frequencies(self, stats: ClassStats) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
         """``q`` (c, m): each value's share of each class; ``p`` (m,): of the table; which values each class holds.
 
@@ -74,9 +80,7 @@ class ValueFrequencyModel(PrivacyModel):
         hist = stats.histograms[self.attribute]
         sizes = hist.sum(axis=1, keepdims=True).astype(np.float64)
         q = hist / np.maximum(sizes, 1.0)
-        self.table_frequencies  # noqa: B018 - raises before validate
-        assert self._divisor is not None
-        return q, self._divisor, hist > 0
+        return q, self.frequencies_divisor(), hist > 0
 
     def summary(self) -> dict[str, object]:
         """Parameters as a JSON-ready dict (the learned frequencies left out)."""

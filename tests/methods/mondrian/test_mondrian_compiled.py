@@ -28,8 +28,10 @@ from anonset.methods.mondrian.criteria import InfoGainCriterion
 from anonset.methods.mondrian.regions import MondrianTree, mondrian
 from anonset.methods.mondrian.split import MedianCriterion
 from anonset.privacy.base import PrivacyModel, Requirements
+from anonset.privacy.disclosure import DeltaDisclosure
 from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from anonset.privacy.likeness import BetaLikeness
 from anonset.privacy.risk_models import HighestRisk
 from anonset.privacy.squared_error import SquaredErrorDiversity
 from anonset.privacy.tcloseness import TCloseness
@@ -68,6 +70,9 @@ MODELS = {
     "t ordered": lambda k: [KAnonymity(k), TCloseness("w", 0.25, "ordered")],
     "t hierarchical": lambda k: [KAnonymity(k), TCloseness("s", 0.2, "hierarchical")],
     "squared error": lambda k: [KAnonymity(k), SquaredErrorDiversity("w", 60.0)],
+    "beta": lambda k: [KAnonymity(k), BetaLikeness("s", 1.0)],
+    "beta enhanced": lambda k: [KAnonymity(k), BetaLikeness("s", 1.5, "enhanced")],
+    "delta": lambda k: [KAnonymity(k), DeltaDisclosure("s", 1.0)],
     "all": lambda k: [KAnonymity(k), EntropyLDiversity("s", 2), TCloseness("w", 0.3, "ordered"),
                       SquaredErrorDiversity("w", 40.0)],
 }
@@ -216,6 +221,9 @@ JUDGED = {
     "t ordered": lambda: TCloseness("w", 0.2, "ordered"),
     "t hierarchical": lambda: TCloseness("s", 0.15, "hierarchical"),
     "squared error": lambda: SquaredErrorDiversity("w", 40.0),
+    "beta": lambda: BetaLikeness("s", 1.0),
+    "beta enhanced": lambda: BetaLikeness("s", 0.8, "enhanced"),
+    "delta": lambda: DeltaDisclosure("s", 1.0),
 }
 
 

@@ -23,7 +23,11 @@ included) and the same floating-point operations in the same order
   the model's in the last bits: a verdict differs only for a distance within
   about 1e-15 of ``t + 1e-9``);
 - squared-error diversity: ``Σ s² − (Σ s)²/n >= error − 1e-9 · max(1, Σ s²)``,
-  the sums taken in row order as the model's statistics are.
+  the sums taken in row order as the model's statistics are;
+- β-likeness: no value the class holds has ``(q − p) / p`` above β (basic) or
+  ``min(β, −ln p)`` (enhanced), ``q = count / class size``, ``p`` the table's share
+  (1 for a value no record holds, as the model divides);
+- δ-disclosure privacy: no value the class holds has ``|log(q / p) / log 2| >= δ``.
 
 A model of any other class (a release-level model, or a subclass of one of
 these, but for a k-anonymity subclass that keeps its rule) has no arrays:
@@ -40,8 +44,11 @@ import numpy as np
 from anonset.core.stats import RowColumns
 from anonset.methods.mondrian.compiled.floats import numpy_sum, numpy_total
 from anonset.privacy import ldiversity, tcloseness
+from anonset.privacy.disclosure import DeltaDisclosure
 from anonset.privacy.distance_kernels import equal_emd, ordered_emd
+from anonset.privacy.frequencies import ValueFrequencyModel
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from anonset.privacy.likeness import BetaLikeness
 from anonset.privacy.squared_error import SquaredErrorDiversity
 from anonset.privacy.tcloseness import TCloseness
 
@@ -51,11 +58,11 @@ if TYPE_CHECKING:
     from anonset.core.dataset import Dataset
     from anonset.privacy.base import Requirements
 
-__all__ = ["DISTINCT", "ENTROPY", "RECURSIVE", "SQUARED_ERROR", "T_EQUAL", "T_HIERARCHICAL", "T_ORDERED",
-           "ModelArrays", "all_satisfied", "children_stats", "model_arrays", "satisfied"]
+__all__ = ["BETA", "DELTA", "DISTINCT", "ENTROPY", "RECURSIVE", "SQUARED_ERROR", "T_EQUAL", "T_HIERARCHICAL",
+           "T_ORDERED", "ModelArrays", "all_satisfied", "children_stats", "model_arrays", "satisfied"]
 
 #: Model kinds of :attr:`ModelArrays.kind`.
-DISTINCT, ENTROPY, RECURSIVE, T_EQUAL, T_ORDERED, T_HIERARCHICAL, SQUARED_ERROR = range(1, 8)
+DISTINCT, ENTROPY, RECURSIVE, T_EQUAL, T_ORDERED, T_HIERARCHICAL, SQUARED_ERROR, BETA, DELTA = range(1, 10)
 
 
 class ModelArrays(NamedTuple):
@@ -66,9 +73,10 @@ class ModelArrays(NamedTuple):
     kind : (M,) int64 kind of each model (:data:`DISTINCT` .. :data:`SQUARED_ERROR`).
     column : (M,) int64 its histogram attribute (row of ``codes``) or moment attribute (row of ``moments``).
     bound : (M,) float64 the threshold its figure is compared with (tolerance included).
-    factor : (M,) float64 c of recursive (c, l)-diversity.
+    factor : (M,) float64 c of recursive (c, l)-diversity; 1 for enhanced β-likeness.
     whole : (M,) int64 l of recursive (c, l)-diversity.
-    reference : (M, W) float64 t-closeness: the table's distribution over ``values`` (hierarchical: every code).
+    reference : (M, W) float64 t-closeness: the table's distribution over ``values`` (hierarchical: every code);
+        β-likeness and δ-disclosure: each code's share of the table (1 where no record holds it).
     values : (M, W) int64 equal and ordered distances: the codes they run over (``n_values`` of them; for the
         ordered distance in the attribute's order).
     n_values : (M,) int64 number of those codes.
@@ -101,7 +109,8 @@ class ModelArrays(NamedTuple):
 def model_arrays(dataset: Dataset, requirements: Requirements) -> ModelArrays | None:
     """The models of ``requirements`` as arrays (validated models), or None when one has no compiled judge."""
     models = [m for m in requirements.models if not m.size_only]  # class-size floors: requirements.k
-    known = (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness, SquaredErrorDiversity)
+    known = (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness, SquaredErrorDiversity,
+             BetaLikeness, DeltaDisclosure)
     if any(type(m) not in known for m in models):
         return None
     columns = RowColumns.of(dataset, requirements.request)
@@ -126,9 +135,20 @@ def model_arrays(dataset: Dataset, requirements: Requirements) -> ModelArrays | 
         if isinstance(m, SquaredErrorDiversity):
             kind[i], column[i], bound[i] = SQUARED_ERROR, moment_names.index(m.attribute), m.error
             continue
-        assert isinstance(m, (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness))
+        assert isinstance(m, (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness,
+                              ValueFrequencyModel))
         column[i] = hist_names.index(m.attribute)
-        if isinstance(m, DistinctLDiversity):
+        if isinstance(m, ValueFrequencyModel):
+            shares = m.frequencies_divisor()
+            if len(shares) != widths[column[i]]:
+                return None
+            reference[i, : len(shares)] = shares
+            if isinstance(m, BetaLikeness):
+                kind[i], bound[i], factor[i] = BETA, m.beta, float(m.variant == "enhanced")
+            else:
+                assert isinstance(m, DeltaDisclosure)
+                kind[i], bound[i] = DELTA, m.delta
+        elif isinstance(m, DistinctLDiversity):
             kind[i], bound[i] = DISTINCT, m.l - ldiversity._EPS
         elif isinstance(m, EntropyLDiversity):
             kind[i], bound[i] = ENTROPY, np.log(m.l) - ldiversity._EPS
@@ -240,6 +260,21 @@ def _class_satisfies(models: ModelArrays, i: int, u: int, sizes: NDArray[np.int6
     for x in range(w):
         n += hist[u, off + x]
     n = max(n, 1.0)
+    if kind in (BETA, DELTA):
+        for x in range(w):
+            h = hist[u, off + x]
+            if h == 0:
+                continue
+            p = models.reference[i, x]
+            q = h / n
+            if kind == DELTA:
+                if np.abs(np.log(q / p) / np.log(2.0)) >= models.bound[i]:
+                    return False
+            else:
+                limit = min(models.bound[i], -np.log(p)) if models.factor[i] > 0 else models.bound[i]
+                if (q - p) / p > limit:
+                    return False
+        return True
     if kind == ENTROPY:
         for x in range(w):
             h = hist[u, off + x]
