@@ -81,7 +81,3 @@ class ValueFrequencyModel(PrivacyModel):
         sizes = hist.sum(axis=1, keepdims=True).astype(np.float64)
         q = hist / np.maximum(sizes, 1.0)
         return q, self.frequencies_divisor(), hist > 0
-
-    def summary(self) -> dict[str, object]:
-        """Parameters as a JSON-ready dict (the learned frequencies left out)."""
-        return {k: v for k, v in super().summary().items() if not k.startswith("_")}
