@@ -68,7 +68,9 @@ __all__ = [
 ]
 
 TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation",
-            "spark", "duckdb"}
+            "spark", "duckdb", "publisher_payout"}
+#: Keys of the ``publisher_payout`` section (the game's costs, with ``metric: publisher_payout``).
+PAYOUT_KEYS = {"publisher_benefit", "publisher_loss", "adversary_gain", "adversary_cost"}
 EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predicates", "queries", "patterns"}
 #: Keys of ``evaluation.queries`` (aggregate-query accuracy of a release fitted on all records).
 QUERY_KEYS = {"count", "dimension", "selectivity", "seed", "threshold"}
@@ -430,6 +432,21 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     elif raw.get("research_value") is not None:
         raise ConfigError(f"{where}: a research_value section is used only by the rv-* methods or"
                           " metric: research_value; remove it or change the method")
+    payout = raw.get("publisher_payout")
+    if payout is not None:
+        if metric != "publisher_payout":
+            raise ConfigError(f"{where}: a publisher_payout section sets the costs of metric: publisher_payout; set"
+                              " method.metric: publisher_payout or remove the section")
+        if not isinstance(payout, Mapping):
+            raise ConfigError(f"{where}: publisher_payout must be a mapping such as {{publisher_benefit: 1200,"
+                              " publisher_loss: 300, adversary_gain: 300, adversary_cost: 4}")
+        _unknown(where, "publisher_payout.", payout, PAYOUT_KEYS)
+        from anonset.metrics.publisher_payout import PublisherPayout
+
+        try:
+            metric_object = PublisherPayout(**{str(key): value for key, value in payout.items()})
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
     evaluation = raw.get("evaluation") or {}
     if not isinstance(evaluation, Mapping):
         raise ConfigError(f"{where}: `evaluation` must be a mapping such as {{target: income, folds: 10}}")

@@ -101,3 +101,26 @@ def test_both_are_registered_described_and_reported() -> None:
     with pytest.raises(ValueError, match="record-level detail"):
         partition, dataset = _partition((0, 1), 3)
         KLDivergence().score(Partition(partition.values, partition.sizes, partition.n_suppressed), dataset)
+
+
+def test_a_configs_costs_are_the_payout_the_release_reports(tmp_path) -> None:
+    from anonset.config import load_config
+    from anonset.errors import ConfigError as Refused
+    from anonset.metrics import reported_metrics
+
+    TABLE.to_csv(tmp_path / "t.csv", index=False)
+    base = ("input: {path: t.csv}\nattributes: {a: {role: quasi}, b: {role: quasi}}\nprivacy: {k: 2}\n"
+            "output: {path: out.csv}\n")
+    (tmp_path / "run.yaml").write_text(base + "method: {name: optimal, metric: publisher_payout}\n"
+                                       "publisher_payout: {publisher_benefit: 100, adversary_cost: 200}\n")
+    config = load_config(tmp_path / "run.yaml")
+    payout = config.metric_object
+    assert isinstance(payout, PublisherPayout) and payout.publisher_benefit == 100 and payout.adversary_cost == 200
+    partition, dataset = _partition((0, 0), 1)
+    reported = {m.name: m for m in reported_metrics(dataset, optimized=payout)}
+    assert reported["publisher_payout"] is payout  # the configured costs, not the defaults, are reported
+    # classes of 2 are not attacked at a cost of 200 (300/2 - 200 < 0), those of 1 are: 4 x 100 + 2 x (100 - 300)
+    assert payout.score(partition, dataset) == pytest.approx(4 * 100 + 2 * (100 - 300))
+    (tmp_path / "other.yaml").write_text(base + "method: {name: optimal}\npublisher_payout: {publisher_loss: 1}\n")
+    with pytest.raises(Refused, match="sets the costs of metric: publisher_payout"):
+        load_config(tmp_path / "other.yaml")

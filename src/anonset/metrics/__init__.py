@@ -81,7 +81,8 @@ def make_metric(name: str, *, weights: Mapping[str, float] | None = None, k: int
 def reported_metrics(dataset: Dataset, k: int = 1, weights: Mapping[str, float] | None = None, *,
                      optimized: Metric | None = None) -> list[Metric]:
     """The metrics a release reports: the standard ones, the classification metric when exactly one column has
-    role target, and the metric the run optimized (``optimized``) when it is none of these.
+    role target, and the metric the run optimized (``optimized``), in place of the standard one of its name (it
+    may carry parameters of its own: publisher payout's costs) or after them.
 
     With several target columns no one of them is *the* class label, so cm is
     not reported on its own (score ``ClassificationMetric(target=...)`` to get it).
@@ -89,8 +90,12 @@ def reported_metrics(dataset: Dataset, k: int = 1, weights: Mapping[str, float] 
     out = standard_metrics(k, weights)
     if len(target_columns(dataset)) == 1:
         out.append(ClassificationMetric())
-    if optimized is not None and optimized.name not in {m.name for m in out}:
-        out.append(optimized)
+    if optimized is not None:
+        names = [m.name for m in out]
+        if optimized.name in names:
+            out[names.index(optimized.name)] = optimized
+        else:
+            out.append(optimized)
     return out
 
 
