@@ -98,9 +98,10 @@ def test_both_are_registered_described_and_reported() -> None:
     assert isinstance(make_metric("ambiguity"), Ambiguity)
     for name in ("ambiguity", "kl_divergence"):
         assert describe_metric(name).better == "lower"
+    partition, dataset = _partition((0, 1), 3)
+    without_rows = Partition(partition.values, partition.sizes, partition.n_suppressed)
     with pytest.raises(ValueError, match="record-level detail"):
-        partition, dataset = _partition((0, 1), 3)
-        KLDivergence().score(Partition(partition.values, partition.sizes, partition.n_suppressed), dataset)
+        KLDivergence().score(without_rows, dataset)
 
 
 def test_a_configs_costs_are_the_payout_the_release_reports(tmp_path) -> None:

@@ -15,9 +15,11 @@ k'-anonymity.  anonset derives ``k'`` exactly as ARX 3.9.2 does:
 - zero-truncated Poisson: ``k' = c + 1`` for the smallest ``c >= 1`` with
   ``P(X <= c | X >= 1) >= 1 − α`` (the sum taken term by term, as ARX does);
 
-each capped at ``k`` (a floor of ``k`` already guarantees ``k`` people) and
-at the number of records.  The type-I error is ``1 − P(...)`` at the ``c``
-found (0 when the floor was capped at ``k``).
+each capped at ``k`` (a floor of ``k`` already guarantees ``k`` people).  A
+floor above the number of records is refused, as k-anonymity refuses a k
+larger than the table (ARX caps it at the records instead, which leaves one
+class).  The type-I error is ``1 − P(...)`` at the ``c`` found (0 when the
+floor was capped at ``k``).
 
 A class-size floor (:attr:`~anonset.privacy.base.PrivacyModel.size_only`):
 monotone with and without a suppression budget, enforced by every method
@@ -54,7 +56,7 @@ def _poisson_term(lam: float, c: int) -> float:
 def derived_k(k: int, fraction: float, estimator: str, significance: float) -> tuple[int, float]:
     """ARX's class-size floor ``k'`` for k-map at sampling fraction ``fraction``, and its type-I error.
 
-    Not yet capped at the number of records (:meth:`KMap.validate` does that).
+    Not compared with the number of records (:meth:`KMap.validate` refuses a floor above it).
     """
     lam = fraction * k
     threshold = 1.0 - significance
@@ -132,7 +134,7 @@ class KMap(PrivacyModel):
         return None if self._derived is None else self._derived[1]
 
     def validate(self, dataset: Dataset) -> None:
-        """Derive ``k'`` from the table's size (and the population's), capped at the records."""
+        """Derive ``k'`` from the table's size (and the population's); a ``k'`` above the records is refused."""
         n = dataset.n_rows
         if self.population_size is not None:
             if self.population_size < n:

@@ -207,8 +207,7 @@ def _judge(part: pd.DataFrame, codes: NDArray[np.int64], keys: pd.DataFrame, qua
                 problems += [f"{name(c)} raises a value of {model.attribute!r} by {worst[c]:.4f} relative to the"
                              f" input, more than its bound ({what})" for c in bad[:3]]
             else:
-                with np.errstate(divide="ignore"):
-                    gap = np.where(present, np.abs(np.log2(np.where(present, q, 1.0) / p)), 0.0)
+                gap = np.abs(np.log2(np.where(present, q, p) / p))  # p > 0: the input holds every value shown
                 worst = gap.max(axis=1, initial=0.0)
                 bad = np.flatnonzero(worst >= model.delta + _EPS)
                 problems += [f"{name(c)} moves a value of {model.attribute!r} by a factor of 2^{worst[c]:.4f} from the"
