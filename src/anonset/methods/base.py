@@ -251,12 +251,14 @@ class WarmUp:
     seconds: float = 0.1
 
     def privacy_models(self) -> list[Any]:
-        """The models of the run: k = 3, l = 2 (entropy 1.5; recursive c = 3), t = 0.5, risks of 0.2 or less.
+        """The models of the run: k = 3, l = 2 (entropy 1.5; recursive c = 3), t = 0.5, β = 1, δ = 1, risks of 0.2 or less.
 
         Raises ``ValueError`` for a class name anonset has no model of.
         """
         from anonset.privacy import (
             AverageRisk,
+            BetaLikeness,
+            DeltaDisclosure,
             DistinctLDiversity,
             EntropyLDiversity,
             HighestRisk,
@@ -276,6 +278,8 @@ class WarmUp:
             "EntropyLDiversity": lambda: EntropyLDiversity(s, 1.5),
             "RecursiveCLDiversity": lambda: RecursiveCLDiversity(s, 2, 3.0),
             "TCloseness": lambda: TCloseness(s, 0.5, self.distance),
+            "BetaLikeness": lambda: BetaLikeness(s, 1.0),
+            "DeltaDisclosure": lambda: DeltaDisclosure(s, 1.0),
             "SquaredErrorDiversity": lambda: SquaredErrorDiversity(s, 1.0),
             "AverageRisk": lambda: AverageRisk(0.2),
             "SampleUniqueness": lambda: SampleUniqueness(0.05),

@@ -12,6 +12,10 @@ that is that floor and nothing more, such as k-anonymity, says so with
 estimated k-map derives its class-size floor).  A model may also decide the
 release before the data is seen (differential privacy): the share of
 records sampled (``sampling_probability``) and the node (``fixed_levels``).
+A model may also say how many records of a group of records violate it
+however the group is divided into classes (``violation_floor``): the exact
+searches read it on groups of one or two attributes to rule nodes out
+without judging them.
 
 :class:`Requirements` bundles the models with a suppression budget: the
 records of every violating class are suppressed, and a node is feasible when
@@ -69,6 +73,14 @@ class PrivacyModel(ABC):
     #: sample (differential privacy); None: every record.  Such a model is the only one of its requirements.
     sampling_probability: float | None = None
 
+    @property
+    def monotonic_with_suppression(self) -> bool:
+        """True when a record passing at a node passes at every more general one (class-size floors, population counts).
+
+        With a suppression budget too, a node's feasibility then carries upwards.
+        """
+        return self.size_only
+
     def fixed_levels(self, dataset: Dataset) -> tuple[int, ...] | None:
         """The full-domain node the model releases, chosen without looking at the records; None: a search decides."""
         del dataset
@@ -87,6 +99,20 @@ class PrivacyModel(ABC):
     def request(self) -> StatsRequest:
         """Statistics the model needs beyond class sizes."""
         return StatsRequest()
+
+    def violation_floor(self, stats: ClassStats) -> NDArray[np.int64] | None:
+        """Per class of ``stats``, taken as a group of records: the fewest that violate the model however it is divided.
+
+        Every division of the group into classes (every more specific node,
+        since its classes refine the group) leaves at least this many of the
+        group's records in classes that violate the model.  A class-size floor
+        (:attr:`size_only`) gives the group's records when it is smaller than
+        :attr:`min_class_size` (every part of it is smaller too), else 0; other
+        models say so by overriding this; None: the model gives no such floor.
+        """
+        if not self.size_only:
+            return None
+        return np.where(stats.sizes < self.min_class_size, stats.sizes, 0).astype(np.int64)
 
     @property
     def protects(self) -> bool:
@@ -167,13 +193,14 @@ class Requirements:
         """True when feasibility of a node implies feasibility of every more general node.
 
         That holds when all models are monotone and nothing may be suppressed,
-        and for class-size floors alone with a budget (:attr:`PrivacyModel.size_only`: records in
-        classes smaller than k never increase when classes merge).  l-diversity and
+        and with a budget for models whose records pass upwards
+        (:attr:`PrivacyModel.monotonic_with_suppression`: records in classes
+        smaller than k never increase when classes merge).  l-diversity and
         t-closeness with a budget are not monotone.
         """
         if all(m.monotonic for m in self.models) and self.max_suppression == 0:
             return True
-        return all(m.size_only for m in self.models)
+        return all(m.monotonic_with_suppression for m in self.models)
 
     @property
     def size_only(self) -> bool:
@@ -190,6 +217,31 @@ class Requirements:
         """The probability of a record to be in the released sample (None: every record is)."""
         model = self.sampling_model
         return None if model is None else model.sampling_probability
+
+    @property
+    def floors_groups(self) -> bool:
+        """Whether a model gives a :meth:`~PrivacyModel.violation_floor` (a class-size floor, or one of its own)."""
+        return any(m.size_only or type(m).violation_floor is not PrivacyModel.violation_floor for m in self.models)
+
+    @property
+    def floors_beyond_sizes(self) -> bool:
+        """Whether a model other than a class-size floor gives a :meth:`~PrivacyModel.violation_floor`."""
+        return any(not m.size_only and type(m).violation_floor is not PrivacyModel.violation_floor
+                   for m in self.models)
+
+    def violation_floor(self, stats: ClassStats) -> NDArray[np.int64] | None:
+        """Per group of records (a class of ``stats``): the fewest that are suppressed however it is divided.
+
+        The largest :meth:`PrivacyModel.violation_floor` of the models (a
+        record violating any model is suppressed); None when no model gives
+        one.  Summed over a node's classes it bounds the records suppressed
+        at every more specific node, and it never grows upwards: a floor of
+        a union of groups is at most the sum of theirs.
+        """
+        floors = [f for m in self.models if (f := m.violation_floor(stats)) is not None]
+        if not floors:
+            return None
+        return np.maximum.reduce(floors) if len(floors) > 1 else floors[0]
 
     def fixed_levels(self, dataset: Dataset) -> tuple[int, ...] | None:
         """The node a model fixes before seeing the data (:meth:`PrivacyModel.fixed_levels`), or None."""

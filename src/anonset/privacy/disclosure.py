@@ -60,6 +60,14 @@ class DeltaDisclosure(ValueFrequencyModel):
         ratio = np.where(present, q / p, 1.0)  # 1 (a distance of 0) for the values the class does not hold
         return np.asarray(np.abs(np.log(ratio) / np.log(2.0)).max(axis=1, initial=0.0), dtype=np.float64)
 
+    def violation_floor(self, stats: ClassStats) -> NDArray[np.int64]:
+        """A class holding ``s`` at a share of ``p·2^δ`` or more violates: the records that leaves in each group.
+
+        Only the upper side bounds a group: a class can avoid a rare value
+        altogether, and a value a class does not hold is not judged.
+        """
+        return self.excess_floor(stats, self.frequencies_divisor() * 2.0 ** self.delta)
+
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """The largest ``|log2(q / p)|`` of the class is below δ."""
         return np.asarray(self.distances(stats) < self.delta, dtype=np.bool_)

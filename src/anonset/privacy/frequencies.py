@@ -17,6 +17,7 @@ import numpy as np
 
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.privacy.base import PrivacyModel, require_sensitive
+from anonset.privacy.frequency_kernels import excess_floor_rows
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -70,6 +71,16 @@ class ValueFrequencyModel(PrivacyModel):
         self.table_frequencies  # noqa: B018 - raises before validate
         assert self._divisor is not None
         return self._divisor
+
+    def excess_floor(self, stats: ClassStats, limits: NDArray[np.float64]) -> NDArray[np.int64]:
+        """Per group: the fewest records left violating when no class may hold value ``s`` above a share ``limits[s]``.
+
+        The largest over the values of ``(A − t·N) / (1 − t)``, rounded up
+        (see the module); values whose limit is 1 or more bound nothing.  The
+        limits are widened by a relative 1e-9 and the figure rounded up only
+        past 1e-6, so floating point never makes the floor too high.
+        """
+        return excess_floor_rows(np.ascontiguousarray(stats.histograms[self.attribute]), limits * (1.0 + 1e-9))
 
     def frequencies(self, stats: ClassStats) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
         """``q`` (c, m): each value's share of each class; ``p`` (m,): of the table; which values each class holds.

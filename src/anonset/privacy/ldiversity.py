@@ -6,7 +6,7 @@ class.  All three are monotone under generalization without suppression.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -57,6 +57,20 @@ class _LDiversity(PrivacyModel):
                 f" ({n_values}); no class can be {self.l:g}-diverse: lower l"
             )
 
+    def violation_floor(self, stats: ClassStats) -> NDArray[np.int64]:
+        """A group with too few distinct values for a class of it to pass: all its records; else 0.
+
+        A class holds at most the distinct values of the group it is part
+        of, so when the group as a whole could not pass with its values
+        spread evenly (fewer than ``l`` of them), no class of it passes.
+        """
+        distinct = (stats.histograms[self.attribute] > 0).sum(axis=1)
+        return np.where(self.too_few(distinct), stats.sizes, 0).astype(np.int64)
+
+    def too_few(self, distinct: NDArray[np.integer[Any]]) -> NDArray[np.bool_]:
+        """Whether a class holding ``distinct`` values fails whatever their counts."""
+        return distinct < self.l - _EPS
+
     def describe(self) -> str:
         return f"{self.variant} {self.l:g}-diversity on {self.attribute}"
 
@@ -84,6 +98,11 @@ class EntropyLDiversity(_LDiversity):
             p = np.where(h > 0, h / np.maximum(n, 1), 1.0)
             entropy = -(np.where(h > 0, p * np.log(p), 0.0)).sum(axis=1)
         return cast("NDArray[np.bool_]", entropy >= np.log(self.l) - _EPS)
+
+    def too_few(self, distinct: NDArray[np.integer[Any]]) -> NDArray[np.bool_]:
+        """The entropy of ``distinct`` values is at most ``log(distinct)``: clearly below ``log(l)`` fails."""
+        with np.errstate(divide="ignore"):
+            return cast("NDArray[np.bool_]", np.log(distinct) + 1e-12 < np.log(self.l) - _EPS)
 
 
 class RecursiveCLDiversity(_LDiversity):

@@ -87,6 +87,10 @@ class BetaLikeness(ValueFrequencyModel):
         q, p, present = self.frequencies(stats)
         return np.where(present, (q - p) / p, -np.inf)
 
+    def violation_floor(self, stats: ClassStats) -> NDArray[np.int64]:
+        """A class holding ``s`` at a share above ``p·(1 + bound)`` violates: the records that leaves in each group."""
+        return self.excess_floor(stats, self.frequencies_divisor() * (1.0 + self.bounds()))
+
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """No value the class holds gains more than its bound."""
         q, p, present = self.frequencies(stats)

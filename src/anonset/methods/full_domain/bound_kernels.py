@@ -5,7 +5,9 @@ quasi-identifiers (with how many records hold each) and, for every tuple of
 their levels, counts the records whose generalized tuple occurs fewer than
 ``k`` times.  Groups are counted in a dense array when the level tuple's grid
 is small, else grouped by the engine's hash kernel
-(:func:`~anonset.engine.numpy.kernels.hash_groups`).
+(:func:`~anonset.engine.numpy.kernels.hash_groups`).  :func:`tiled_group_sums`
+sums the sizes and histograms of those tuples into their groups at every
+level tuple at once, for the floors of models that judge sensitive values.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from anonset.engine.numpy.kernels import hash_groups
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["small_group_rows"]
+__all__ = ["small_group_rows", "tiled_group_sums"]
 
 @numba.njit(cache=True, nogil=True)
 def small_group_rows(cells: NDArray[np.int32], counts: NDArray[np.int64], maps: NDArray[np.int32],
@@ -78,4 +80,21 @@ def small_group_rows(cells: NDArray[np.int32], counts: NDArray[np.int64], maps: 
                     small += c
                 table[slots[r]] = 0
         out[t] = small
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def tiled_group_sums(group_of: NDArray[np.int64], n_groups: int,
+                     matrix: NDArray[np.int64]) -> NDArray[np.int64]:  # pragma: no cover - compiled
+    """Matrix rows summed into groups, row ``r`` of the tiling being row ``r % g`` of the ``g`` given.
+
+    ``group_of`` holds the group of every (level tuple, leaf tuple) pair, level tuple by level tuple.
+    """
+    g, m = matrix.shape
+    out = np.zeros((n_groups, m), dtype=np.int64)
+    for r in range(group_of.shape[0]):
+        i = r % g
+        t = group_of[r]
+        for j in range(m):
+            out[t, j] += matrix[i, j]
     return out

@@ -1,4 +1,4 @@
-"""Sound lower bounds on the records a node must suppress for k-anonymity, from one or two attributes.
+"""Sound lower bounds on the records a node must suppress, from one, two or three attributes.
 
 A record whose generalized value of one quasi-identifier occurs fewer than
 ``k`` times in the table sits in a class smaller than ``k`` at every node
@@ -18,10 +18,19 @@ than the records on a large table.  Both bounds are read from per-level tables: 
 ``pairs[(a, b)][la, lb]`` count the records in small groups, and a node's
 bound is the maximum of its entries (the union of the groups is at least as
 large as the largest).
+
+Models that judge more than a class's size give their own floor of a group
+(:meth:`~anonset.privacy.base.PrivacyModel.violation_floor`: β-likeness and
+δ-disclosure bound how much of a value a group can hold without some of its
+records violating, l-diversity a group with too few values);
+:func:`floor_suppression` sums those floors over the groups of one or two
+attributes at every tuple of their levels, from the bottom node's classes
+with their histograms.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -29,13 +38,14 @@ import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.core.hierarchy import Hierarchy
-from anonset.engine.numpy.kernels import group_keys
-from anonset.methods.full_domain.bound_kernels import small_group_rows
+from anonset.core.stats import ClassStats
+from anonset.engine.numpy.kernels import group_keys, hash_groups, sum_rows_into
+from anonset.methods.full_domain.bound_kernels import small_group_rows, tiled_group_sums
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["single_attribute_suppression", "subset_suppression", "suppression_lower_bound"]
+__all__ = ["floor_suppression", "single_attribute_suppression", "subset_suppression", "suppression_lower_bound"]
 
 #: Largest grid of leaf tuples counted densely; larger ones are grouped by hashing.
 _DENSE_TUPLES = 1 << 22
@@ -83,6 +93,56 @@ def subset_suppression(hierarchies: tuple[Hierarchy, ...], cells: NDArray[np.int
                                  np.ascontiguousarray(sizes[columns]), below_top, k, dense_limit)
         full = np.zeros(tuple(int(v) + 1 for v in below_top), dtype=np.int64)
         full[tuple(slice(0, int(v)) for v in below_top)] = table.reshape(tuple(int(v) for v in below_top))
+        out[subset] = full
+    return out
+
+
+def floor_suppression(hierarchies: tuple[Hierarchy, ...], bottom: ClassStats,
+                      floor: Callable[[ClassStats], NDArray[np.int64] | None],
+                      width: int) -> dict[tuple[int, ...], NDArray[np.int64]]:
+    """Per set of ``width`` quasi-identifiers: the summed ``floor`` of its groups, per tuple of their levels.
+
+    ``bottom`` holds the bottom node's classes (their leaf tuples as keys)
+    with the statistics ``floor`` reads; ``floor`` gives, per group, the
+    fewest of its records suppressed however the group is divided (see the
+    module), or None when it gives none (no tables then); it reads class
+    sizes and histograms.  Tables are shaped as :func:`subset_suppression`'s
+    (0 where an attribute is at its top level).  All level tuples of a set are grouped at
+    once: the set's distinct leaf tuples, generalized to every level tuple,
+    grouped by (level tuple, generalized tuple).
+    """
+    if width > len(hierarchies) or bottom.n_classes == 0:
+        return {}
+    out: dict[tuple[int, ...], NDArray[np.int64]] = {}
+    for subset in combinations(range(len(hierarchies)), width):
+        own = [hierarchies[j] for j in subset]
+        below_top = tuple(h.max_level for h in own)
+        if 0 in below_top:
+            continue
+        leaves = np.array([h.n_leaves for h in own], dtype=np.int64)
+        tuples, inverse = group_keys(np.ascontiguousarray(bottom.keys[:, list(subset)]), leaves)
+        inverse = inverse.astype(np.int64)
+        held = ClassStats(np.bincount(inverse, weights=bottom.sizes, minlength=len(tuples)).astype(np.int64), tuples,
+                          histograms={a: sum_rows_into(inverse, len(tuples), h) for a, h in bottom.histograms.items()})
+        grid = np.indices(below_top).reshape(width, -1).T  # (T, w): every level tuple below the tops
+        code = np.zeros((len(grid), len(tuples)), dtype=np.int64)
+        for i, h in enumerate(own):
+            generalized = np.stack([h.maps[level][tuples[:, i]] for level in range(h.max_level)])  # (levels, g)
+            sizes = np.array([h.size(level) for level in range(h.max_level)], dtype=np.int64)
+            code = code * sizes[grid[:, i]][:, None] + generalized[grid[:, i]]
+        span = int(np.prod([h.size(0) for h in own], dtype=np.int64))  # no generalized tuple's code reaches it
+        keyed = (np.arange(len(grid), dtype=np.int64)[:, None] * span + code).ravel()
+        group_of, first = hash_groups(keyed)
+        sizes_of = np.bincount(group_of, weights=np.tile(held.sizes, len(grid)), minlength=len(first))
+        groups = ClassStats(sizes_of.astype(np.int64), np.zeros((len(first), 0), dtype=np.int32),
+                            histograms={a: tiled_group_sums(group_of, len(first), matrix)
+                                        for a, matrix in held.histograms.items()})
+        floors = floor(groups)
+        if floors is None:
+            return {}
+        per_tuple = np.bincount(first // len(tuples), weights=floors, minlength=len(grid)).astype(np.int64)
+        full = np.zeros(tuple(v + 1 for v in below_top), dtype=np.int64)
+        full[tuple(slice(0, v) for v in below_top)] = per_tuple.reshape(below_top)
         out[subset] = full
     return out
 

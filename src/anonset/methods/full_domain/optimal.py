@@ -31,6 +31,7 @@ METHOD = Method(
     in_memory=False,
     warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02, seconds=2.2),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"), 0.02),
+              WarmUp("δ-disclosure", ("KAnonymity", "DeltaDisclosure"), 0.02),
               WarmUp("t-closeness (equal)", ("KAnonymity", "TCloseness"), 0.02),
               WarmUp("t-closeness (ordered)", ("KAnonymity", "TCloseness"), 0.02, sensitive="length_of_stay",
                      distance="ordered")),

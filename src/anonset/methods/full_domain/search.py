@@ -18,15 +18,23 @@ The optimal search is exact for every privacy model and metric, with no
   the models are not monotone, so every check costs more) triples of
   attributes — the records of a value combination occurring fewer than k
   times at those attributes' levels are suppressed in every node using those
-  levels, so if they exceed the budget the node is infeasible
-  (:mod:`~anonset.methods.full_domain.bounds`); (2) when a checked node is infeasible for k-anonymity with the
-  budget (records in classes smaller than k never grow when classes merge),
-  every node below it is infeasible too; the same holds for any combination
-  of monotone models when nothing may be suppressed.
+  levels, so if they exceed the budget the node is infeasible; models that
+  judge sensitive values add their own floors of one- and two-attribute
+  groups (β-likeness and δ-disclosure: a group holding too much of a value
+  leaves some of its records violating however it is divided; l-diversity:
+  a group with too few values) (:mod:`~anonset.methods.full_domain.bounds`);
+  (2) the violation floor of a checked node's classes
+  (:meth:`~anonset.privacy.base.Requirements.violation_floor`: the records
+  in classes smaller than k, plus what those models' floors add) never grows
+  when classes merge and never shrinks when they split, so when it exceeds
+  the budget every node below is infeasible, and when it does not, every
+  node above needs no such check; the same holds for any combination of
+  monotone models when nothing may be suppressed.
 
-l-diversity and t-closeness with a suppression budget are not monotone, so
-the search never infers their feasibility from other nodes; a node whose
-k-anonymity part fails is not judged by them at all (it cannot be released).
+l-diversity, t-closeness, β-likeness and δ-disclosure with a suppression
+budget are not monotone, so the search never infers their feasibility from
+other nodes; a node whose floor exceeds the budget is not judged by them at
+all (it cannot be released).
 """
 
 from __future__ import annotations
@@ -43,7 +51,12 @@ from anonset.core.partition import Partition
 from anonset.core.stats import ClassStats
 from anonset.engine.base import Engine
 from anonset.errors import InfeasibleError
-from anonset.methods.full_domain.bounds import single_attribute_suppression, subset_suppression, suppression_lower_bound
+from anonset.methods.full_domain.bounds import (
+    floor_suppression,
+    single_attribute_suppression,
+    subset_suppression,
+    suppression_lower_bound,
+)
 from anonset.metrics.base import Metric
 from anonset.privacy.base import Requirements, Verdict
 from anonset.progress import task as progress_task
@@ -106,13 +119,14 @@ class _Evaluator:
         self.best: tuple[float, int, int, tuple[int, ...]] | None = None
         self.best_payload: tuple[ClassStats, Verdict, float] | None = None
         self.closest: tuple[int, tuple[int, ...]] | None = None
-        #: nodes failing k-anonymity within the budget, not judged by the other models: (small-class rows, levels)
-        self.k_misses: list[tuple[int, tuple[int, ...]]] = []
+        #: nodes whose violation floor exceeds the budget, not judged in full: (floor, levels)
+        self.floor_misses: list[tuple[int, tuple[int, ...]]] = []
 
-    def evaluate(self, levels: tuple[int, ...]) -> tuple[ClassStats, Verdict]:
+    def evaluate(self, levels: tuple[int, ...], counted: bool = False) -> tuple[ClassStats, Verdict]:
+        """Judge the node in full; ``counted``: its classes were computed (and counted as a check) already."""
         stats = self.engine.class_stats(levels)
         verdict = self.requirements.judge(stats, self.dataset.n_rows)
-        self.checks += 1
+        self.checks += 0 if counted else 1
         if not verdict.feasible:
             if self.closest is None or verdict.suppressed_rows < self.closest[0]:
                 self.closest = (verdict.suppressed_rows, levels)
@@ -126,26 +140,30 @@ class _Evaluator:
             self.best_payload = (stats, verdict, score)
         return stats, verdict
 
-    def k_part_ok(self, levels: tuple[int, ...], k: int, budget: int) -> bool:
-        """Does k-anonymity hold within the budget at ``levels``?  Judged in full only when it does.
+    def floor_ok(self, levels: tuple[int, ...], budget: int) -> bool:
+        """Are the records the violation floor suppresses within the budget at ``levels``?
 
-        A node failing k-anonymity cannot be released, so its other models
-        are not judged; it is remembered in case nothing is feasible and it
-        is the closest miss of the error message (judged then).
+        The floor (:meth:`Requirements.violation_floor`, e.g. the records in
+        classes smaller than k) suppresses at least as many records at every
+        more specific node and at most as many at every more general one, so
+        its verdict carries down (when it fails) and up (when it holds).  The
+        node is not judged in full here: a node failing the floor cannot be
+        released, and one passing it is judged when the search reaches it.  A
+        failing node is remembered in case nothing is feasible and it is the
+        closest miss of the error message (judged then).
         """
-        stats = self.engine.class_stats(levels)
-        small = int(stats.sizes[stats.sizes < k].sum())
-        if small <= budget:
-            self.evaluate(levels)
-            return True
+        floor = self.requirements.violation_floor(self.engine.class_stats(levels))
+        least = 0 if floor is None else int(floor.sum())
         self.checks += 1
-        self.k_misses.append((small, levels))
+        if least <= budget:
+            return True
+        self.floor_misses.append((least, levels))
         return False
 
-    def _judge_k_misses(self) -> None:
-        """Judge the k-anonymity misses that could be the closest miss (fewest small-class rows first)."""
-        for small, levels in sorted(self.k_misses):
-            if self.closest is not None and small >= self.closest[0]:
+    def _judge_floor_misses(self) -> None:
+        """Judge the floor misses that could be the closest miss (fewest floor records first)."""
+        for least, levels in sorted(self.floor_misses):
+            if self.closest is not None and least >= self.closest[0]:
                 break
             verdict = self.requirements.judge(self.engine.class_stats(levels), self.dataset.n_rows)
             if self.closest is None or verdict.suppressed_rows < self.closest[0]:
@@ -153,7 +171,7 @@ class _Evaluator:
 
     def result(self, lattice: Lattice, started: float) -> SearchResult:
         if self.best is None:
-            self._judge_k_misses()
+            self._judge_floor_misses()
         if self.best is None or self.best_payload is None:
             raise _infeasible(self.requirements, self.closest, self.dataset)
         stats, verdict, score = self.best_payload
@@ -230,27 +248,37 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     k = requirements.k
     infeasible = np.zeros(lattice.size, dtype=np.bool_)
     monotone = requirements.monotonic or assume_practical_monotonicity
-    if k > 1:
+    if k > 1 or not monotone:
         # triples cost more to count than they save when every check is a cheap k-anonymity roll-up
-        cells, counts = _most_specific_classes(dataset, engine)
-        subsets = subset_suppression(dataset.hierarchies, cells, counts, k, 2)
+        bottom = _most_specific_classes(dataset, engine)
+        subsets = subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 2)
+        single = single_attribute_suppression(dataset, k)
         if not monotone:
-            subsets.update(subset_suppression(dataset.hierarchies, cells, counts, k, 3))
-        lower = suppression_lower_bound(nodes, single_attribute_suppression(dataset, k), subsets)
+            subsets.update(_model_floors(dataset, bottom, requirements, single, subsets)
+                           or subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 3))
+        lower = suppression_lower_bound(nodes, single, subsets)
         infeasible |= lower > budget
     prefiltered = int(infeasible.sum())
     order = np.lexsort((nodes.sum(axis=1), bounds))
     ev = _Evaluator(dataset, engine, requirements, metric)
-    k_monotone = k > 1 or monotone
-    # nodes known to satisfy the monotone part (k-anonymity within the budget, or all models when monotone)
+    # a part of the requirements whose verdict carries along the lattice: all of them when monotone, else the
+    # violation floor (k-anonymity's small classes, the floors of the models that give one) within the budget
+    carried = monotone or requirements.floors_groups
+    # nodes known to satisfy the monotone part
     known_ok = np.zeros(lattice.size, dtype=np.bool_)
     evaluated = np.zeros(lattice.size, dtype=np.bool_)
 
+    floored = np.zeros(lattice.size, dtype=np.bool_)
+
     def monotone_part_ok(i: int) -> bool:
-        """Evaluate node i and tell whether its monotone part holds; tag the lattice accordingly."""
+        """Check node i's monotone part (all of it when monotone, else the floor); tag the lattice accordingly."""
         levels = tuple(int(v) for v in nodes[i])
-        evaluated[i] = True
-        ok = ev.evaluate(levels)[1].feasible if monotone else ev.k_part_ok(levels, k, budget)
+        if monotone:
+            evaluated[i] = True
+            ok = ev.evaluate(levels)[1].feasible
+        else:
+            floored[i] = True
+            ok = ev.floor_ok(levels, budget)
         if ok:
             lattice.mark_above(known_ok, levels)
         else:
@@ -258,7 +286,7 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
         return ok
 
     sorted_bounds = bounds[order]
-    steps = _cheapest_steps(lattice, bounds) if k_monotone else np.empty(0, dtype=np.int64)
+    steps = _cheapest_steps(lattice, bounds) if carried else np.empty(0, dtype=np.int64)
     pos = 0
     visit = order.tolist()
     # progress: the position in bound order (every node before it is judged, pruned or below a judged bound);
@@ -274,7 +302,7 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
                 if sorted_bounds[pos - 1] > ev.best[0] + tol:
                     break
             bar.update(completed=pos - 1)
-            if k_monotone and not known_ok[idx]:
+            if carried and not known_ok[idx]:
                 chain = _chain(steps, idx)
                 lo, hi = 0, len(chain) - 1
                 while lo < hi:
@@ -288,11 +316,13 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
                         lo = mid + 1
                 if infeasible[idx] or evaluated[idx]:
                     continue
-            if k_monotone:
+            if monotone:
                 monotone_part_ok(idx)
-            else:
-                ev.evaluate(tuple(int(v) for v in nodes[idx]))
-                evaluated[idx] = True
+                continue
+            if carried and not known_ok[idx] and not monotone_part_ok(idx):
+                continue
+            ev.evaluate(tuple(int(v) for v in nodes[idx]), counted=bool(floored[idx]))
+            evaluated[idx] = True
         bar.update(completed=lattice.size)
     result = ev.result(lattice, started)
     result.details.update(strategy="bound-ordered", prefiltered=prefiltered)
@@ -301,16 +331,36 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     return result
 
 
-def _most_specific_classes(dataset: Dataset, engine: Engine) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
-    """Leaf codes and sizes of the bottom node's classes for the set bounds; none for a table in a database.
+def _most_specific_classes(dataset: Dataset, engine: Engine) -> ClassStats:
+    """The bottom node's classes (leaf codes as keys) for the set bounds; none for a table in a database.
 
     Fetching the bottom node from a database could mean every record; in
     memory the engine holds it already.
     """
     if not dataset.in_memory:
-        return np.zeros((0, len(dataset.quasi)), dtype=np.int32), np.zeros(0, dtype=np.int64)
-    bottom = engine.class_stats(tuple(0 for _ in dataset.quasi))
-    return bottom.keys, bottom.sizes
+        return ClassStats(np.zeros(0, dtype=np.int64), np.zeros((0, len(dataset.quasi)), dtype=np.int32))
+    return engine.class_stats(tuple(0 for _ in dataset.quasi))
+
+
+def _model_floors(dataset: Dataset, bottom: ClassStats, requirements: Requirements,
+                  single: list[NDArray[np.int64]],
+                  k_pairs: dict[tuple[int, ...], NDArray[np.int64]]) -> dict[tuple[int, ...], NDArray[np.int64]]:
+    """The floors of one- and two-attribute groups, when the models beyond class sizes give floors that bind.
+
+    They bind when a single attribute's floor exceeds its class-size bound
+    somewhere (β-likeness, δ-disclosure: a value over-represented at some
+    level); then pairs are counted too, and rule out more, carried down from
+    every node checked, than triples of attributes would for less.  When they
+    do not (the usual case for l-diversity), nothing is returned and the
+    triples of class sizes are counted instead.
+    """
+    if not requirements.floors_beyond_sizes:
+        return {}
+    singles = floor_suppression(dataset.hierarchies, bottom, requirements.violation_floor, 1)
+    if not any((table > single[j[0]]).any() for j, table in singles.items()):
+        return {}
+    pairs = floor_suppression(dataset.hierarchies, bottom, requirements.violation_floor, 2)
+    return {**singles, **{s: np.maximum(t, k_pairs[s]) if s in k_pairs else t for s, t in pairs.items()}}
 
 
 def _cheapest_steps(lattice: Lattice, bounds: NDArray[np.float64]) -> NDArray[np.int64]:
