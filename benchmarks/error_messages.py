@@ -93,7 +93,7 @@ def section_of(case_id: str) -> str:
         return "Hierarchies"
     if case_id.startswith(("non-numeric", "numeric quasi")):
         return "Values and attribute types"
-    if case_id.startswith(("k ", "l ", "t ", "max_suppression", "average risk")):
+    if case_id.startswith(("k ", "l ", "t ", "max_suppression", "average risk", "population table")):
         return "Privacy parameters"
     if case_id.startswith(("unknown", "YAML", "duplicate YAML", "config path", "row-level", "output delimiter",
                            "--pick")):

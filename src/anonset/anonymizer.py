@@ -312,10 +312,14 @@ class Anonymizer:
         warn_user(self.release_.warnings)
         return self
 
+    def _attributes_for_input(self) -> dict[str, Any]:
+        """The attribute specs a table given to fit is encoded with (hierarchies built from a population, if any)."""
+        return self.requirements.attributes_for(self.attributes)
+
     def _fit(self, data: pd.DataFrame | pa.Table | Dataset, source: str, engine: Engine | None) -> None:
         """The body of :meth:`fit`: check the inputs, fit the method (:func:`fit_method`), keep what it learned."""
         clock = StageClock()
-        dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
+        dataset = data if isinstance(data, Dataset) else Dataset(data, self._attributes_for_input(), source=source)
         clock.lap("encode")
         _require_quasi(dataset)
         dataset, sampled = sample_records(dataset, self.requirements, self.seed)
@@ -366,7 +370,7 @@ class Anonymizer:
             fronts = [n for n in registry.names() if registry.get(n).family is Family.FRONT]
             raise ConfigError(f"front() is for the trade-off methods ({', '.join(fronts)}); method"
                               f" {self.method!r} returns one release: call fit()")
-        dataset = data if isinstance(data, Dataset) else Dataset(data, self.attributes, source=source)
+        dataset = data if isinstance(data, Dataset) else Dataset(data, self._attributes_for_input(), source=source)
         _require_quasi(dataset)
         self.requirements.validate(dataset)
         if engine is not None:

@@ -28,12 +28,15 @@ import yaml
 from anonset.engine.sql.base import redact_url, table_parts
 from anonset.errors import ConfigError, DataError
 from anonset.io.delimiters import check_delimiter
+from anonset.io.table_file import TableFile
 from anonset.privacy import (
     BetaLikeness,
     DeltaDisclosure,
+    DeltaPresence,
     DifferentialPrivacy,
     KAnonymity,
     KMap,
+    PopulationKMap,
     PrivacyModel,
     Requirements,
     SquaredErrorDiversity,
@@ -112,9 +115,9 @@ SPARK_KEYS = {"master", "timeout", "options"}
 ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
 PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression", "average_risk",
                 "highest_risk", "sample_uniqueness", "population_uniqueness", "k_map", "beta_likeness",
-                "delta_disclosure", "differential_privacy"}
-#: Keys of ``privacy.k_map`` (estimated k-map).
-KMAP_KEYS = {"k", "population_size", "sampling_fraction", "estimator", "significance"}
+                "delta_disclosure", "differential_privacy", "delta_presence"}
+#: Keys of ``privacy.k_map``: estimated k-map, or ``k`` and ``population`` (a table file).
+KMAP_KEYS = {"k", "population_size", "sampling_fraction", "estimator", "significance", "population"}
 #: Keys of ``privacy.population_uniqueness``.
 POPULATION_KEYS = {"max", "sampling_fraction", "population_size", "model"}
 
@@ -259,13 +262,17 @@ class RunConfig:
         return [name for name, entry in self.attributes.items() if entry.get("role") == "quasi"]
 
     def input_files(self) -> dict[str, Path]:
-        """Every file the run reads, by what it is: the config, the input table, the hierarchy files."""
+        """Every file the run reads, by what it is: the config, the input table, the hierarchy and population files."""
         files: dict[str, Path] = {"config": self.path}
         if self.input_file is not None:
             files["input table"] = self.input_file
         for name, entry in self.attributes.items():
             if isinstance(entry.get("hierarchy"), str):
                 files[f"hierarchy file of {name!r}"] = _resolve(self.path.parent, entry["hierarchy"])
+        for model in self.requirements.models:
+            source = getattr(model, "source", None)
+            if isinstance(source, TableFile):
+                files[f"population table of {model.describe()}"] = source.path
         return files
 
 
@@ -416,7 +423,7 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     if spec.family is Family.FRONT:
         requirements = _pareto_requirements(raw.get("privacy"), where, name)
     else:
-        requirements = requirements_from_config(raw.get("privacy"), where)
+        requirements = requirements_from_config(raw.get("privacy"), where, base)
     metric = str(method.get("metric", spec.default_metric))
     if metric not in SEARCH_METRICS:
         if metric in METRICS:
@@ -629,10 +636,10 @@ def _output_table(out: Mapping[str, Any], sql: SqlInput | None, where: str) -> t
     return table, replace
 
 
-def requirements_from_config(privacy: Any, where: str = "config") -> Requirements:
-    """Build the Requirements from a ``privacy:`` mapping."""
+def requirements_from_config(privacy: Any, where: str = "config", folder: Path | None = None) -> Requirements:
+    """Build the Requirements from a ``privacy:`` mapping (relative population paths from ``folder``)."""
     try:
-        return _requirements(privacy, where)
+        return _requirements(privacy, where, folder)
     except ConfigError as exc:
         if str(exc).startswith(f"{where}:"):
             raise
@@ -640,7 +647,7 @@ def requirements_from_config(privacy: Any, where: str = "config") -> Requirement
         raise ConfigError(f"{where}: {exc}") from exc
 
 
-def _requirements(privacy: Any, where: str) -> Requirements:
+def _requirements(privacy: Any, where: str, folder: Path | None) -> Requirements:
     if not isinstance(privacy, Mapping):
         raise ConfigError(f"{where}: `privacy` must be a mapping with at least `k`, e.g. privacy: {{k: 5}}")
     _unknown(where, "privacy.", privacy, PRIVACY_KEYS)
@@ -670,11 +677,21 @@ def _requirements(privacy: Any, where: str) -> Requirements:
         _unknown(where, "privacy.delta_disclosure.", entry, {"attribute", "delta"})
         models.append(DeltaDisclosure(_need(entry, where, "delta_disclosure", "attribute"),
                                       _need(entry, where, "delta_disclosure", "delta")))
-    models.extend(_risk_models(privacy, where))
+    models.extend(_risk_models(privacy, where, folder))
     return Requirements(models, privacy.get("max_suppression", 0.0))
 
 
-def _risk_models(privacy: Mapping[str, Any], where: str) -> list[PrivacyModel]:
+def _population(entry: Mapping[str, Any], where: str, key: str, folder: Path | None) -> tuple[TableFile, str]:
+    """The population table file of a model (relative paths from the config's folder) and how messages name it."""
+    given = _need(entry, where, key, "population")
+    if not isinstance(given, str) or not given:
+        raise ConfigError(f"{where}: privacy.{key}.population must be the path of a CSV or Parquet file with the"
+                          f" input's quasi-identifiers; got {given!r}")
+    path = _resolve(folder, given) if folder is not None else Path(given)
+    return TableFile(path), str(path)
+
+
+def _risk_models(privacy: Mapping[str, Any], where: str, folder: Path | None) -> list[PrivacyModel]:
     """``highest_risk``, ``average_risk``, ``sample_uniqueness`` (bounds) and ``population_uniqueness`` (a mapping)."""
     models: list[PrivacyModel] = []
     if "highest_risk" in privacy:
@@ -687,11 +704,29 @@ def _risk_models(privacy: Mapping[str, Any], where: str) -> list[PrivacyModel]:
         entry = privacy["k_map"]
         if not isinstance(entry, Mapping):
             raise ConfigError(f"{where}: privacy.k_map must be a mapping such as"
-                              " {k: 5, population_size: 1000000, estimator: poisson, significance: 0.01}")
+                              " {k: 5, population_size: 1000000, estimator: poisson, significance: 0.01}"
+                              " or {k: 5, population: population.csv}")
         _unknown(where, "privacy.k_map.", entry, KMAP_KEYS)
-        models.append(KMap(_need(entry, where, "k_map", "k"), entry.get("population_size"),
-                           entry.get("sampling_fraction"), entry.get("estimator", "poisson"),
-                           entry.get("significance", 0.01)))
+        if "population" in entry:
+            estimated = sorted(KMAP_KEYS - {"k", "population"} & set(entry))
+            if estimated:
+                raise ConfigError(f"{where}: privacy.k_map with a population table counts the population's records;"
+                                  f" drop {estimated[0]} (it belongs to k-map estimated from the population's size)")
+            models.append(PopulationKMap(_need(entry, where, "k_map", "k"),
+                                         *_population(entry, where, "k_map", folder)))
+        else:
+            models.append(KMap(_need(entry, where, "k_map", "k"), entry.get("population_size"),
+                               entry.get("sampling_fraction"), entry.get("estimator", "poisson"),
+                               entry.get("significance", 0.01)))
+    if "delta_presence" in privacy:
+        entry = privacy["delta_presence"]
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{where}: privacy.delta_presence must be a mapping such as"
+                              " {min: 0.05, max: 0.5, population: population.csv}")
+        _unknown(where, "privacy.delta_presence.", entry, {"min", "max", "population"})
+        models.append(DeltaPresence(_need(entry, where, "delta_presence", "min"),
+                                    _need(entry, where, "delta_presence", "max"),
+                                    *_population(entry, where, "delta_presence", folder)))
     if "differential_privacy" in privacy:
         entry = privacy["differential_privacy"]
         if not isinstance(entry, Mapping):

@@ -83,8 +83,8 @@ def test_the_config_key_builds_the_model() -> None:
                                              "max_suppression": 0.01})
     (model,) = requirements.models
     assert isinstance(model, KMap) and model.estimator == "zero_truncated_poisson"
-    with pytest.raises(ConfigError, match=r"privacy.k_map.*population"):
-        requirements_from_config({"k_map": {"k": 5, "population": "people.csv"}})
+    with pytest.raises(ConfigError, match=r"privacy.k_map.populaton_size"):
+        requirements_from_config({"k_map": {"k": 5, "populaton_size": 1000}})
 
 
 def test_a_release_under_k_map_holds_the_derived_floor_rechecked() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from anonset.core.stats import ClassStats, StatsRequest
@@ -12,12 +13,14 @@ from anonset.privacy import (
     AverageRisk,
     BetaLikeness,
     DeltaDisclosure,
+    DeltaPresence,
     DifferentialPrivacy,
     DistinctLDiversity,
     EntropyLDiversity,
     HighestRisk,
     KAnonymity,
     KMap,
+    PopulationKMap,
     PopulationUniqueness,
     PrivacyModel,
     RecursiveCLDiversity,
@@ -26,6 +29,12 @@ from anonset.privacy import (
     TCloseness,
 )
 from anonset.testing import Check, CheckFailure, parametrize_with_checks, privacy_model_checks
+from anonset.testing.models import register_table
+
+_REGISTER = register_table()
+
+#: A population the checks' register is a sample of: the register, and a third of its records again.
+REGISTER_POPULATION = pd.concat([_REGISTER, _REGISTER.iloc[::3]], ignore_index=True)
 
 #: One instance of every model, with each t-closeness distance (on the register the checks use).
 MODELS: list[PrivacyModel] = [
@@ -36,6 +45,7 @@ MODELS: list[PrivacyModel] = [
     PopulationUniqueness(0.05, sampling_fraction=0.1), KMap(10, population_size=3000),
     KMap(10, sampling_fraction=0.2, estimator="zero_truncated_poisson"), BetaLikeness("diagnosis", 1.0),
     BetaLikeness("diagnosis", 3.0, "enhanced"), DeltaDisclosure("diagnosis", 1.2), DifferentialPrivacy(3.0, 0.01),
+    PopulationKMap(6, REGISTER_POPULATION), DeltaPresence(0.4, 0.9, REGISTER_POPULATION),
 ]
 
 
@@ -107,7 +117,38 @@ class FirstRecords(PrivacyModel):
         return "holds one of the first records"
 
 
+class FloorTooHigh(PrivacyModel):
+    """Gives every group of fewer than 50 records as its violation floor, but refuses only classes of one record."""
+
+    def satisfied(self, stats: ClassStats) -> Any:
+        return stats.sizes >= 2
+
+    def violation_floor(self, stats: ClassStats) -> Any:
+        return np.where(stats.sizes < 50, stats.sizes, 0)
+
+    def describe(self) -> str:
+        return "no class of one, a floor of fifty"
+
+
+class PassesThenFails(PrivacyModel):
+    """Declares its passing records pass above, but refuses classes of more than 20 records."""
+
+    monotonic = False
+
+    @property
+    def monotonic_with_suppression(self) -> bool:
+        return True
+
+    def satisfied(self, stats: ClassStats) -> Any:
+        return stats.sizes <= 20
+
+    def describe(self) -> str:
+        return "at most 20 per class"
+
+
 @pytest.mark.parametrize(("model", "check", "says"), [
+    (FloorTooHigh(), "its_violation_floor_holds_below", "yet only"),
+    (PassesThenFails(), "a_passing_record_passes_above", "declares monotonic_with_suppression = True"),
     (SizeAndSex(), "judges_by_its_class_size_floor", "its verdict differs from 'at least 4 records'"),
     (FirstRecords(), "independent_of_the_order_of_the_records", "records get another verdict"),
     (AtMostFive(), "monotone_as_declared", "declares monotonic = True, yet it holds at node"),

@@ -59,6 +59,11 @@ class ClassStats:
         (c,) float64 sum and sum of squares of a numeric sensitive attribute.
     levels : tuple of int, optional
         The full-domain node these classes belong to.
+    population : mapping of str to numpy.ndarray
+        (c,) int64 records of a population table matching each class, by the
+        population's key, when counted already (the re-check counts them
+        from the released values; a model comparing with a population counts
+        them itself from ``keys`` at ``levels`` otherwise).
     """
 
     sizes: NDArray[np.int64]
@@ -67,6 +72,7 @@ class ClassStats:
     sums: Mapping[str, NDArray[np.float64]] = field(default_factory=dict)
     sumsq: Mapping[str, NDArray[np.float64]] = field(default_factory=dict)
     levels: tuple[int, ...] | None = None
+    population: Mapping[str, NDArray[np.int64]] = field(default_factory=dict)
 
     @property
     def n_classes(self) -> int:
@@ -87,6 +93,7 @@ class ClassStats:
             sums={a: s[mask] for a, s in self.sums.items()},
             sumsq={a: s[mask] for a, s in self.sumsq.items()},
             levels=self.levels,
+            population={name: counts[mask] for name, counts in self.population.items()},
         )
 
 
@@ -106,7 +113,10 @@ def aggregate(inverse: NDArray[np.int64], n_groups: int, stats: ClassStats, keys
             for a, s in stats.sums.items()}
     sumsq = {a: cast("NDArray[np.float64]", np.bincount(inverse, weights=s, minlength=n_groups))
              for a, s in stats.sumsq.items()}
-    return ClassStats(sizes=sizes, keys=keys, histograms=hists, sums=sums, sumsq=sumsq, levels=levels)
+    population = {name: np.bincount(inverse, weights=counts, minlength=n_groups).astype(np.int64)
+                  for name, counts in stats.population.items()}  # distinct classes match distinct records: they add
+    return ClassStats(sizes=sizes, keys=keys, histograms=hists, sums=sums, sumsq=sumsq, levels=levels,
+                      population=population)
 
 
 def _sum_matrix(inverse: NDArray[np.int64], n_groups: int, matrix: NDArray[np.int64]) -> NDArray[np.int64]:

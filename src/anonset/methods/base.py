@@ -251,7 +251,7 @@ class WarmUp:
     seconds: float = 0.1
 
     def privacy_models(self) -> list[Any]:
-        """The models of the run: k = 3, l = 2 (entropy 1.5; recursive c = 3), t = 0.5, β = 1, δ = 1, risks of 0.2 or less.
+        """The models of the run: k = 3, l = 2 (entropy 1.5; recursive c = 3), t = 0.5, β = δ = 1, risks up to 0.2.
 
         Raises ``ValueError`` for a class name anonset has no model of.
         """
@@ -445,6 +445,8 @@ MODEL_WORDS = {
     "SampleUniqueness": "sample uniqueness",
     "PopulationUniqueness": "population uniqueness",
     "KMap": "estimated k-map",
+    "PopulationKMap": "k-map against a population table",
+    "DeltaPresence": "δ-presence",
     "BetaLikeness": "β-likeness",
     "DeltaDisclosure": "δ-disclosure privacy",
     "DifferentialPrivacy": "differential privacy",

@@ -1,4 +1,4 @@
-"""Privacy models judged per equivalence class or over the release (risk bounds), and the suppression budget."""
+"""Privacy models judged per class, over the release (risk bounds) or against a population; the suppression budget."""
 
 from anonset.privacy.base import PrivacyModel, Requirements, Verdict
 from anonset.privacy.differential_privacy import DifferentialPrivacy
@@ -7,6 +7,7 @@ from anonset.privacy.kanonymity import KAnonymity
 from anonset.privacy.kmap import KMap
 from anonset.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonset.privacy.likeness import BetaLikeness
+from anonset.privacy.population import DeltaPresence, PopulationKMap
 from anonset.privacy.risk_models import AverageRisk, HighestRisk, PopulationUniqueness, SampleUniqueness
 from anonset.privacy.squared_error import SquaredErrorDiversity
 from anonset.privacy.tcloseness import TCloseness
@@ -15,12 +16,14 @@ __all__ = [
     "AverageRisk",
     "BetaLikeness",
     "DeltaDisclosure",
+    "DeltaPresence",
     "DifferentialPrivacy",
     "DistinctLDiversity",
     "EntropyLDiversity",
     "HighestRisk",
     "KAnonymity",
     "KMap",
+    "PopulationKMap",
     "PopulationUniqueness",
     "PrivacyModel",
     "RecursiveCLDiversity",

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, SupportsFloat, cast
+from typing import TYPE_CHECKING, Any, SupportsFloat, cast
 
 import numpy as np
 
@@ -85,6 +85,14 @@ class PrivacyModel(ABC):
         """The full-domain node the model releases, chosen without looking at the records; None: a search decides."""
         del dataset
         return None
+
+    def attributes_for(self, attributes: Mapping[str, Any]) -> dict[str, Any]:
+        """The attribute specs the input is to be encoded with: as given unless the model says otherwise.
+
+        A model comparing the input with a population builds the
+        quasi-identifiers' hierarchies from that population.
+        """
+        return dict(attributes)
 
     @property
     def min_class_size(self) -> int:
@@ -242,6 +250,13 @@ class Requirements:
         if not floors:
             return None
         return np.maximum.reduce(floors) if len(floors) > 1 else floors[0]
+
+    def attributes_for(self, attributes: Mapping[str, Any]) -> dict[str, Any]:
+        """The attribute specs the input is encoded with: each model's :meth:`PrivacyModel.attributes_for` in turn."""
+        out = dict(attributes)
+        for m in self.models:
+            out = m.attributes_for(out)
+        return out
 
     def fixed_levels(self, dataset: Dataset) -> tuple[int, ...] | None:
         """The node a model fixes before seeing the data (:meth:`PrivacyModel.fixed_levels`), or None."""

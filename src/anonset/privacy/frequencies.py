@@ -17,7 +17,6 @@ import numpy as np
 
 from anonset.core.stats import ClassStats, StatsRequest
 from anonset.privacy.base import PrivacyModel, require_sensitive
-from anonset.privacy.frequency_kernels import excess_floor_rows
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -80,6 +79,8 @@ class ValueFrequencyModel(PrivacyModel):
         limits are widened by a relative 1e-9 and the figure rounded up only
         past 1e-6, so floating point never makes the floor too high.
         """
+        from anonset.privacy.frequency_kernels import excess_floor_rows  # here: numba only when a search asks
+
         return excess_floor_rows(np.ascontiguousarray(stats.histograms[self.attribute]), limits * (1.0 + 1e-9))
 
     def frequencies(self, stats: ClassStats) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:

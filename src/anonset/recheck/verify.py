@@ -11,7 +11,10 @@ they are a class of their own and must satisfy the models.
 The suppressed records are released as one group, so when any of their
 sensitive values is released (not ``*``), that group must satisfy every model
 too, judged on the values it shows (see :mod:`anonset.recheck.suppressed`):
-whoever learns that a person was suppressed links them to it.
+whoever learns that a person was suppressed links them to it.  A model
+judged against a population table has the population records matching
+each class counted from the released labels and the hierarchies
+(:mod:`anonset.recheck.population`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ import pandas as pd
 from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.stats import ClassStats
 from anonset.privacy.base import Requirements
+from anonset.privacy.population import PopulationModel
 from anonset.recheck.columns import SUPPRESSED, text_codes
+from anonset.recheck.population import population_counts_of_labels
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -307,5 +312,14 @@ def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, ro
         v = pd.to_numeric(table[a][shown], errors="raise").to_numpy(dtype=np.float64)
         sums[a] = cast("NDArray[np.float64]", np.bincount(row_class[shown], weights=v, minlength=n_classes))
         sumsq[a] = cast("NDArray[np.float64]", np.bincount(row_class[shown], weights=v * v, minlength=n_classes))
+    population: dict[str, NDArray[np.int64]] = {}
+    compared = [model for model in requirements.models if isinstance(model, PopulationModel)]
+    if compared:
+        first = np.full(n_classes, -1, dtype=np.int64)
+        first[row_class[::-1]] = np.arange(len(row_class) - 1, -1, -1)
+        labels = {q: table[q].astype(object).where(table[q].notna(), "nan").astype(str).to_numpy()[first]
+                  for q in dataset.quasi}
+        for model in compared:
+            population[model.population_key] = population_counts_of_labels(labels, model.population, dataset)
     return ClassStats(sizes=sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
-                      sums=sums, sumsq=sumsq)
+                      sums=sums, sumsq=sumsq, population=population)

@@ -250,8 +250,14 @@ def json_writer(document: Mapping[str, Any]) -> Callable[[Path], None]:
 
 
 def attribute_specs(config: RunConfig) -> dict[str, AttributeSpec]:
-    """The attribute specs of a config: hierarchy files read (relative to the config's folder), builders kept."""
-    return {name: _attribute_spec(config, name, entry) for name, entry in config.attributes.items()}
+    """The attribute specs of a config: hierarchy files read (relative to the config's folder), builders kept.
+
+    When a privacy model compares the input with a population table, the
+    quasi-identifiers' hierarchies are built from that table
+    (:meth:`~anonset.privacy.base.Requirements.attributes_for`).
+    """
+    specs = {name: _attribute_spec(config, name, entry) for name, entry in config.attributes.items()}
+    return config.requirements.attributes_for(specs)
 
 
 def read_in_memory(config: RunConfig, what: str) -> Dataset:

@@ -16,6 +16,10 @@ only the statistics the model requests:
   every node one level more general;
 - ``size_only``: its verdict is "at least ``min_class_size`` records", and
   that floor is at least 2 (a floor of 1 protects nothing);
+- ``monotonic_with_suppression``: a record that passes at a node passes at
+  every node one level more general;
+- ``violation_floor`` (when the model gives one): the records it counts at a
+  node never exceed those violating it at that node or any more specific one;
 - its verdict on a record does not depend on the order of the records (the
   register shuffled gives every record the same verdict).
 """
@@ -37,7 +41,7 @@ from anonset.methods.full_domain.search import lattice_of
 from anonset.privacy import PrivacyModel, Requirements
 from anonset.testing.checks import Check, expect
 
-__all__ = ["check_privacy_model", "privacy_model_checks"]
+__all__ = ["check_privacy_model", "privacy_model_checks", "register_table"]
 
 _COLUMNS = ("age", "sex", "zip", "marital_status", "diagnosis", "length_of_stay")
 
@@ -49,6 +53,11 @@ def _register() -> tuple[pd.DataFrame, dict[str, AttributeSpec]]:
     attributes = {c: specs[c] for c in _COLUMNS}
     attributes["length_of_stay"] = dataclasses.replace(attributes["length_of_stay"], role=Role.SENSITIVE)
     return table, attributes
+
+
+def register_table() -> pd.DataFrame:
+    """The records the checks judge a model on (a population a model compares with must hold them)."""
+    return _register()[0]
 
 
 def check_privacy_model(model: PrivacyModel) -> None:
@@ -80,6 +89,10 @@ def privacy_model_checks(model: PrivacyModel) -> Iterator[tuple[str, Check]]:
         yield make("monotone_as_declared", _monotone)
     if model.size_only:
         yield make("judges_by_its_class_size_floor", _judges_by_its_floor)
+    if model.monotonic_with_suppression:
+        yield make("a_passing_record_passes_above", _passing_records_pass_above)
+    if model.size_only or type(model).violation_floor is not PrivacyModel.violation_floor:
+        yield make("its_violation_floor_holds_below", _floor_holds_below)
     yield make("independent_of_the_order_of_the_records", _independent_of_row_order)
 
 
@@ -158,6 +171,39 @@ def _judges_by_its_floor(model: PrivacyModel, dataset: Dataset, engine: NumpyEng
         differ = int((np.asarray(model.satisfied(stats)) != (stats.sizes >= floor)).sum())
         expect(differ == 0, f"it declares size_only = True, yet at node {levels} its verdict differs from 'at least"
                f" {floor} records' on {differ} classes")
+
+
+def _passing_records_pass_above(model: PrivacyModel, dataset: Dataset, engine: NumpyEngine) -> None:
+    tops = [h.max_level for h in dataset.hierarchies]
+    for levels in _nodes(dataset)[::2]:
+        row_class, stats = engine.row_classes(levels)
+        passing = np.asarray(model.satisfied(stats))[row_class]
+        for j, top in enumerate(tops):
+            if levels[j] < top:
+                up = levels[:j] + (levels[j] + 1,) + levels[j + 1:]
+                up_class, up_stats = engine.row_classes(up)
+                dropped = int((passing & ~np.asarray(model.satisfied(up_stats))[up_class]).sum())
+                expect(dropped == 0, f"it declares monotonic_with_suppression = True, yet {dropped} records that"
+                       f" pass at node {levels} fail at the more general node {up}")
+
+
+def _floor_holds_below(model: PrivacyModel, dataset: Dataset, engine: NumpyEngine) -> None:
+    nodes = _nodes(dataset)
+    floors, violating = [], []
+    for levels in nodes:
+        stats = engine.class_stats(levels)
+        floor = model.violation_floor(stats)
+        expect(floor is not None and np.asarray(floor).shape == (stats.n_classes,),
+               f"violation_floor() at node {levels} gives {floor!r}, not one count per class")
+        floors.append(int(np.asarray(floor).sum()))
+        violating.append(int(stats.sizes[~np.asarray(model.satisfied(stats))].sum()))
+    grid = np.array(nodes)
+    fewest = np.array(violating)
+    for i, levels in enumerate(nodes):
+        below = np.flatnonzero((grid <= grid[i]).all(axis=1))  # the node and every more specific one
+        j = below[np.argmin(fewest[below])]
+        expect(fewest[j] >= floors[i], f"its violation floor at node {levels} is {floors[i]} records, yet only"
+               f" {fewest[j]} records violate it at node {nodes[j]}, which divides those classes further")
 
 
 def _independent_of_row_order(model: PrivacyModel, dataset: Dataset, engine: NumpyEngine) -> None:

@@ -34,10 +34,12 @@ from anonset.privacy import (
     AverageRisk,
     BetaLikeness,
     DeltaDisclosure,
+    DeltaPresence,
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
     KMap,
+    PopulationKMap,
     PopulationUniqueness,
     PrivacyModel,
     RecursiveCLDiversity,
@@ -46,6 +48,7 @@ from anonset.privacy import (
     SquaredErrorDiversity,
     TCloseness,
 )
+from anonset.privacy.population import PopulationModel
 from anonset.recheck.columns import SUPPRESSED
 
 if TYPE_CHECKING:
@@ -60,7 +63,7 @@ def rechecked_models() -> tuple[type[PrivacyModel], ...]:
     """The model classes :func:`recheck` judges itself (and their subclasses, such as highest risk)."""
     return (KAnonymity, DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness,
             SquaredErrorDiversity, AverageRisk, SampleUniqueness, PopulationUniqueness, BetaLikeness,
-            DeltaDisclosure, KMap)
+            DeltaDisclosure, KMap, PopulationKMap, DeltaPresence)
 
 
 def recheck(released: pd.DataFrame, original: pd.DataFrame, dataset: Dataset, requirements: Requirements,
@@ -212,6 +215,18 @@ def _judge(part: pd.DataFrame, codes: NDArray[np.int64], keys: pd.DataFrame, qua
                 bad = np.flatnonzero(worst >= model.delta + _EPS)
                 problems += [f"{name(c)} moves a value of {model.attribute!r} by a factor of 2^{worst[c]:.4f} from the"
                              f" input's frequency, not below 2^{model.delta:g} ({what})" for c in bad[:3]]
+        elif isinstance(model, PopulationModel):
+            matched = _population_matches(keys.iloc[first], quasi, dataset, model) if not whole else \
+                np.array([model.population_records])
+            if isinstance(model, PopulationKMap):
+                bad = np.flatnonzero(matched < model.k)
+                problems += [f"{name(c)} matches {matched[c]} records of {model.population_name}, fewer than"
+                             f" k = {model.k} ({what})" for c in bad[:3]]
+            elif isinstance(model, DeltaPresence):
+                share = sizes / np.maximum(matched, 1)
+                bad = np.flatnonzero((matched == 0) | (share < model.min - _EPS) | (share > model.max + _EPS))
+                problems += [f"{name(c)} holds {sizes[c]} of the {matched[c]} records of {model.population_name}"
+                             f" it matches, outside [{model.min:g}, {model.max:g}] ({what})" for c in bad[:3]]
         elif isinstance(model, PopulationUniqueness) and (sizes == 1).any():
             figure = model.figure(sizes.astype(np.int64))
             if figure is None or figure > model.u + _EPS:
@@ -219,6 +234,35 @@ def _judge(part: pd.DataFrame, codes: NDArray[np.int64], keys: pd.DataFrame, qua
                 problems.append(f"the estimated population uniqueness of the released classes is {estimate}, above"
                                 f" {model.u:g} ({what})")
     return problems
+
+
+def _population_matches(labels: pd.DataFrame, quasi: list[str], dataset: Dataset,
+                        model: PopulationModel) -> NDArray[np.int64]:
+    """Per class (its released labels), the population records whose values generalize to them, one by one.
+
+    A record matches when, for every quasi-identifier, the class's label is
+    its value or one of its value's ancestors in the hierarchy (``*`` matches
+    anything).  Written for clarity, not speed: a loop over the classes.
+    """
+    population = model.population
+    frame = population.to_pandas() if hasattr(population, "to_pandas") else population
+    ancestors: dict[str, list[set[str]]] = {}
+    for q in quasi:
+        h = dataset.require_hierarchy(q)
+        marker = dataset.specs[q].missing[0] if dataset.specs[q].missing else ""
+        values = frame[q].astype(object).where(frame[q].notna(), marker).astype(str)
+        leaf = {str(label): i for i, label in enumerate(h.labels[0])}
+        ancestors[q] = [{str(h.labels[level][h.maps[level][leaf[v]]]) for level in range(h.n_levels)}
+                        if v in leaf else {v} for v in values]
+    out = np.zeros(len(labels), dtype=np.int64)
+    for c, (_, row) in enumerate(labels.iterrows()):
+        hit = np.ones(len(frame), dtype=np.bool_)
+        for q in quasi:
+            label = str(row[q])
+            if label != SUPPRESSED:
+                hit &= np.array([label in chain for chain in ancestors[q]], dtype=np.bool_)
+        out[c] = int(hit.sum())
+    return out
 
 
 def _kmap_floor(model: KMap, n_input: int) -> int:

@@ -119,9 +119,6 @@ class _Evaluator:
         self.best: tuple[float, int, int, tuple[int, ...]] | None = None
         self.best_payload: tuple[ClassStats, Verdict, float] | None = None
         self.closest: tuple[int, tuple[int, ...]] | None = None
-        #: nodes whose violation floor exceeds the budget, not judged in full: (floor, levels)
-        self.floor_misses: list[tuple[int, tuple[int, ...]]] = []
-
     def evaluate(self, levels: tuple[int, ...], counted: bool = False) -> tuple[ClassStats, Verdict]:
         """Judge the node in full; ``counted``: its classes were computed (and counted as a check) already."""
         stats = self.engine.class_stats(levels)
@@ -140,29 +137,33 @@ class _Evaluator:
             self.best_payload = (stats, verdict, score)
         return stats, verdict
 
-    def floor_ok(self, levels: tuple[int, ...], budget: int) -> bool:
-        """Are the records the violation floor suppresses within the budget at ``levels``?
+    def floor_at(self, levels: tuple[int, ...]) -> int:
+        """How many records the violation floor suppresses at ``levels`` (checked against the budget by the caller).
 
         The floor (:meth:`Requirements.violation_floor`, e.g. the records in
         classes smaller than k) suppresses at least as many records at every
         more specific node and at most as many at every more general one, so
         its verdict carries down (when it fails) and up (when it holds).  The
         node is not judged in full here: a node failing the floor cannot be
-        released, and one passing it is judged when the search reaches it.  A
-        failing node is remembered in case nothing is feasible and it is the
-        closest miss of the error message (judged then).
+        released, and one passing it is judged when the search reaches it.
+        Returns the records the floor counts.
         """
-        floor = self.requirements.violation_floor(self.engine.class_stats(levels))
-        least = 0 if floor is None else int(floor.sum())
         self.checks += 1
-        if least <= budget:
-            return True
-        self.floor_misses.append((least, levels))
-        return False
+        return self.floor(self.engine.class_stats(levels))
 
-    def _judge_floor_misses(self) -> None:
-        """Judge the floor misses that could be the closest miss (fewest floor records first)."""
-        for least, levels in sorted(self.floor_misses):
+    def floor(self, stats: ClassStats) -> int:
+        """The records the violation floor counts over the classes ``stats`` (0 when no model gives one)."""
+        floor = self.requirements.violation_floor(stats)
+        return 0 if floor is None else int(floor.sum())
+
+    def closest_miss(self, candidates: list[tuple[int, tuple[int, ...]]]) -> None:
+        """Judge the nodes not judged in full that could be the closest miss of the error message.
+
+        ``candidates`` pairs each with a lower bound of the records it
+        suppresses; they are judged from the lowest bound on, until the bound
+        reaches the fewest suppressed records seen.
+        """
+        for least, levels in sorted(candidates):
             if self.closest is not None and least >= self.closest[0]:
                 break
             verdict = self.requirements.judge(self.engine.class_stats(levels), self.dataset.n_rows)
@@ -170,8 +171,6 @@ class _Evaluator:
                 self.closest = (verdict.suppressed_rows, levels)
 
     def result(self, lattice: Lattice, started: float) -> SearchResult:
-        if self.best is None:
-            self._judge_floor_misses()
         if self.best is None or self.best_payload is None:
             raise _infeasible(self.requirements, self.closest, self.dataset)
         stats, verdict, score = self.best_payload
@@ -247,6 +246,8 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     budget = requirements.budget_rows(dataset.n_rows)
     k = requirements.k
     infeasible = np.zeros(lattice.size, dtype=np.bool_)
+    # a lower bound of the records each node suppresses: the prefilter's, raised by the floors carried down
+    least = np.zeros(lattice.size, dtype=np.int64)
     monotone = requirements.monotonic or assume_practical_monotonicity
     if k > 1 or not monotone:
         # triples cost more to count than they save when every check is a cheap k-anonymity roll-up
@@ -256,8 +257,8 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
         if not monotone:
             subsets.update(_model_floors(dataset, bottom, requirements, single, subsets)
                            or subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 3))
-        lower = suppression_lower_bound(nodes, single, subsets)
-        infeasible |= lower > budget
+        least = suppression_lower_bound(nodes, single, subsets)
+        infeasible |= least > budget
     prefiltered = int(infeasible.sum())
     order = np.lexsort((nodes.sum(axis=1), bounds))
     ev = _Evaluator(dataset, engine, requirements, metric)
@@ -275,14 +276,19 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
         levels = tuple(int(v) for v in nodes[i])
         if monotone:
             evaluated[i] = True
-            ok = ev.evaluate(levels)[1].feasible
+            stats, verdict = ev.evaluate(levels)
+            ok = verdict.feasible
+            floor = 0 if ok or not requirements.floors_groups else ev.floor(stats)
         else:
             floored[i] = True
-            ok = ev.floor_ok(levels, budget)
+            floor = ev.floor_at(levels)
+            ok = floor <= budget
         if ok:
             lattice.mark_above(known_ok, levels)
         else:
             lattice.mark_below(infeasible, levels)
+            below = least.reshape(lattice.shape)[tuple(slice(0, level + 1) for level in levels)]
+            np.maximum(below, floor, out=below)  # every node below suppresses at least the floor's records
         return ok
 
     sorted_bounds = bounds[order]
@@ -324,6 +330,9 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
             ev.evaluate(tuple(int(v) for v in nodes[idx]), counted=bool(floored[idx]))
             evaluated[idx] = True
         bar.update(completed=lattice.size)
+    if ev.best is None and requirements.floors_groups:
+        # nothing is feasible: the closest miss among the nodes not judged in full, by their lower bounds
+        ev.closest_miss([(int(least[i]), tuple(int(v) for v in nodes[i])) for i in np.flatnonzero(~evaluated)])
     result = ev.result(lattice, started)
     result.details.update(strategy="bound-ordered", prefiltered=prefiltered)
     if assume_practical_monotonicity and not requirements.monotonic:
