@@ -218,3 +218,30 @@ def test_the_command_releases_and_never_writes_over_the_population(tmp_path: Pat
     result = CliRunner().invoke(main, ["anonymize", str(clash)])
     assert result.exit_code == 2 and "population" in result.output
     assert (tmp_path / "population.csv").read_bytes() == before
+
+
+def test_anonset_check_judges_a_release_against_the_population(tmp_path: Path) -> None:
+    config = _files(tmp_path, "{delta_presence: {min: 0.4, max: 0.6, population: population.csv}}")
+    assert CliRunner().invoke(main, ["anonymize", str(config)]).exit_code == 0
+    presence = ["-k", "1", "--population", str(tmp_path / "population.csv"), "--delta-presence", "0.4,0.6"]
+    hierarchies = ["--quasi-hierarchy", f"age={tmp_path / 'age.csv'}", "--quasi-hierarchy",
+                   f"sex={tmp_path / 'sex.csv'}"]
+
+    def check(data: str, *args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(main, ["check", str(tmp_path / data), "--quasi", "age,sex", *args])
+        return result.exit_code, result.output
+
+    # released at (1, 0): 2 of 4, 1 of 2 and 2 of 5 people, within [0.4, 0.6]
+    code, output = check("released.csv", *presence, *hierarchies)
+    assert code == 0 and "satisfied: 1-anonymity, (0.4, 0.6)-presence in" in output, output
+    # 4-map too: (20-29, F) matches 2 people
+    code, output = check("released.csv", *presence, *hierarchies, "--k-map", "4")
+    assert code == 1 and "class(es) with 1 records violate 4-map in" in output, output
+    # the input itself, one level lower: (20, M) holds 2 of the 3 people it matches (no hierarchy needed)
+    code, output = check("sample.csv", *presence)
+    assert code == 1 and "presence" in output, output
+    # without the hierarchies a generalized label matches nobody: said as a violation, never passed
+    code, output = check("released.csv", *presence)
+    assert code == 1, output
+    code, output = check("released.csv", "-k", "1", "--delta-presence", "0.4,0.6")
+    assert code == 2 and "add --population FILE" in output

@@ -1,4 +1,4 @@
-"""``anonset check``: does a released file satisfy k-anonymity (and k-map, l-diversity, t-closeness, ...)?
+"""``anonset check``: does a released file satisfy k-anonymity (and k-map, δ-presence, l-diversity, ...)?
 
 The classes are recomputed from the released quasi-identifier values alone
 (:func:`anonset.recheck.verify.verify_release`); the file's author, the
@@ -48,13 +48,22 @@ __all__ = ["check"]
               help="delta of delta-disclosure privacy (needs --sensitive): |log2(q/p)| < delta for every value a"
                    " class holds, p its share in DATA.")
 @click.option("--k-map", "k_map", type=int,
-              help="Estimated k-map: k people of the population per class (needs --population-size or"
-                   " --sampling-fraction); the class-size floor it derives is checked.")
+              help="k-map: k people of the population per class; estimated from --population-size or"
+                   " --sampling-fraction (the class-size floor it derives is checked), or counted in --population.")
 @click.option("--population-size", type=int, help="People in the population the input was sampled from (--k-map).")
 @click.option("--sampling-fraction", type=float, help="The input's share of the population (--k-map).")
 @click.option("--estimator", type=click.Choice(["poisson", "zero_truncated_poisson"]), default="poisson",
               show_default=True, help="k-map's estimator.")
 @click.option("--significance", type=float, default=0.01, show_default=True, help="k-map's significance level.")
+@click.option("--population", type=click.Path(path_type=Path),
+              help="The population table the input was drawn from (CSV or Parquet, with the --quasi columns):"
+                   " --k-map K then counts each class's matching people in it, and --delta-presence judges against"
+                   " it. Give --quasi-hierarchy for every generalized column.")
+@click.option("--delta-presence", help="MIN,MAX of delta-presence (needs --population): each class holds a share of"
+                                       " the population records it matches within [MIN, MAX].")
+@click.option("--quasi-hierarchy", multiple=True, metavar="COLUMN=FILE",
+              help="Hierarchy file of a --quasi column: which population values a released label covers"
+                   " (--population; repeat per column; without one a label covers only itself and '*').")
 @click.option("--max-suppression", type=float, default=0.0, show_default=True,
               help="Fraction of the input's records that may be suppressed. Records whose quasi-identifiers are"
                    " all '*' count as suppressed when they fit it and other records are released; otherwise"
@@ -68,7 +77,8 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
           c_value: float | None, t_value: float | None, distance: str, order: str | None, hierarchy: Path | None,
           squared_error: float | None, beta: float | None, beta_variant: str, delta_disclosure: float | None,
           k_map: int | None, population_size: int | None, sampling_fraction: float | None, estimator: str,
-          significance: float, max_suppression: float, input_records: int | None, delimiter: str | None) -> None:
+          significance: float, population: Path | None, delta_presence: str | None, quasi_hierarchy: tuple[str, ...],
+          max_suppression: float, input_records: int | None, delimiter: str | None) -> None:
     """Verify that an existing release DATA satisfies k-anonymity (and l-diversity, t-closeness, ...).
 
     Classes are recomputed from the released quasi-identifier values. Given
@@ -86,8 +96,10 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     from anonset.privacy import (
         BetaLikeness,
         DeltaDisclosure,
+        DeltaPresence,
         KAnonymity,
         KMap,
+        PopulationKMap,
         PrivacyModel,
         Requirements,
         SquaredErrorDiversity,
@@ -148,7 +160,9 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
         models.append(BetaLikeness(str(sensitive), beta, beta_variant))
     if delta_disclosure is not None:
         models.append(DeltaDisclosure(str(sensitive), delta_disclosure))
-    if k_map is not None:
+    if population is not None or delta_presence is not None:
+        models += _population_models(population, k_map, delta_presence, population_size, sampling_fraction)
+    elif k_map is not None:
         records = len(table) if input_records is None else input_records
         if population_size is not None and sampling_fraction is None:
             if population_size < records:
@@ -159,8 +173,12 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
         models.append(KMap(k_map, population_size, sampling_fraction, estimator, significance))
     dataset = Dataset(table, attrs, source=str(data))
     requirements = Requirements(models, max_suppression)
-    requirements.validate(dataset)
-    report = verify_release(table, dataset, requirements, input_records)
+    for model in models:  # a model against a population judges the released labels: it encodes no input
+        if not isinstance(model, PopulationKMap | DeltaPresence):
+            model.validate(dataset)
+    hierarchies = _quasi_hierarchies(quasi_hierarchy, names, population)
+    report = verify_release(table, dataset, requirements, input_records, hierarchies={**{q: None for q in names},
+                                                                                      **hierarchies})
     click.echo(f"records: {len(table)}")
     click.echo(f"classes: {report.classes}")
     click.echo(f"smallest class: {report.min_class_size}")
@@ -175,3 +193,47 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
     for problem in report.problems:
         click.echo(f"violated: {problem}")
     sys.exit(1)
+
+
+def _population_models(population: Path | None, k_map: int | None, delta_presence: str | None,
+                       population_size: int | None, sampling_fraction: float | None) -> list[Any]:
+    """k-map counted in the population table and δ-presence, from ``--population`` and its companions."""
+    from anonset.io.table_file import TableFile
+    from anonset.privacy import DeltaPresence, PopulationKMap
+
+    if population is None:
+        raise ConfigError("--delta-presence judges against a population table; add --population FILE")
+    if k_map is None and delta_presence is None:
+        raise ConfigError(f"--population {population} is the population of --k-map or --delta-presence; add one")
+    if population_size is not None or sampling_fraction is not None:
+        raise ConfigError("--population counts the population's records; drop --population-size and"
+                          " --sampling-fraction (they estimate k-map when the population is not at hand)")
+    reader, name = TableFile(population), str(population)
+    models: list[Any] = []
+    if k_map is not None:
+        models.append(PopulationKMap(k_map, reader, name))
+    if delta_presence is not None:
+        parts = [p.strip() for p in delta_presence.split(",")]
+        try:
+            low, high = (float(p) for p in parts)
+        except ValueError:
+            raise ConfigError(f"--delta-presence {delta_presence}: give MIN,MAX, two numbers in [0, 1] such as"
+                              " 0.05,0.5") from None
+        models.append(DeltaPresence(low, high, reader, name))
+    return models
+
+
+def _quasi_hierarchies(given: tuple[str, ...], names: list[str], population: Path | None) -> dict[str, Any]:
+    """The hierarchies of ``--quasi-hierarchy COLUMN=FILE``, by column."""
+    from anonset.core.hierarchy_csv import read_hierarchy
+
+    if given and population is None:
+        raise ConfigError("--quasi-hierarchy tells which population values a label covers; it needs --population")
+    out: dict[str, Any] = {}
+    for item in given:
+        column, _, path = item.partition("=")
+        if not path or column not in names:
+            raise ConfigError(f"--quasi-hierarchy {item}: give COLUMN=FILE with COLUMN one of --quasi"
+                              f" ({', '.join(names)})")
+        out[column] = read_hierarchy(Path(path), name=column)
+    return out

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from anonset.core.dataset import Dataset
+    from anonset.core.hierarchy import Hierarchy
 
 __all__ = ["population_counts_of_labels"]
 
@@ -32,7 +33,7 @@ _BLOCK = 256
 
 
 def population_counts_of_labels(labels: Mapping[str, NDArray[np.object_]], population: pd.DataFrame | pa.Table,
-                                dataset: Dataset) -> NDArray[np.int64]:
+                                dataset: Dataset, hierarchies: Mapping[str, Hierarchy | None]) -> NDArray[np.int64]:
     """(c,) population records matching each class, the classes given by their released labels.
 
     Parameters
@@ -42,7 +43,10 @@ def population_counts_of_labels(labels: Mapping[str, NDArray[np.object_]], popul
     population : pandas.DataFrame or pyarrow.Table
         The population's records (at least the quasi-identifier columns).
     dataset : Dataset
-        The input: its quasi-identifiers, their hierarchies and missing markers.
+        The input: its quasi-identifiers and their missing markers.
+    hierarchies : mapping of str to Hierarchy
+        Per quasi-identifier, the hierarchy whose labels a population value
+        generalizes to (None: a label covers only the value itself, and ``*``).
     """
     quasi = list(dataset.quasi)
     frame = population.select(quasi).to_pandas() if isinstance(population, pa.Table) else population[quasi]
@@ -56,7 +60,7 @@ def population_counts_of_labels(labels: Mapping[str, NDArray[np.object_]], popul
         values = combos.index.get_level_values(j).to_numpy(dtype=object) if len(quasi) > 1 else \
             combos.index.to_numpy(dtype=object)
         distinct, which = np.unique(values.astype(str), return_inverse=True)
-        matches.append((_matching(np.asarray(labels[q], dtype=object).astype(str), distinct, dataset, q),
+        matches.append((_matching(np.asarray(labels[q], dtype=object).astype(str), distinct, hierarchies.get(q)),
                         which.astype(np.int64)))
     out = np.zeros(n_classes, dtype=np.int64)
     for start in range(0, n_classes, _BLOCK):
@@ -73,10 +77,8 @@ def _texts(column: pd.Series, marker: str) -> pd.Series:
     return column.astype(object).where(column.notna(), marker).astype(str)
 
 
-def _matching(class_labels: NDArray[np.str_], values: NDArray[np.str_], dataset: Dataset,
-              q: str) -> NDArray[np.bool_]:
-    """(classes, values): is the class's label of ``q`` the value or a generalization of it (or ``*``)?"""
-    h = dataset.hierarchy(q)
+def _matching(class_labels: NDArray[np.str_], values: NDArray[np.str_], h: Hierarchy | None) -> NDArray[np.bool_]:
+    """(classes, values): is the class's label the value or a generalization of it in ``h`` (or ``*``)?"""
     labels = class_labels[:, None]
     out: NDArray[np.bool_] = np.asarray((labels == SUPPRESSED) | (labels == values[None, :]))
     if h is None:

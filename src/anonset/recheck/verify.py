@@ -19,6 +19,7 @@ each class counted from the released labels and the hierarchies
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -26,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from anonset.core.dataset import AttributeType, Dataset
+from anonset.core.hierarchy import Hierarchy
 from anonset.core.stats import ClassStats
 from anonset.privacy.base import Requirements
 from anonset.privacy.population import PopulationModel
@@ -106,7 +108,8 @@ def _ranked(keys: NDArray[np.int64]) -> NDArray[np.int64]:
 
 
 def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirements,
-                   n_input_rows: int | None = None) -> VerificationReport:
+                   n_input_rows: int | None = None,
+                   hierarchies: Mapping[str, Hierarchy | None] | None = None) -> VerificationReport:
     """Re-check a released table against the requirements.
 
     Parameters
@@ -120,13 +123,18 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
         The models and the suppression budget.
     n_input_rows : int, optional
         Records in the input; records missing from ``table`` count as suppressed.
+    hierarchies : mapping of str to Hierarchy, optional
+        The hierarchies that say which population values a released label
+        covers, for a model judged against a population table (default: the
+        dataset's).
     """
     quasi = dataset.quasi
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
     row_class, all_star = _grouped(table, quasi)
     n_classes = int(row_class.max()) + 1 if len(row_class) else 0
     withheld = _withheld_cells(table, dataset, all_star)
-    stats = _stats(table, dataset, requirements, row_class, n_classes, withheld)
+    stats = _stats(table, dataset, requirements, row_class, n_classes, withheld,
+                   {q: dataset.hierarchy(q) for q in quasi} if hierarchies is None else hierarchies)
     star = np.zeros(n_classes, dtype=np.bool_)
     star[np.unique(row_class[all_star])] = True
     shown = any(bool((all_star & ~w).any()) for w in withheld.values())
@@ -280,7 +288,8 @@ def _suppressed_group(size: int, n_released: int, dropped: int, budget: int, sat
 
 
 def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, row_class: NDArray[np.int64],
-           n_classes: int, withheld: dict[str, NDArray[np.bool_]]) -> ClassStats:
+           n_classes: int, withheld: dict[str, NDArray[np.bool_]],
+           hierarchies: Mapping[str, Hierarchy | None]) -> ClassStats:
     """Class sizes and the sensitive statistics of the released values; a withheld cell counts in no statistic."""
     req = requirements.request
     sizes = np.bincount(row_class, minlength=n_classes).astype(np.int64)
@@ -320,6 +329,7 @@ def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, ro
         labels = {q: table[q].astype(object).where(table[q].notna(), "nan").astype(str).to_numpy()[first]
                   for q in dataset.quasi}
         for model in compared:
-            population[model.population_key] = population_counts_of_labels(labels, model.population, dataset)
+            population[model.population_key] = population_counts_of_labels(labels, model.population, dataset,
+                                                                           hierarchies)
     return ClassStats(sizes=sizes, keys=np.zeros((n_classes, 0), dtype=np.int32), histograms=hists,
                       sums=sums, sumsq=sumsq, population=population)
