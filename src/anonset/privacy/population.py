@@ -192,7 +192,14 @@ class PopulationModel(PrivacyModel):
                               " quasi-identifier); choose optimal, exhaustive or another full-domain method")
         levels = stats.levels
         radix = np.array([self._sizes[j][level] for j, level in enumerate(levels)], dtype=np.int64)
-        generalized = np.column_stack([self._maps[j][level][self._cells[:, j]] for j, level in enumerate(levels)])
+        maps = [self._maps[j][level] for j, level in enumerate(levels)]
+        if float(np.prod(radix.astype(np.float64))) < 2.0 ** 62:
+            from anonset.privacy.population_kernels import population_counts_at  # here: numba when judging
+
+            offsets = np.cumsum([0, *(len(m) for m in maps[:-1])]).astype(np.int64)
+            return population_counts_at(self._cells, self._held, np.concatenate(maps).astype(np.int32), offsets,
+                                        radix, np.ascontiguousarray(stats.keys, dtype=np.int32))
+        generalized = np.column_stack([m[self._cells[:, j]] for j, m in enumerate(maps)])
         found = _lookup(generalized, stats.keys, radix)
         return np.bincount(found[found >= 0], weights=self._held[found >= 0],
                            minlength=stats.n_classes).astype(np.int64)
@@ -296,9 +303,14 @@ def _is_table(table: object) -> bool:
 
 
 def _distinct_rows(codes: NDArray[np.int32]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
-    """The distinct rows of a code matrix and how many rows hold each."""
-    rows, held = np.unique(codes, axis=0, return_counts=True)
-    return rows.astype(np.int32), held.astype(np.int64)
+    """The distinct rows of a code matrix and how many rows hold each (one int64 per row where they fit)."""
+    radix = codes.max(axis=0, initial=0).astype(np.int64) + 1
+    combined = _codes(codes, radix)
+    if combined is None:
+        rows, held = np.unique(codes, axis=0, return_counts=True)
+        return rows.astype(np.int32), held.astype(np.int64)
+    distinct, first, held = np.unique(combined, return_index=True, return_counts=True)
+    return codes[first].astype(np.int32), held.astype(np.int64)
 
 
 def _codes(rows: NDArray[np.integer[Any]], radix: list[np.int64] | NDArray[np.int64]) -> NDArray[np.int64] | None:
