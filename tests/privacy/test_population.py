@@ -129,6 +129,16 @@ def test_optimal_equals_exhaustive_and_both_recheck(seed: int) -> None:
 def test_exact_k_map_is_monotone_with_a_budget_and_delta_presence_is_not() -> None:
     assert Requirements([PopulationKMap(3, POPULATION)], 0.1).monotonic
     assert not Requirements([DeltaPresence(0.1, 0.5, POPULATION)], 0.1).monotonic
+    # without a budget: monotone from a share of 0 up; above 0, people no released class held can join a class
+    # as it grows and push its share below min: with min 0.5, (0, 0) passes ((20, M) 2 of 3, (25, F) 1 of 2,
+    # (35, F) 2 of 3) but (0, 1) fails, (25, *) holding 1 of the 3 people aged 25 (the man was in no class)
+    assert Requirements([DeltaPresence(0.0, 0.5, POPULATION)]).monotonic
+    half = Requirements([DeltaPresence(0.5, 1.0, POPULATION)])
+    assert not half.monotonic
+    dataset = Dataset(SAMPLE, ATTRIBUTES)
+    half.validate(dataset)
+    engine = NumpyEngine(dataset)
+    assert half.judge(engine.class_stats((0, 0))).feasible and not half.judge(engine.class_stats((0, 1))).feasible
     assert not DeltaPresence(0.0, 1.0, POPULATION).protects and DeltaPresence(0.0, 0.99, POPULATION).protects
 
 

@@ -46,6 +46,7 @@ MODELS: list[PrivacyModel] = [
     KMap(10, sampling_fraction=0.2, estimator="zero_truncated_poisson"), BetaLikeness("diagnosis", 1.0),
     BetaLikeness("diagnosis", 3.0, "enhanced"), DeltaDisclosure("diagnosis", 1.2), DifferentialPrivacy(3.0, 0.01),
     PopulationKMap(6, REGISTER_POPULATION), DeltaPresence(0.4, 0.9, REGISTER_POPULATION),
+    DeltaPresence(0.0, 0.8, REGISTER_POPULATION),
 ]
 
 

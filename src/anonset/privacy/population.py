@@ -15,7 +15,11 @@ generalize to the class's values:
   every class's share of its population records that are in the input,
   ``size / population count``, lies within ``[min, max]``: an attacker who
   knows someone is in the population learns little about whether they are
-  in the release.  Not monotone (merging can move the share either way).
+  in the release.  Monotone without suppression when ``min`` is 0 (a merged
+  class's share lies between its parts', and population records that no
+  released class held, joining a class as it grows, only lower it); with
+  ``min`` above 0 those records can push a merged class below it, so it is
+  not (ARX declares it monotone under generalization in both cases).
 
 The population is encoded with the input's hierarchies, so both models judge
 full-domain nodes only (a class is then a tuple of generalized codes at the
@@ -258,8 +262,6 @@ class DeltaPresence(PopulationModel):
         As for :class:`PopulationModel`.
     """
 
-    monotonic = False
-
     def __init__(self, min: float, max: float, population: PopulationTable,
                  name: str | None = None):
         self.min = require_number("δ-presence", "min", min, 0.0, 1.0)
@@ -272,6 +274,11 @@ class DeltaPresence(PopulationModel):
     def owner(self) -> str:
         """``δ-presence``."""
         return "δ-presence"
+
+    @property
+    def monotonic(self) -> bool:  # type: ignore[override]  # a property where the base has a class attribute
+        """True when ``min`` is 0 (see the module)."""
+        return self.min == 0.0
 
     @property
     def protects(self) -> bool:
