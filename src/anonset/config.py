@@ -73,7 +73,7 @@ __all__ = [
 TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation",
             "spark", "duckdb", "publisher_payout"}
 #: Keys of the ``publisher_payout`` section (the game's costs, with ``metric: publisher_payout``).
-PAYOUT_KEYS = {"publisher_benefit", "publisher_loss", "adversary_gain", "adversary_cost"}
+PAYOUT_KEYS = {"publisher_benefit", "publisher_loss", "adversary_gain", "adversary_cost", "attacker"}
 EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predicates", "queries", "patterns"}
 #: Keys of ``evaluation.queries`` (aggregate-query accuracy of a release fitted on all records).
 QUERY_KEYS = {"count", "dimension", "selectivity", "seed", "threshold"}
@@ -450,9 +450,19 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         _unknown(where, "publisher_payout.", payout, PAYOUT_KEYS)
         from anonset.metrics.publisher_payout import PublisherPayout
 
+        from anonset.privacy.population import PopulationModel
+
+        costs = {str(key): value for key, value in payout.items() if key != "attacker"}
+        attacker = payout.get("attacker", "prosecutor")
+        if attacker not in ("prosecutor", "journalist"):
+            raise ConfigError(f"{where}: publisher_payout.attacker must be prosecutor or journalist; got {attacker!r}")
+        population = next((m for m in requirements.models if isinstance(m, PopulationModel)), None)
+        if attacker == "journalist" and population is None:
+            raise ConfigError(f"{where}: publisher_payout.attacker: journalist reads the population the release was"
+                              " drawn from; add privacy.k_map {k, population: FILE} or privacy.delta_presence")
         try:
-            metric_object = PublisherPayout(**{str(key): value for key, value in payout.items()})
-        except ConfigError as exc:
+            metric_object = PublisherPayout(**costs, population=population if attacker == "journalist" else None)
+        except (ConfigError, TypeError) as exc:
             raise ConfigError(f"{where}: {exc}") from None
     evaluation = raw.get("evaluation") or {}
     if not isinstance(evaluation, Mapping):

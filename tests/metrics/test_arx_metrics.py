@@ -125,3 +125,30 @@ def test_a_configs_costs_are_the_payout_the_release_reports(tmp_path) -> None:
     (tmp_path / "other.yaml").write_text(base + "method: {name: optimal}\npublisher_payout: {publisher_loss: 1}\n")
     with pytest.raises(Refused, match="sets the costs of metric: publisher_payout"):
         load_config(tmp_path / "other.yaml")
+
+
+def test_journalist_payout_by_hand(tmp_path) -> None:
+    from anonset.config import load_config
+    from anonset.privacy import PopulationKMap
+
+    # the population: (x,1) x4, (x,2), (y,3) x3, (y,4) x2; the table holds 2, 1, 1 and 2 of them
+    population = pd.DataFrame({"a": ["x"] * 5 + ["y"] * 5, "b": ["1"] * 4 + ["2"] + ["3"] * 3 + ["4"] * 2})
+    model = PopulationKMap(2, population)
+    partition, dataset = _partition((0, 0), 1)
+    model.validate(dataset)
+    # success 1/4, 1, 1/3, 1/2 (every attack pays at a cost of 4): the publisher loses 75, 300, 100 and 150 a record
+    journalist = PublisherPayout(population=model)
+    assert journalist.attacker == "journalist" and PublisherPayout().attacker == "prosecutor"
+    assert journalist.score(partition, dataset) == pytest.approx(2 * 1125 + 900 + 1100 + 2 * 1050)
+    assert PublisherPayout().score(partition, dataset) == pytest.approx(4 * 1050 + 2 * 900)
+    # in a config: the population comes from the privacy model that holds one, and is required
+    TABLE.to_csv(tmp_path / "t.csv", index=False)
+    population.to_csv(tmp_path / "p.csv", index=False)
+    base = ("input: {path: t.csv}\nattributes: {a: {role: quasi}, b: {role: quasi}}\n"
+            "method: {name: optimal, metric: publisher_payout}\npublisher_payout: {attacker: journalist}\n")
+    (tmp_path / "run.yaml").write_text(base + "privacy: {k_map: {k: 2, population: p.csv}}\n")
+    config = load_config(tmp_path / "run.yaml")
+    assert config.metric_object.population is config.requirements.models[0]
+    (tmp_path / "bare.yaml").write_text(base + "privacy: {k: 2}\n")
+    with pytest.raises(ConfigError, match="attacker: journalist reads the population"):
+        load_config(tmp_path / "bare.yaml")

@@ -13,6 +13,14 @@ probability ``p = 1 / class size``, gains ``adversary_gain × p`` at a cost
 the sum over records; higher is better, at most ``records × benefit``.
 ARX's default parameters are anonset's: benefit 1200, publisher loss 300,
 adversary gain 300, adversary cost 4.
+
+With the journalist attacker model (ARX's ``journalistAttackerModel``) the
+adversary does not know that a person is in the release, only in the
+population: the success probability is ``1 / population count`` of the
+class (the population records matching it, counted by a model given a
+population table: k-map or δ-presence against it), and ``1 / class size``
+for a class no population record matches, as ARX takes it.  It needs
+full-domain classes (a level per quasi-identifier).
 """
 
 from __future__ import annotations
@@ -23,13 +31,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from anonset.core.dataset import Dataset
-from anonset.core.partition import Partition
+from anonset.core.partition import HierarchyNodes, Partition
+from anonset.core.stats import ClassStats
 from anonset.errors import ConfigError
 from anonset.metrics.ambiguity import class_areas, domain_area
 from anonset.metrics.base import Metric
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+
+    from anonset.privacy.population import PopulationModel
 
 __all__ = ["PublisherPayout"]
 
@@ -41,6 +52,9 @@ class PublisherPayout(Metric):
     ----------
     publisher_benefit, publisher_loss, adversary_gain, adversary_cost : float
         The game's parameters (ARX's defaults), each >= 0.
+    population : PopulationModel, optional
+        The journalist attacker model: the success probability is read from
+        this model's population counts (default: the prosecutor model).
     """
 
     name = "publisher_payout"
@@ -48,7 +62,7 @@ class PublisherPayout(Metric):
     additive = True
 
     def __init__(self, publisher_benefit: float = 1200.0, publisher_loss: float = 300.0,
-                 adversary_gain: float = 300.0, adversary_cost: float = 4.0):
+                 adversary_gain: float = 300.0, adversary_cost: float = 4.0, population: PopulationModel | None = None):
         for what, value in (("publisher_benefit", publisher_benefit), ("publisher_loss", publisher_loss),
                             ("adversary_gain", adversary_gain), ("adversary_cost", adversary_cost)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
@@ -57,6 +71,30 @@ class PublisherPayout(Metric):
         self.publisher_loss = float(publisher_loss)
         self.adversary_gain = float(adversary_gain)
         self.adversary_cost = float(adversary_cost)
+        #: The model whose population counts the journalist's success probability reads (None: prosecutor).
+        self.population = population
+
+    @property
+    def attacker(self) -> str:
+        """``prosecutor`` (the adversary knows the person is in the release) or ``journalist``."""
+        return "prosecutor" if self.population is None else "journalist"
+
+    def success(self, partition: Partition) -> NDArray[np.float64]:
+        """(classes,) the adversary's probability of re-identifying a record of each class (see the module)."""
+        sizes = partition.sizes.astype(np.float64)
+        if self.population is None:
+            return 1.0 / sizes
+        levels, codes = [], []
+        for q, nodes in partition.values.items():
+            if not isinstance(nodes, HierarchyNodes) or len(np.unique(nodes.levels)) > 1:
+                raise ConfigError(f"metric publisher_payout with the journalist attacker: {q!r} is not released at"
+                                  " one hierarchy level; it needs a full-domain method (optimal, exhaustive, rv-*)")
+            levels.append(int(nodes.levels[0]))
+            codes.append(nodes.codes)
+        keys = np.column_stack(codes).astype(np.int32)
+        counts = self.population.population_counts(ClassStats(partition.sizes.astype(np.int64), keys,
+                                                              levels=tuple(levels)))
+        return np.where(counts > 0, 1.0 / np.maximum(counts, 1), 1.0 / sizes)
 
     def information_loss(self, partition: Partition, dataset: Dataset) -> NDArray[np.float64]:
         """(classes,) each class's entropy-based information loss ``log(area) / log(domain)`` (0 for a domain of 1)."""
@@ -70,7 +108,7 @@ class PublisherPayout(Metric):
         if partition.n_classes == 0:
             return 0.0
         sizes = partition.sizes.astype(np.float64)
-        success = 1.0 / sizes
+        success = self.success(partition)
         attacked = self.adversary_gain * success - self.adversary_cost > 0
         payout = (self.publisher_benefit * (1.0 - self.information_loss(partition, dataset))
                   - np.where(attacked, self.publisher_loss * success, 0.0))
