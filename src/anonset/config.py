@@ -449,7 +449,6 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
                               " publisher_loss: 300, adversary_gain: 300, adversary_cost: 4}")
         _unknown(where, "publisher_payout.", payout, PAYOUT_KEYS)
         from anonset.metrics.publisher_payout import PublisherPayout
-
         from anonset.privacy.population import PopulationModel
 
         costs = {str(key): value for key, value in payout.items() if key != "attacker"}
