@@ -119,6 +119,7 @@ class _Evaluator:
         self.best: tuple[float, int, int, tuple[int, ...]] | None = None
         self.best_payload: tuple[ClassStats, Verdict, float] | None = None
         self.closest: tuple[int, tuple[int, ...]] | None = None
+
     def evaluate(self, levels: tuple[int, ...], counted: bool = False) -> tuple[ClassStats, Verdict]:
         """Judge the node in full; ``counted``: its classes were computed (and counted as a check) already."""
         stats = self.engine.class_stats(levels)
@@ -138,7 +139,7 @@ class _Evaluator:
         return stats, verdict
 
     def floor_at(self, levels: tuple[int, ...]) -> int:
-        """How many records the violation floor suppresses at ``levels`` (checked against the budget by the caller).
+        """How many records the violation floor suppresses at ``levels`` (the caller compares it with the budget).
 
         The floor (:meth:`Requirements.violation_floor`, e.g. the records in
         classes smaller than k) suppresses at least as many records at every
@@ -146,7 +147,6 @@ class _Evaluator:
         its verdict carries down (when it fails) and up (when it holds).  The
         node is not judged in full here: a node failing the floor cannot be
         released, and one passing it is judged when the search reaches it.
-        Returns the records the floor counts.
         """
         self.checks += 1
         return self.floor(self.engine.class_stats(levels))
@@ -268,8 +268,7 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     # nodes known to satisfy the monotone part
     known_ok = np.zeros(lattice.size, dtype=np.bool_)
     evaluated = np.zeros(lattice.size, dtype=np.bool_)
-
-    floored = np.zeros(lattice.size, dtype=np.bool_)
+    floored = np.zeros(lattice.size, dtype=np.bool_)  # nodes whose floor was checked (not judged in full)
 
     def monotone_part_ok(i: int) -> bool:
         """Check node i's monotone part (all of it when monotone, else the floor); tag the lattice accordingly."""
