@@ -121,6 +121,10 @@ class FirstRecords(PrivacyModel):
 class FloorTooHigh(PrivacyModel):
     """Gives every group of fewer than 50 records as its violation floor, but refuses only classes of one record."""
 
+    @property
+    def gives_violation_floor(self) -> bool:
+        return True
+
     def satisfied(self, stats: ClassStats) -> Any:
         return stats.sizes >= 2
 

@@ -108,6 +108,11 @@ class PrivacyModel(ABC):
         """Statistics the model needs beyond class sizes."""
         return StatsRequest()
 
+    @property
+    def gives_violation_floor(self) -> bool:
+        """Whether :meth:`violation_floor` gives a floor (not None): class-size floors do, others say so."""
+        return self.size_only
+
     def violation_floor(self, stats: ClassStats) -> NDArray[np.int64] | None:
         """Per class of ``stats``, taken as a group of records: the fewest that violate the model however it is divided.
 
@@ -116,7 +121,7 @@ class PrivacyModel(ABC):
         group's records in classes that violate the model.  A class-size floor
         (:attr:`size_only`) gives the group's records when it is smaller than
         :attr:`min_class_size` (every part of it is smaller too), else 0; other
-        models say so by overriding this; None: the model gives no such floor.
+        models say so by overriding this and :attr:`gives_violation_floor`; None: the model gives no such floor.
         """
         if not self.size_only:
             return None
@@ -229,13 +234,12 @@ class Requirements:
     @property
     def floors_groups(self) -> bool:
         """Whether a model gives a :meth:`~PrivacyModel.violation_floor` (a class-size floor, or one of its own)."""
-        return any(m.size_only or type(m).violation_floor is not PrivacyModel.violation_floor for m in self.models)
+        return any(m.gives_violation_floor for m in self.models)
 
     @property
     def floors_beyond_sizes(self) -> bool:
         """Whether a model other than a class-size floor gives a :meth:`~PrivacyModel.violation_floor`."""
-        return any(not m.size_only and type(m).violation_floor is not PrivacyModel.violation_floor
-                   for m in self.models)
+        return any(m.gives_violation_floor and not m.size_only for m in self.models)
 
     def violation_floor(self, stats: ClassStats) -> NDArray[np.int64] | None:
         """Per group of records (a class of ``stats``): the fewest that are suppressed however it is divided.

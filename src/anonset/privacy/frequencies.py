@@ -6,7 +6,17 @@ holds by its frequency ``q`` in the class against its frequency ``p`` in
 the whole input table (every record, suppressed or not, as ARX takes it).
 Values a class does not hold are not judged.  This module holds what the
 two share: the sensitive attribute, the table's frequencies (learned by
-``validate``) and the per-class frequencies of the values present.
+``validate``), the per-class frequencies of the values present, and the
+floor of the records a group leaves violating however it is divided.
+
+That floor: when no class may hold a value ``s`` at a share above ``t < 1``,
+a group of ``N`` records holding ``A`` of them, however divided, leaves at
+least ``(A − t·N) / (1 − t)`` records in violating classes (the passing
+classes hold at most ``t`` times their records of ``s``, the violating ones at
+most all of theirs).  The same holds for a set of values, with ``A`` and
+``t`` summed over it (a passing class holds at most the sum of the limits of
+its values); the floor is the largest of the single values' and that of the
+set of values the group holds above their limits.
 """
 
 from __future__ import annotations
@@ -71,11 +81,17 @@ class ValueFrequencyModel(PrivacyModel):
         assert self._divisor is not None
         return self._divisor
 
+    @property
+    def gives_violation_floor(self) -> bool:
+        """True: β-likeness and δ-disclosure bound the records of a group holding too much of a value."""
+        return True
+
     def excess_floor(self, stats: ClassStats, limits: NDArray[np.float64]) -> NDArray[np.int64]:
         """Per group: the fewest records left violating when no class may hold value ``s`` above a share ``limits[s]``.
 
-        The largest over the values of ``(A − t·N) / (1 − t)``, rounded up
-        (see the module); values whose limit is 1 or more bound nothing.  The
+        The largest ``(A − t·N) / (1 − t)`` over the single values and the
+        set of values held above their limits, rounded up (see the module);
+        a limit of 1 or more bounds nothing.  The
         limits are widened by a relative 1e-9 and the figure rounded up only
         past 1e-6, so floating point never makes the floor too high.
         """

@@ -57,6 +57,11 @@ class _LDiversity(PrivacyModel):
                 f" ({n_values}); no class can be {self.l:g}-diverse: lower l"
             )
 
+    @property
+    def gives_violation_floor(self) -> bool:
+        """True: a group with too few values."""
+        return True
+
     def violation_floor(self, stats: ClassStats) -> NDArray[np.int64]:
         """A group with too few distinct values for a class of it to pass: all its records; else 0.
 

@@ -112,6 +112,44 @@ class TCloseness(PrivacyModel):
             return kernel(np.ascontiguousarray(hist), np.ascontiguousarray(reference))
         return emd(hist, reference, self.distance, self._levels)
 
+    @property
+    def gives_violation_floor(self) -> bool:
+        """With the equal distance only (see :meth:`violation_floor`)."""
+        return self.distance == "equal"
+
+    def violation_floor(self, stats: ClassStats) -> NDArray[np.int64] | None:
+        """Equal distance: the records of a group that violate however it is divided; None for the other distances.
+
+        With the equal distance a class's EMD is the largest ``q(S) − p(S)``
+        over sets S of values, so a passing class holds at most
+        ``(p(S) + t)·n`` records with a value in S, for every S.  For the set
+        S of the values the group holds above their table share, and for each
+        single value, a group of N records holding A of S's leaves at least
+        ``(A − t_S·N) / (1 − t_S)`` violating, ``t_S = p(S) + t`` (as for
+        β-likeness).  The ordered and hierarchical distances can be smaller
+        than the equal one, so this floor does not hold for them.
+        """
+        if self.distance != "equal":
+            return None
+        if self._reference is None:
+            raise RuntimeError("TCloseness.validate(dataset) must be called before judging classes")
+        hist = stats.histograms[self.attribute].astype(np.float64)
+        sizes = hist.sum(axis=1)
+        limit = (self._reference + self.t + _EPS) * (1.0 + 1e-9)  # single values
+        floor = np.zeros(stats.n_classes)
+        binding = limit < 1.0
+        if binding.any():
+            single = (hist[:, binding] - limit[binding] * sizes[:, None]) / (1.0 - limit[binding])
+            floor = np.maximum(floor, single.max(axis=1, initial=0.0))
+        above = hist > self._reference * sizes[:, None]  # the values each group holds above their share
+        share = (above * self._reference).sum(axis=1)
+        limit_set = (share + self.t + _EPS) * (1.0 + 1e-9)
+        held = (hist * above).sum(axis=1)
+        ok = limit_set < 1.0
+        floor[ok] = np.maximum(floor[ok], (held[ok] - limit_set[ok] * sizes[ok]) / (1.0 - limit_set[ok]))
+        out: NDArray[np.int64] = np.maximum(np.ceil(floor - 1e-6), 0.0).astype(np.int64)
+        return out
+
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """EMD(class, table) <= t per class."""
         return self.distances(stats) <= self.t + _EPS

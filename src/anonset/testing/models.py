@@ -91,7 +91,7 @@ def privacy_model_checks(model: PrivacyModel) -> Iterator[tuple[str, Check]]:
         yield make("judges_by_its_class_size_floor", _judges_by_its_floor)
     if model.monotonic_with_suppression:
         yield make("a_passing_record_passes_above", _passing_records_pass_above)
-    if model.size_only or type(model).violation_floor is not PrivacyModel.violation_floor:
+    if model.gives_violation_floor:
         yield make("its_violation_floor_holds_below", _floor_holds_below)
     yield make("independent_of_the_order_of_the_records", _independent_of_row_order)
 

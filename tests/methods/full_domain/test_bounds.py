@@ -109,7 +109,7 @@ def test_no_bounds_without_k_or_enough_attributes() -> None:
 
 def _models(rng: np.random.Generator) -> list:
     """k-anonymity with one model that judges the sensitive values, its parameters drawn at random."""
-    choice = int(rng.integers(0, 5))
+    choice = int(rng.integers(0, 6))
     k = KAnonymity(int(rng.integers(1, 4))) if rng.random() < 0.7 else KAnonymity(2)
     if choice == 0:
         return [k, BetaLikeness("s", float(rng.uniform(0.1, 3.0)))]
@@ -119,6 +119,8 @@ def _models(rng: np.random.Generator) -> list:
         return [k, DeltaDisclosure("s", float(rng.uniform(0.3, 2.5)))]
     if choice == 3:
         return [k, DistinctLDiversity("s", int(rng.integers(2, 4)))]
+    if choice == 5:
+        return [k, TCloseness("s", float(rng.uniform(0.05, 0.5)))]
     return [k, EntropyLDiversity("s", float(rng.uniform(1.5, 3.0)))]
 
 
@@ -156,14 +158,16 @@ def test_group_floors_bind() -> None:
     # a group holding a value far above its share of the table: some of its records violate however divided
     ds = Dataset(pd.DataFrame({"q0": list("aaaaaaaabbbbbbbbbbbb"), "s": ["x"] * 8 + ["y"] * 10 + ["x", "z"]}),
                  {"q0": {"role": "quasi"}, "s": {"role": "sensitive"}})
-    for model in (BetaLikeness("s", 0.5), DeltaDisclosure("s", 0.5), DistinctLDiversity("s", 2)):
+    for model in (BetaLikeness("s", 0.5), DeltaDisclosure("s", 0.5), DistinctLDiversity("s", 2),
+                  TCloseness("s", 0.1)):
         model.validate(ds)
         codes = ds.encoded["s"].row_codes()[:8]
         group = ClassStats(np.array([8]), np.zeros((1, 0), dtype=np.int32),
                            histograms={"s": np.bincount(codes, minlength=3)[None, :].astype(np.int64)})
         floor = model.violation_floor(group)
         assert floor is not None and floor[0] > 0, model.describe()
-    assert TCloseness("s", 0.2).violation_floor(group) is None
+    # the ordered and hierarchical distances can be below the equal one: no floor from it
+    assert not TCloseness("s", 0.2, "ordered").gives_violation_floor and TCloseness("s", 0.2).gives_violation_floor
 
 
 @pytest.mark.parametrize("seed", range(12))

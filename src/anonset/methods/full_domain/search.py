@@ -20,9 +20,10 @@ The optimal search is exact for every privacy model and metric, with no
   times at those attributes' levels are suppressed in every node using those
   levels, so if they exceed the budget the node is infeasible; models that
   judge sensitive values add their own floors of one- and two-attribute
-  groups (β-likeness and δ-disclosure: a group holding too much of a value
-  leaves some of its records violating however it is divided; l-diversity:
-  a group with too few values) (:mod:`~anonset.methods.full_domain.bounds`);
+  groups (β-likeness, δ-disclosure and t-closeness with the equal distance:
+  a group holding too much of a value, or of a set of values, leaves some of
+  its records violating however it is divided; l-diversity: a group with too
+  few values) (:mod:`~anonset.methods.full_domain.bounds`);
   (2) the violation floor of a checked node's classes
   (:meth:`~anonset.privacy.base.Requirements.violation_floor`: the records
   in classes smaller than k, plus what those models' floors add) never grows
