@@ -113,6 +113,14 @@ class PrivacyModel(ABC):
         """Whether :meth:`violation_floor` gives a floor (not None): class-size floors do, others say so."""
         return self.size_only
 
+    def floor_cells(self, bottom: ClassStats) -> ClassStats:
+        """The bottom node's classes with what :meth:`violation_floor` needs of groups of them (as given by default).
+
+        A model comparing with a population adds the population's own
+        tuples (no record of the input) and every cell's population count.
+        """
+        return bottom
+
     def violation_floor(self, stats: ClassStats) -> NDArray[np.int64] | None:
         """Per class of ``stats``, taken as a group of records: the fewest that violate the model however it is divided.
 

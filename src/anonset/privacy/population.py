@@ -179,6 +179,21 @@ class PopulationModel(PrivacyModel):
         self._maps = [list(h.maps) for h in hierarchies]
         self._sizes = [np.array([h.size(level) for level in range(h.n_levels)], dtype=np.int64) for h in hierarchies]
 
+    def floor_cells(self, bottom: ClassStats) -> ClassStats:
+        """The bottom classes (population 0) and the population's tuples (no records; their people), for floors."""
+        if self._cells is None or self._held is None or bottom.keys.shape[1] != self._cells.shape[1]:
+            return bottom
+        n = len(self._cells)
+        return ClassStats(
+            np.concatenate([bottom.sizes, np.zeros(n, dtype=np.int64)]),
+            np.concatenate([bottom.keys, self._cells]).astype(np.int32),
+            histograms={a: np.concatenate([h, np.zeros((n, h.shape[1]), dtype=h.dtype)])
+                        for a, h in bottom.histograms.items()},
+            population={**{name: np.concatenate([c, np.zeros(n, dtype=np.int64)])
+                           for name, c in bottom.population.items()},
+                        self.population_key: np.concatenate([np.zeros(bottom.n_classes, dtype=np.int64),
+                                                             self._held])})
+
     def population_counts(self, stats: ClassStats) -> NDArray[np.int64]:
         """(c,) each class's population count: the population records generalizing to its values.
 
@@ -241,6 +256,21 @@ class PopulationKMap(PopulationModel):
     def monotonic_with_suppression(self) -> bool:
         """True: a record's population count never falls when its class merges with others."""
         return True
+
+    @property
+    def gives_violation_floor(self) -> bool:
+        """True: a group matching fewer than k people."""
+        return True
+
+    def violation_floor(self, stats: ClassStats) -> NDArray[np.int64]:
+        """A group matching fewer than k people: all its records (no part of it matches more); else 0.
+
+        Groups whose people were not counted (:meth:`floor_cells`) get 0.
+        """
+        counted = stats.population.get(self.population_key)
+        if counted is None:
+            return np.zeros(stats.n_classes, dtype=np.int64)
+        return np.where(counted < self.k, stats.sizes, 0).astype(np.int64)
 
     def satisfied(self, stats: ClassStats) -> NDArray[np.bool_]:
         """Population count >= k."""

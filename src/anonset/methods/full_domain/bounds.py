@@ -123,7 +123,9 @@ def floor_suppression(hierarchies: tuple[Hierarchy, ...], bottom: ClassStats,
         tuples, inverse = group_keys(np.ascontiguousarray(bottom.keys[:, list(subset)]), leaves)
         inverse = inverse.astype(np.int64)
         held = ClassStats(np.bincount(inverse, weights=bottom.sizes, minlength=len(tuples)).astype(np.int64), tuples,
-                          histograms={a: sum_rows_into(inverse, len(tuples), h) for a, h in bottom.histograms.items()})
+                          histograms={a: sum_rows_into(inverse, len(tuples), h) for a, h in bottom.histograms.items()},
+                          population={name: np.bincount(inverse, weights=c, minlength=len(tuples)).astype(np.int64)
+                                      for name, c in bottom.population.items()})
         grid = np.indices(below_top).reshape(width, -1).T  # (T, w): every level tuple below the tops
         code = np.zeros((len(grid), len(tuples)), dtype=np.int64)
         for i, h in enumerate(own):
@@ -136,7 +138,10 @@ def floor_suppression(hierarchies: tuple[Hierarchy, ...], bottom: ClassStats,
         sizes_of = np.bincount(group_of, weights=np.tile(held.sizes, len(grid)), minlength=len(first))
         groups = ClassStats(sizes_of.astype(np.int64), np.zeros((len(first), 0), dtype=np.int32),
                             histograms={a: tiled_group_sums(group_of, len(first), matrix)
-                                        for a, matrix in held.histograms.items()})
+                                        for a, matrix in held.histograms.items()},
+                            population={name: np.bincount(group_of, weights=np.tile(c, len(grid)),
+                                                          minlength=len(first)).astype(np.int64)
+                                        for name, c in held.population.items()})
         floors = floor(groups)
         if floors is None:
             return {}

@@ -23,7 +23,8 @@ The optimal search is exact for every privacy model and metric, with no
   groups (β-likeness, δ-disclosure and t-closeness with the equal distance:
   a group holding too much of a value, or of a set of values, leaves some of
   its records violating however it is divided; l-diversity: a group with too
-  few values) (:mod:`~anonset.methods.full_domain.bounds`);
+  few values; k-map against a population: a group matching fewer than k
+  people) (:mod:`~anonset.methods.full_domain.bounds`);
   (2) the violation floor of a checked node's classes
   (:meth:`~anonset.privacy.base.Requirements.violation_floor`: the records
   in classes smaller than k, plus what those models' floors add) never grows
@@ -250,14 +251,16 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     # a lower bound of the records each node suppresses: the prefilter's, raised by the floors carried down
     least = np.zeros(lattice.size, dtype=np.int64)
     monotone = requirements.monotonic or assume_practical_monotonicity
-    if k > 1 or not monotone:
+    if k > 1 or not monotone or requirements.floors_beyond_sizes:
         # triples cost more to count than they save when every check is a cheap k-anonymity roll-up
         bottom = _most_specific_classes(dataset, engine)
         subsets = subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 2)
         single = single_attribute_suppression(dataset, k)
+        floors = _model_floors(dataset, bottom, requirements, single, subsets)
         if not monotone:
-            subsets.update(_model_floors(dataset, bottom, requirements, single, subsets)
-                           or subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 3))
+            subsets.update(floors or subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 3))
+        else:
+            subsets.update(floors)
         least = suppression_lower_bound(nodes, single, subsets)
         infeasible |= least > budget
     prefiltered = int(infeasible.sum())
@@ -278,7 +281,12 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
             evaluated[i] = True
             stats, verdict = ev.evaluate(levels)
             ok = verdict.feasible
-            floor = 0 if ok or not requirements.floors_groups else ev.floor(stats)
+            if ok:
+                floor = 0
+            elif all(m.monotonic_with_suppression for m in requirements.models):
+                floor = verdict.suppressed_rows  # a record violating here violates at every node below
+            else:
+                floor = ev.floor(stats) if requirements.floors_groups else 0
         else:
             floored[i] = True
             floor = ev.floor_at(levels)
@@ -363,8 +371,10 @@ def _model_floors(dataset: Dataset, bottom: ClassStats, requirements: Requiremen
     do not (the usual case for l-diversity), nothing is returned and the
     triples of class sizes are counted instead.
     """
-    if not requirements.floors_beyond_sizes:
+    if not requirements.floors_beyond_sizes or not dataset.in_memory:
         return {}
+    for model in requirements.models:
+        bottom = model.floor_cells(bottom)
     singles = floor_suppression(dataset.hierarchies, bottom, requirements.violation_floor, 1)
     if not any((table > single[j[0]]).any() for j, table in singles.items()):
         return {}
