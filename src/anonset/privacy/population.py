@@ -24,10 +24,11 @@ generalize to the class's values:
 The population is encoded with the input's hierarchies, so both models judge
 full-domain nodes only (a class is then a tuple of generalized codes at the
 node's levels); methods that form classes otherwise do not enforce them.
-Given a table file in a configuration (``population: PATH``), anonset
-builds the hierarchies of builder form from the population's values, which
-hold the input's (:meth:`PopulationModel.attributes_for`), so that every
-population record finds its place.  The input must be a sample of the
+When anonset encodes the input itself (a configuration's run, ``fit`` on
+a table), it builds the hierarchies given as builders, or not given, from
+the population's values, which hold the input's
+(:meth:`PopulationModel.attributes_for`), so that every population record
+finds its place; a hierarchy file must list them.  The input must be a sample of the
 population: a combination of quasi-identifier values the input holds more
 often than the population is refused.
 """
