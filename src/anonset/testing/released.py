@@ -238,29 +238,34 @@ def _judge(part: pd.DataFrame, codes: NDArray[np.int64], keys: pd.DataFrame, qua
 
 def _population_matches(labels: pd.DataFrame, quasi: list[str], dataset: Dataset,
                         model: PopulationModel) -> NDArray[np.int64]:
-    """Per class (its released labels), the population records whose values generalize to them, one by one.
+    """Per class (its released labels), the population records whose values generalize to them.
 
     A record matches when, for every quasi-identifier, the class's label is
     its value or one of its value's ancestors in the hierarchy (``*`` matches
-    anything).  Written for clarity, not speed: a loop over the classes.
+    anything).  Each record's ancestors are listed level by level, and every
+    class is compared with all of them: simple rather than fast.
     """
     population = model.population
     frame = population.to_pandas() if hasattr(population, "to_pandas") else population
-    ancestors: dict[str, list[set[str]]] = {}
+    ancestors: dict[str, NDArray[np.str_]] = {}  # per quasi-identifier: (levels, records) labels
     for q in quasi:
         h = dataset.require_hierarchy(q)
         marker = dataset.specs[q].missing[0] if dataset.specs[q].missing else ""
-        values = frame[q].astype(object).where(frame[q].notna(), marker).astype(str)
-        leaf = {str(label): i for i, label in enumerate(h.labels[0])}
-        ancestors[q] = [{str(h.labels[level][h.maps[level][leaf[v]]]) for level in range(h.n_levels)}
-                        if v in leaf else {v} for v in values]
+        values = frame[q].astype(object).where(frame[q].notna(), marker).astype(str).to_numpy()
+        leaf = pd.Series(range(h.n_leaves), index=[str(label) for label in h.labels[0]])
+        position = leaf.reindex(values).to_numpy()
+        known = ~np.isnan(position)
+        index = np.where(known, position, 0).astype(np.int64)
+        chain = [np.where(known, np.asarray(h.labels[level], dtype=object).astype(str)[h.maps[level][index]], values)
+                 for level in range(h.n_levels)]
+        ancestors[q] = np.vstack(chain).astype(str)
     out = np.zeros(len(labels), dtype=np.int64)
     for c, (_, row) in enumerate(labels.iterrows()):
         hit = np.ones(len(frame), dtype=np.bool_)
         for q in quasi:
             label = str(row[q])
             if label != SUPPRESSED:
-                hit &= np.array([label in chain for chain in ancestors[q]], dtype=np.bool_)
+                hit &= (ancestors[q] == label).any(axis=0)
         out[c] = int(hit.sum())
     return out
 
