@@ -25,9 +25,9 @@ METHOD = Method(
     summary="exact optimum of the metric over the full-domain lattice, pruned by monotone bounds (as in ARX)",
     fit=_fit,
     options=(Option("assume_practical_monotonicity", "bool", False,
-                    "prune as if l-diversity and t-closeness with a suppression"
-                    " budget were monotone (ARX's optional assumption): faster, but it can miss the optimum (see"
-                    " docs/config.md); the summary says when it was used"),),
+                    "prune as if l-diversity and t-closeness with a suppression budget were monotone (ARX's optional"
+                    " assumption): sometimes fewer checks, but it can miss the optimum (see docs/config.md); the"
+                    " summary says when it was used"),),
     in_memory=False,
     warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02, seconds=2.2),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"), 0.02),
