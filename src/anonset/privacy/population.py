@@ -80,6 +80,7 @@ class PopulationModel(PrivacyModel):
         self._source = population
         self.population_name = name or "the population table"
         self._table: pd.DataFrame | pa.Table | None = None
+        self._encoded: Dataset | None = None  # the population encoded by attributes_for
         self._cells: NDArray[np.int32] | None = None  # distinct leaf tuples of the population
         self._held: NDArray[np.int64] | None = None  # population records holding each
         self._maps: list[list[NDArray[np.int32]]] = []  # per quasi-identifier, its leaf-to-level maps
@@ -134,6 +135,7 @@ class PopulationModel(PrivacyModel):
         if not quasi:
             return dict(attributes)
         population = Dataset(self._columns(tuple(quasi)), quasi, source=self.population_name)
+        self._encoded = population  # validate reuses it when the input is encoded with these hierarchies
         return {**attributes, **{name: population.resolved_specs()[name] for name in quasi}}
 
     def _columns(self, quasi: tuple[str, ...]) -> pd.DataFrame | pa.Table:
@@ -157,8 +159,11 @@ class PopulationModel(PrivacyModel):
             raise ConfigError(f"{self.owner}: no attribute has role quasi; the population is compared on them")
         hierarchies = [dataset.require_hierarchy(q) for q in dataset.quasi]
         specs = {q: replace(dataset.resolved_specs()[q], role=Role.QUASI) for q in dataset.quasi}
+        encoded = self._encoded
         try:
-            encoded = Dataset(self._columns(dataset.quasi), specs, source=self.population_name)
+            if encoded is None or encoded.quasi != dataset.quasi or any(
+                    encoded.hierarchy(q) is not dataset.hierarchy(q) for q in dataset.quasi):
+                encoded = Dataset(self._columns(dataset.quasi), specs, source=self.population_name)
         except HierarchyError as exc:
             raise ConfigError(f"{self.owner}: {exc}; the hierarchies must cover the population: give hierarchies that"
                               " list its values, or give the table (not a Dataset) to fit so that anonset builds"
@@ -347,7 +352,7 @@ def _distinct_rows(codes: NDArray[np.int32]) -> tuple[NDArray[np.int32], NDArray
     if combined is None:
         rows, held = np.unique(codes, axis=0, return_counts=True)
         return rows.astype(np.int32), held.astype(np.int64)
-    distinct, first, held = np.unique(combined, return_index=True, return_counts=True)
+    _, first, held = np.unique(combined, return_index=True, return_counts=True)
     return codes[first].astype(np.int32), held.astype(np.int64)
 
 
