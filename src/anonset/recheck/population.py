@@ -55,20 +55,63 @@ def population_counts_of_labels(labels: Mapping[str, NDArray[np.object_]], popul
     combos = text.value_counts(sort=False, dropna=False)
     held = combos.to_numpy(dtype=np.int64)
     n_classes = len(next(iter(labels.values()))) if labels else 0
-    matches: list[tuple[NDArray[np.bool_], NDArray[np.int64]]] = []
+    columns = []  # per quasi-identifier: (each class's label index, which labels match each combination's value)
     for j, q in enumerate(quasi):
         values = combos.index.get_level_values(j).to_numpy(dtype=object) if len(quasi) > 1 else \
             combos.index.to_numpy(dtype=object)
         distinct, which = np.unique(values.astype(str), return_inverse=True)
-        matches.append((_matching(np.asarray(labels[q], dtype=object).astype(str), distinct, hierarchies.get(q)),
-                        which.astype(np.int64)))
+        names, label_of = np.unique(np.asarray(labels[q], dtype=object).astype(str), return_inverse=True)
+        columns.append((label_of.astype(np.int64), _matching(names, distinct, hierarchies.get(q)),
+                        which.astype(np.int64), names == SUPPRESSED))
+    by_label = _by_label(columns, held, n_classes)
+    if by_label is not None:
+        return by_label
     out = np.zeros(n_classes, dtype=np.int64)
     for start in range(0, n_classes, _BLOCK):
         stop = min(start + _BLOCK, n_classes)
         hit = np.ones((stop - start, len(held)), dtype=np.bool_)
-        for matrix, which in matches:
-            hit &= matrix[start:stop][:, which]
+        for label_of, matrix, which, _ in columns:
+            hit &= matrix[label_of[start:stop]][:, which]
         out[start:stop] = hit.astype(np.int64) @ held
+    return out
+
+
+def _by_label(columns: list[tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64], NDArray[np.bool_]]],
+              held: NDArray[np.int64], n_classes: int) -> NDArray[np.int64] | None:
+    """The counts when every value falls under at most one released label besides ``*`` (a full-domain release).
+
+    Each population combination is then keyed by its labels, and each class,
+    grouped with the classes ``*`` in the same quasi-identifiers, looks its
+    labels up among them: one pass, no (classes x combinations) matrix.  None
+    when some value falls under two labels (the caller compares every class
+    with every combination instead).
+    """
+    under = []  # per quasi-identifier: each combination's label besides '*' (-1: none)
+    for _, matrix, which, star in columns:
+        plain = matrix[~star]
+        if (plain.sum(axis=0) > 1).any():
+            return None
+        index = np.flatnonzero(~star)
+        label = np.where(plain.any(axis=0), index[plain.argmax(axis=0)] if len(index) else -1, -1)
+        under.append(label[which])
+    starred = np.column_stack([star[label_of] for label_of, _, _, star in columns]) if columns else \
+        np.zeros((n_classes, 0), dtype=np.bool_)
+    out = np.zeros(n_classes, dtype=np.int64)
+    patterns, pattern_of = np.unique(starred, axis=0, return_inverse=True)
+    for p, pattern in enumerate(patterns):
+        members = np.flatnonzero(pattern_of.ravel() == p)
+        kept = [j for j in range(len(columns)) if not pattern[j]]
+        if not kept:
+            out[members] = held.sum()
+            continue
+        combo = pd.DataFrame({j: under[j] for j in kept})
+        valid = (combo >= 0).all(axis=1).to_numpy()
+        sums = pd.Series(held[valid]).groupby([combo[j][valid].to_numpy() for j in kept]).sum()
+        if len(kept) == 1:
+            wanted: pd.Index = pd.Index(columns[kept[0]][0][members])
+        else:
+            wanted = pd.MultiIndex.from_arrays([columns[j][0][members] for j in kept])
+        out[members] = sums.reindex(wanted, fill_value=0).to_numpy(dtype=np.int64)
     return out
 
 
