@@ -5,8 +5,9 @@ every released class, how many population records match it.  The re-check
 counts them without the model's encoding: a population record matches a
 class when, for every quasi-identifier, the class's released label is its
 value or one of its value's generalizations in the hierarchy (``*`` matches
-every value).  Counted over the population's distinct value combinations,
-a block of classes at a time.
+every value).  Counted over the population's distinct value combinations:
+keyed by the labels they fall under when each value falls under one label
+besides ``*`` (a full-domain release), else a block of classes at a time.
 """
 
 from __future__ import annotations
