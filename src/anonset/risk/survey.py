@@ -141,16 +141,39 @@ def _distinct_keys(codes: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray
     return distinct, np.asarray(inverse, dtype=np.int64).reshape(-1)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _slot(slot_row: NDArray[np.int64], keys: NDArray[np.int64], columns: NDArray[np.int64], width: int, r: int,
+          mask: int) -> np.int64:  # pragma: no cover - compiled
+    """The slot of key ``r``'s projection on ``columns[:width]``: one holding a key equal there, or an empty one."""
+    h = np.uint64(1469598103934665603)
+    for c in range(width):
+        h = (h ^ np.uint64(keys[r, columns[c]])) * np.uint64(1099511628211)
+    slot = np.int64(h >> np.uint64(11)) & mask
+    while True:
+        at = slot_row[slot]
+        if at == -1:
+            return slot
+        same = True
+        for c in range(width):
+            if keys[at, columns[c]] != keys[r, columns[c]]:
+                same = False
+                break
+        if same:
+            return slot
+        slot = (slot + 1) & mask
+
+
 @numba.njit(cache=True, nogil=True)
 def _matched(keys: NDArray[np.int64], patterns: NDArray[np.int64], bounds: NDArray[np.int64],
              share: NDArray[np.float64], counts: NDArray[np.float64],
              sums: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:  # pragma: no cover
     """Per distinct key (sorted by pattern, pattern i's keys in ``bounds[i]:bounds[i+1]``): matched counts and weights.
 
-    For each pair of patterns (own, other) with a share above 0: the other
-    pattern's keys go into a hash table on the columns both patterns hold
-    (equal projections summed), and each key of the own pattern adds
-    ``share`` times what its projection finds.
+    For each pair of patterns (own, other) with a share above 0: the keys of
+    the smaller of the two go into a hash table on the columns both patterns
+    hold, the other's keys are looked up in it (the other pattern's counts
+    and weights summed per projection), and each key of the own pattern adds
+    ``share`` times what its projection gathered.
     """
     m = len(patterns)
     d = keys.shape[1]
@@ -168,53 +191,35 @@ def _matched(keys: NDArray[np.int64], patterns: NDArray[np.int64], bounds: NDArr
                 if (common >> j) & 1:
                     columns[width] = j
                     width += 1
-            size = bounds[b + 1] - bounds[b]
+            # the table holds the smaller side's projections; the other side is streamed through it
+            own_table = bounds[a + 1] - bounds[a] < bounds[b + 1] - bounds[b]
+            lo, hi = (bounds[a], bounds[a + 1]) if own_table else (bounds[b], bounds[b + 1])
             cap = 16
-            while cap < 2 * size:
+            while cap < 2 * (hi - lo):
                 cap *= 2
             mask = cap - 1
             slot_row = np.full(cap, -1, dtype=np.int64)
             slot_count = np.zeros(cap)
             slot_sum = np.zeros(cap)
-            for r in range(bounds[b], bounds[b + 1]):
-                h = np.uint64(1469598103934665603)
-                for c in range(width):
-                    h = (h ^ np.uint64(keys[r, columns[c]])) * np.uint64(1099511628211)
-                slot = np.int64(h >> np.uint64(11)) & mask
-                while True:
-                    at = slot_row[slot]
-                    if at == -1:
-                        slot_row[slot] = r
-                        break
-                    same = True
-                    for c in range(width):
-                        if keys[at, columns[c]] != keys[r, columns[c]]:
-                            same = False
-                            break
-                    if same:
-                        break
-                    slot = (slot + 1) & mask
-                slot_count[slot] += counts[r]
-                slot_sum[slot] += sums[r]
+            if own_table:
+                for r in range(lo, hi):
+                    slot_row[_slot(slot_row, keys, columns, width, r, mask)] = r
+                for r in range(bounds[b], bounds[b + 1]):
+                    slot = _slot(slot_row, keys, columns, width, r, mask)
+                    if slot_row[slot] != -1:
+                        slot_count[slot] += counts[r]
+                        slot_sum[slot] += sums[r]
+            else:
+                for r in range(lo, hi):
+                    slot = _slot(slot_row, keys, columns, width, r, mask)
+                    slot_row[slot] = r
+                    slot_count[slot] += counts[r]
+                    slot_sum[slot] += sums[r]
             for r in range(bounds[a], bounds[a + 1]):
-                h = np.uint64(1469598103934665603)
-                for c in range(width):
-                    h = (h ^ np.uint64(keys[r, columns[c]])) * np.uint64(1099511628211)
-                slot = np.int64(h >> np.uint64(11)) & mask
-                while True:
-                    at = slot_row[slot]
-                    if at == -1:
-                        break
-                    same = True
-                    for c in range(width):
-                        if keys[at, columns[c]] != keys[r, columns[c]]:
-                            same = False
-                            break
-                    if same:
-                        fk[r] += s * slot_count[slot]
-                        big[r] += s * slot_sum[slot]
-                        break
-                    slot = (slot + 1) & mask
+                slot = _slot(slot_row, keys, columns, width, r, mask)
+                if slot_row[slot] != -1:
+                    fk[r] += s * slot_count[slot]
+                    big[r] += s * slot_sum[slot]
     return fk, big
 
 
