@@ -16,7 +16,15 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from anonset.risk.survey import KeyFrequencies, global_risk, individual_risk, key_codes, key_frequencies
+from anonset.risk.survey import (
+    KeyFrequencies,
+    global_risk,
+    individual_risk,
+    k_anonymity_violations,
+    key_codes,
+    key_frequencies,
+    records_above,
+)
 
 NA = np.nan
 WEIGHTS = np.array([18.0, 45.5, 39.0, 17.0, 92.0, 8.0, 123.5, 51])
@@ -181,6 +189,21 @@ def test_global_risk_is_the_sum_and_its_share() -> None:
     expected, share = global_risk(risk)
     assert expected == pytest.approx(sum(RISK_CASES[("complete", "approx", 1)]), abs=1e-7)
     assert share == pytest.approx(expected / 8)
+
+
+def test_k_anonymity_violations_count_the_keys_below_k() -> None:
+    """By hand from test_freqCalc.R's "missing, weighted": fk 3,1,4,2,2,2,1,3; Fk 108,45.5,125,56,100,100,123.5,108."""
+    frequencies = _frequencies(FREQ_CASES["missing, weighted"][0], WEIGHTS)
+    assert [k_anonymity_violations(frequencies, k) for k in (2, 3, 5)] == [2, 5, 8]
+    assert k_anonymity_violations(frequencies, 2.4) == 2  # rounded, as sdcMicro rounds k
+    assert k_anonymity_violations(frequencies, 100, weighted=True) == 2  # 45.5 and 56
+    with pytest.raises(ValueError, match="positive"):
+        k_anonymity_violations(frequencies, 0)
+
+
+def test_records_above_thresholds() -> None:
+    risk = np.array([0.05, 0.2, 0.5, 1.0])
+    assert records_above(risk, [0.1, 0.2, 0.99]) == {0.1: 0.75, 0.2: 0.5, 0.99: 0.25}
 
 
 def test_a_weight_below_one_is_refused() -> None:

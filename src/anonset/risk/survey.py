@@ -21,7 +21,9 @@ Statistical Software 67(4), 2015), checked against its published tests:
   times or more.
 * :func:`global_risk` — the expected number of re-identifications (the sum of
   the individual risks) and its share of the records (sdcMicro's
-  ``measure_risk``).
+  ``measure_risk``); :func:`records_above` the share of records above risk
+  thresholds; :func:`k_anonymity_violations` the records whose key fewer than
+  k records (or, weighted, people) share (sdcMicro's ``kAnon_violations``).
 
 Keys are given as integer codes, one column per quasi-identifier, with a
 negative code for a missing value (:func:`key_codes` makes them from a table).
@@ -46,7 +48,8 @@ import pandas as pd
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["KeyFrequencies", "global_risk", "individual_risk", "key_codes", "key_frequencies"]
+__all__ = ["KeyFrequencies", "global_risk", "individual_risk", "k_anonymity_violations", "key_codes",
+           "key_frequencies", "records_above"]
 
 
 @dataclass(frozen=True)
@@ -261,6 +264,24 @@ def global_risk(risk: NDArray[np.float64]) -> tuple[float, float]:
     """The expected number of re-identifications (the sum of the risks) and its share of the records."""
     expected = float(np.sum(risk))
     return expected, expected / len(risk) if len(risk) else 0.0
+
+
+def k_anonymity_violations(frequencies: KeyFrequencies, k: float, weighted: bool = False) -> int:
+    """Records whose key fewer than ``k`` records share (``fk < k``); ``weighted``: fewer than ``k`` people (``Fk``).
+
+    As sdcMicro's ``kAnon_violations`` (``k`` rounded to a whole number;
+    missing values matching any value, as in :func:`key_frequencies`).
+    """
+    if not k > 0:
+        raise ValueError(f"k must be positive, not {k}")
+    counts = frequencies.Fk if weighted else frequencies.fk
+    return int(np.count_nonzero(counts < round(k)))
+
+
+def records_above(risk: NDArray[np.float64], thresholds: Sequence[float]) -> dict[float, float]:
+    """For each threshold, the share of the records whose risk exceeds it."""
+    n = max(len(risk), 1)
+    return {float(t): float(np.count_nonzero(risk > t)) / n for t in thresholds}
 
 
 def _exact_risks(fk: NDArray[np.float64], pk: NDArray[np.float64]) -> NDArray[np.float64]:
