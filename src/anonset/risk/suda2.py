@@ -102,14 +102,14 @@ def suda2(codes: NDArray[np.int64], max_size: int | None = None, dis_fraction: f
         current: dict[tuple[int, ...], NDArray[np.bool_]] = {}
         for columns in itertools.combinations(range(m), size):
             parts = [columns[:i] + columns[i + 1:] for i in range(size)]
-            if any(part in previous and previous[part].all() for part in parts):
+            if any(previous[part].all() for part in parts):
                 current[columns] = np.ones(n, dtype=np.bool_)  # every record unique already: no MSU here
                 continue
             unique = _unique_on(codes, columns)
             current[columns] = unique
             minimal = unique.copy()
             for part in parts:
-                minimal &= ~previous.get(part, np.zeros(n, dtype=np.bool_))
+                minimal &= ~previous[part]
             if minimal.any():
                 msu_counts[minimal, size - 1] += 1
                 for j in columns:
