@@ -20,9 +20,13 @@ Each attribute's contribution is the share of the scores its MSUs carry.
 This search enumerates the sets of quasi-identifiers size by size (sample
 uniqueness of every record in one grouping per set, minimality from the
 uniqueness of the sets one smaller), which is exact and fast for the eight or
-so quasi-identifiers of a survey file; sdcMicro's recursive search finds the
-same MSUs.  Like sdcMicro, fewer than three quasi-identifiers are padded with
-constant columns to three (so the scores are those of M = 3).
+so quasi-identifiers of a survey file (sdcMicro searches recursively; on its
+published examples the scores and contributions agree).  Like sdcMicro, fewer
+than three quasi-identifiers are padded with constant columns to three (so the
+scores are those of M = 3).  Differences: sdcMicro always searches MSUs of
+every size; the maximum size and its weights (the product above) are
+anonset's, following the original SUDA's definition.  Missing values are
+refused for now.
 """
 
 from __future__ import annotations
