@@ -25,8 +25,8 @@ published examples the scores and contributions agree).  Like sdcMicro, fewer
 than three quasi-identifiers are padded with constant columns to three (so the
 scores are those of M = 3).  Differences: sdcMicro always searches MSUs of
 every size; the maximum size and its weights (the product above) are
-anonset's, following the original SUDA's definition.  Missing values are
-refused for now.
+anonset's choice, equal to sdcMicro's when the maximum is M.  Missing values
+are refused for now.
 """
 
 from __future__ import annotations
