@@ -97,6 +97,9 @@ def test_non_original_scores_weigh_each_size_as_sdcmicro() -> None:
     result = suda2(_codes(table), original_scores=False)
     expected = result.msu_counts @ np.array([1.75, 0.5, 0.25, 0.0])  # size 4: 2^0 - 1 = 0
     np.testing.assert_allclose(result.scores, expected)
+    # the first record shares each pair of a, b, c with another record, but not the three: an MSU of size 3
+    triple = pd.DataFrame({"a": [0, 0, 0, 1], "b": [0, 0, 1, 0], "c": [0, 1, 0, 0], "d": [0, 0, 0, 0]})
+    np.testing.assert_allclose(suda2(_codes(triple), original_scores=False).scores, [0.25, 1.75, 1.75, 1.75])
 
 
 def test_missing_values_are_refused() -> None:

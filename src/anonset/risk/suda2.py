@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from anonset.risk.survey import combination_keys
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
@@ -65,16 +67,7 @@ def _weights(m: int, max_size: int, original: bool) -> NDArray[np.float64]:
 
 def _unique_on(codes: NDArray[np.int64], columns: tuple[int, ...]) -> NDArray[np.bool_]:
     """Records no other record agrees with on ``columns``."""
-    key = np.zeros(len(codes), dtype=np.int64)
-    bound = 1
-    for j in columns:
-        radix = int(codes[:, j].max()) + 1
-        if bound * radix >= 2**62:  # renumber the combinations so far before they could overflow
-            key = np.unique(key, return_inverse=True)[1].astype(np.int64).reshape(-1)
-            bound = int(key.max()) + 1
-        key = key * radix + codes[:, j]
-        bound *= radix
-    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    _, inverse, counts = np.unique(combination_keys(codes, columns), return_inverse=True, return_counts=True)
     return np.asarray(counts[np.asarray(inverse).reshape(-1)] == 1)
 
 
@@ -130,7 +123,7 @@ def suda2(codes: NDArray[np.int64], max_size: int | None = None, dis_fraction: f
 
 def _dis_scores(codes: NDArray[np.int64], scores: NDArray[np.float64], fraction: float) -> NDArray[np.float64]:
     """DIS-SUDA scores, with sdcMicro's single-precision disclosure risk and exponent."""
-    _, counts = np.unique(codes, axis=0, return_counts=True)
+    _, counts = np.unique(combination_keys(codes), return_counts=True)  # the records' whole keys
     uniques = np.float32(np.count_nonzero(counts == 1))
     pairs = np.float32(2 * np.count_nonzero(counts == 2))
     f = np.float32(fraction)

@@ -48,8 +48,8 @@ import pandas as pd
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["KeyFrequencies", "global_risk", "individual_risk", "k_anonymity_violations", "key_codes",
-           "key_frequencies", "records_above"]
+__all__ = ["KeyFrequencies", "combination_keys", "global_risk", "individual_risk", "k_anonymity_violations",
+           "key_codes", "key_frequencies", "records_above"]
 
 
 @dataclass(frozen=True)
@@ -131,17 +131,29 @@ def key_frequencies(codes: NDArray[np.int64], weights: NDArray[np.float64] | Non
     return KeyFrequencies(fk_keys[back][key_of], big_keys[back][key_of])
 
 
+def combination_keys(codes: NDArray[np.int64], columns: Sequence[int] | None = None) -> NDArray[np.int64]:
+    """(n,) one integer per row naming its values in ``columns`` (default: all): equal values, equal integers.
+
+    ``codes`` are non-negative.  The columns are packed into one integer, the
+    combinations so far renumbered (densely) whenever the next column could
+    overflow 62 bits.
+    """
+    key = np.zeros(len(codes), dtype=np.int64)
+    bound = 1
+    for j in range(codes.shape[1]) if columns is None else columns:
+        radix = int(codes[:, j].max()) + 1 if len(codes) else 1
+        if bound * radix >= 2**62:
+            key = np.unique(key, return_inverse=True)[1].astype(np.int64).reshape(-1)
+            bound = int(key.max()) + 1
+        key = key * radix + codes[:, j]
+        bound *= radix
+    return key
+
+
 def _distinct_keys(codes: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """The distinct rows of ``codes`` and each row's index among them (one integer per row when the codes fit)."""
-    radix = codes.max(axis=0) + 2 if len(codes) else np.ones(codes.shape[1], dtype=np.int64)
-    if float(np.prod(radix.astype(np.float64))) < 2.0**62:
-        packed = np.zeros(len(codes), dtype=np.int64)
-        for j in range(codes.shape[1]):
-            packed = packed * radix[j] + codes[:, j] + 1
-        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-        return codes[first], np.asarray(inverse, dtype=np.int64).reshape(-1)
-    distinct, inverse = np.unique(codes, axis=0, return_inverse=True)
-    return distinct, np.asarray(inverse, dtype=np.int64).reshape(-1)
+    """The distinct rows of ``codes`` (-1 for a missing value) and each row's index among them."""
+    _, first, inverse = np.unique(combination_keys(codes + 1), return_index=True, return_inverse=True)
+    return codes[first], np.asarray(inverse, dtype=np.int64).reshape(-1)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
