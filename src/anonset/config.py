@@ -71,7 +71,9 @@ __all__ = [
 ]
 
 TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation",
-            "spark", "duckdb", "publisher_payout"}
+            "spark", "duckdb", "publisher_payout", "risk"}
+#: Keys of ``risk.suda2`` (what ``anonset risk`` searches for minimal sample uniques).
+SUDA2_KEYS = {"attributes", "max_size", "dis_fraction"}
 #: Keys of the ``publisher_payout`` section (the game's costs, with ``metric: publisher_payout``).
 PAYOUT_KEYS = {"publisher_benefit", "publisher_loss", "adversary_gain", "adversary_cost", "attacker"}
 EVALUATION_KEYS = {"target", "task", "models", "folds", "test_fraction", "predicates", "queries", "patterns"}
@@ -251,6 +253,8 @@ class RunConfig:
     evaluation: dict[str, Any] = field(default_factory=dict)
     spark: SparkSettings | None = None
     duckdb: dict[str, Any] = field(default_factory=dict)
+    #: Settings of ``anonset risk``: ``{"suda2": {"attributes": (...), "max_size": n, "dis_fraction": f}}``.
+    risk: dict[str, Any] = field(default_factory=dict)
 
     @property
     def input_file(self) -> Path | None:
@@ -260,6 +264,15 @@ class RunConfig:
     def quasi_columns(self) -> list[str]:
         """The columns the config gives role quasi, in config order."""
         return [name for name, entry in self.attributes.items() if entry.get("role") == "quasi"]
+
+    def weight_column(self) -> str | None:
+        """The column the config gives role weight (a survey's sampling weight), or None."""
+        return next((name for name, entry in self.attributes.items() if entry.get("role") == "weight"), None)
+
+    def missing_markers(self) -> dict[str, tuple[str, ...]]:
+        """Each configured attribute's missing markers (``missing:`` as a list; default the empty cell)."""
+        return {name: tuple(str(m) for m in entry["missing"]) if isinstance(entry.get("missing"), list) else ("",)
+                for name, entry in self.attributes.items()}
 
     def input_files(self) -> dict[str, Path]:
         """Every file the run reads, by what it is: the config, the input table, the hierarchy and population files."""
@@ -376,6 +389,10 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
             raise ConfigError(f"{where}: attributes.{name} must be a mapping such as {{role: quasi}}")
         _unknown(where, f"attributes.{name}.", entry, ATTRIBUTE_KEYS)
         attrs[str(name)] = dict(entry)
+    weight_columns = [n for n, e in attrs.items() if e.get("role") == "weight"]
+    if len(weight_columns) > 1:
+        raise ConfigError(f"{where}: attributes {weight_columns[0]} and {weight_columns[1]} both have role weight; a"
+                          " table has one sampling weight: give the other role insensitive")
     method = raw.get("method", {"name": "optimal"})
     if isinstance(method, str):
         method = {"name": method}
@@ -498,8 +515,47 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         metric=metric, weights={str(k): float(v) for k, v in weights.items()} if weights else None,
         drop_suppressed=suppressed == "drop", seed=seed, method_options=options, metric_object=metric_object,
         raw=dict(raw), engine=kind.name, evaluation=dict(evaluation), spark=settings.get("spark"),
-        duckdb=settings.get("duckdb") or {},
+        duckdb=settings.get("duckdb") or {}, risk=_risk_section(raw.get("risk"), attrs, where),
     )
+
+
+def _risk_section(section: Any, attrs: Mapping[str, Mapping[str, Any]], where: str) -> dict[str, Any]:
+    """The ``risk`` section (settings of ``anonset risk``): ``suda2`` {attributes, max_size, dis_fraction}, checked."""
+    if section is None:
+        return {}
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{where}: `risk` must be a mapping such as"
+                          " {suda2: {attributes: [age, sex], max_size: 4}}")
+    _unknown(where, "risk.", section, {"suda2"})
+    suda = section.get("suda2") or {}
+    if not isinstance(suda, Mapping):
+        raise ConfigError(f"{where}: risk.suda2 must be a mapping such as {{attributes: [age, sex], max_size: 4}}")
+    _unknown(where, "risk.suda2.", suda, SUDA2_KEYS)
+    out: dict[str, Any] = {}
+    attributes = suda.get("attributes")
+    if attributes is not None:
+        quasi = [n for n, e in attrs.items() if e.get("role") == "quasi"]
+        if isinstance(attributes, str) or not isinstance(attributes, list) or not attributes:
+            raise ConfigError(f"{where}: risk.suda2.attributes must be a list of quasi-identifiers such as"
+                              f" [{', '.join(quasi[:2])}]")
+        for name in attributes:
+            if str(name) not in quasi:
+                raise ConfigError(f"{where}: risk.suda2.attributes: {name!r} is not a quasi-identifier; choose among"
+                                  f" {', '.join(quasi) or 'none (no attribute has role quasi)'}")
+        out["attributes"] = tuple(str(a) for a in attributes)
+    max_size = suda.get("max_size")
+    if max_size is not None:
+        if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
+            raise ConfigError(f"{where}: risk.suda2.max_size must be a whole number of at least 1 (the largest"
+                              f" minimal sample unique searched); got {max_size!r}")
+        out["max_size"] = max_size
+    fraction = suda.get("dis_fraction")
+    if fraction is not None:
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
+            raise ConfigError(f"{where}: risk.suda2.dis_fraction must be a number in (0, 1) (the file-level"
+                              f" disclosure fraction of DIS-SUDA, default 0.01); got {fraction!r}")
+        out["dis_fraction"] = float(fraction)
+    return {"suda2": out}
 
 
 def _is_url(path: str) -> bool:

@@ -367,3 +367,39 @@ def test_a_summary_that_disagrees_with_the_release_is_refused() -> None:
                      summary_where="run.json")
     with pytest.raises(DataError, match="records in the input but the config's input has"):
         build_report(dataset, written, requirements, {**summary, "rows": 5}, where="r.csv")
+
+
+def test_a_table_with_sampling_weights_gets_the_survey_measures_before_and_after() -> None:
+    """With a weight column the report measures the survey risk of the input and of the release; k-anonymity
+    of the release means no released record's key is shared by fewer than k records (pandas counts them here:
+    no missing value in the release, so fk is the class size)."""
+    table = patient_register(ROWS, seed=3)
+    table["weight"] = np.random.default_rng(0).uniform(1, 200, ROWS).round(2).astype(str)
+    dataset = Dataset(table, {**patient_register_attributes(table), "weight": {"role": "weight"}}, source="register")
+    requirements = Requirements([KAnonymity(K)], max_suppression=0.02)
+    release = _release("optimal", dataset, requirements)
+    assert release.table is not None and (release.table["weight"] == table["weight"]).all()  # released as it is
+    report = build_report(dataset, release.table, requirements, release.summary(), partition=release.partition)
+    survey = report["risk"]["survey"]
+    sizes, _ = _independent(release.table, dataset.quasi)
+    kept = int(sizes.sum())
+    after = survey["release"]
+    assert after["k_anonymity_violations"] == {"2": 0, "3": 0, "5": int(sizes[sizes < 5].sum())}
+    assert after["suda2"]["records_with_score"] == 0 and after["individual_risk"]["weighted"] is True
+    assert after["individual_risk"]["max"] <= 1 / K + 1e-12  # at most 1/fk, fk >= K
+    assert after["global_risk"]["share"] * kept == pytest.approx(after["global_risk"]["expected_reidentifications"])
+    before = survey["input"]
+    input_sizes = table[list(dataset.quasi)].astype(str).groupby(list(dataset.quasi)).size()
+    assert before["k_anonymity_violations"]["2"] == int((input_sizes == 1).sum())  # no missing value in the input
+    assert before["suda2"]["records_with_score"] >= before["k_anonymity_violations"]["2"]  # a unique has an MSU
+    page = render_html(report)
+    assert "Survey measures" in page and "expected re-identifications" in page
+
+
+def test_a_table_without_weights_has_no_survey_section() -> None:
+    dataset = _dataset()
+    requirements = Requirements([KAnonymity(K)])
+    release = _release("optimal", dataset, requirements)
+    assert release.table is not None
+    report = build_report(dataset, release.table, requirements, release.summary(), partition=release.partition)
+    assert report["risk"]["survey"] is None and "Survey measures" not in render_html(report)

@@ -102,6 +102,52 @@ def test_non_original_scores_weigh_each_size_as_sdcmicro() -> None:
     np.testing.assert_allclose(suda2(_codes(triple), original_scores=False).scores, [0.25, 1.75, 1.75, 1.75])
 
 
-def test_missing_values_are_refused() -> None:
-    with pytest.raises(ValueError, match="no missing values"):
-        suda2(np.array([[0, -1, 2], [1, 1, 1]]))
+def _msus_with_missing(codes: np.ndarray, max_size: int) -> list[list[tuple[int, ...]]]:
+    """Each record's MSUs under sdcMicro's rule: a missing value (negative) is in no MSU and matches no value."""
+    n, m = codes.shape
+    out: list[list[tuple[int, ...]]] = []
+    for r in range(n):
+        def unique(columns: tuple[int, ...], r: int = r) -> bool:
+            mine = codes[r, list(columns)]
+            if np.any(mine < 0):
+                return False
+            others = np.delete(codes[:, list(columns)], r, axis=0)
+            return not np.any(np.all(others == mine, axis=1))
+        out.append([columns for size in range(1, max_size + 1) for columns in itertools.combinations(range(m), size)
+                    if unique(columns) and not any(unique(columns[:i] + columns[i + 1:]) for i in range(size))])
+    return out
+
+
+@pytest.mark.parametrize(("seed", "m", "max_size"), [(4, 4, 4), (5, 5, 3), (6, 3, 3)])
+def test_missing_values_are_in_no_msu_and_match_no_value(seed: int, m: int, max_size: int) -> None:
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 3, size=(40, m))
+    codes[rng.random(codes.shape) < 0.15] = -1
+    result = suda2(codes, max_size=max_size)
+    for r, found in enumerate(_msus_with_missing(codes, max_size)):
+        sizes = [len(c) for c in found]
+        assert result.msu_counts[r].tolist() == [sizes.count(k) for k in range(1, max_size + 1)], r
+
+
+def test_a_missing_value_by_hand() -> None:
+    """Rows (a, b): (0, 0), (0, 0), (1, NA), (1, 1).  Row 3 misses b: unique on nothing it holds in full (a = 1
+    is shared with row 4), so no MSU; row 4 is unique on b (no other row holds b = 1), and {a} is shared, so {b}."""
+    codes = np.array([[0, 0], [0, 0], [1, -1], [1, 1]])
+    result = suda2(codes)
+    assert result.msu_counts[:, 0].tolist() == [0, 0, 0, 1]
+    assert result.msu_counts[:, 1:].sum() == 0
+    assert result.scores.tolist() == [0, 0, 0, 2]  # M = 3 after padding: (3 - 1)! = 2
+
+
+def test_a_table_of_distinct_keys_with_counts_gives_the_records_figures() -> None:
+    rng = np.random.default_rng(7)
+    codes = rng.integers(0, 3, size=(300, 5))
+    codes[rng.random(codes.shape) < 0.05] = -1
+    whole = suda2(codes, max_size=4)
+    keys, first, inverse, counts = np.unique(codes, axis=0, return_index=True, return_inverse=True,
+                                             return_counts=True)
+    grouped = suda2(keys, max_size=4, counts=counts)
+    inverse = inverse.reshape(-1)
+    np.testing.assert_array_equal(grouped.scores[inverse], whole.scores)
+    np.testing.assert_allclose(grouped.dis_scores[inverse], whole.dis_scores)
+    np.testing.assert_allclose(grouped.attribute_contributions, whole.attribute_contributions)

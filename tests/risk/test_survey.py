@@ -162,6 +162,29 @@ def test_key_frequencies_equal_a_pairwise_count(seed: int, alpha: float, d: int)
     np.testing.assert_allclose(result.Fk, big, rtol=1e-12)
 
 
+@pytest.mark.parametrize(("seed", "alpha"), [(5, 1.0), (6, 0.4)])
+def test_distinct_keys_with_counts_give_the_records_frequencies(seed: int, alpha: float) -> None:
+    """A table of distinct keys, each with its records and weight sum (as a database groups them), gives each
+    key the fk and Fk of its records; the summaries weigh each key by its records."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 3, size=(400, 3))
+    codes[rng.random(codes.shape) < 0.1] = -1
+    codes[:2] = -1
+    weights = rng.uniform(1, 30, len(codes))
+    whole = key_frequencies(codes, weights, alpha)
+    keys, inverse, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    sums = np.bincount(inverse, weights=weights)
+    grouped = key_frequencies(keys, sums, alpha, counts=counts)
+    np.testing.assert_allclose(grouped.fk[inverse], whole.fk, atol=1e-9)
+    np.testing.assert_allclose(grouped.Fk[inverse], whole.Fk, rtol=1e-12)
+    risk, risk_keys = individual_risk(whole), individual_risk(grouped)
+    assert global_risk(risk_keys, counts) == pytest.approx(global_risk(risk), rel=1e-12)
+    assert records_above(risk_keys, [0.01, 0.1], counts) == pytest.approx(records_above(risk, [0.01, 0.1]))
+    for k in (2, 3, 5):
+        assert k_anonymity_violations(grouped, k, counts=counts) == k_anonymity_violations(whole, k)
+
+
 def _expected_inverse_by_summing(f: int, p: float) -> float:
     """E[1/F], F = f + X, X negative binomial (f, p): the probabilities summed until the tail is below 1e-17."""
     upper = int(stats.nbinom.isf(1e-17, f, p)) + 10

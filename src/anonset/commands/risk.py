@@ -1,9 +1,10 @@
 """``anonset risk``: re-identification risk of a config's table, or of a released file, without anonymizing.
 
-The input's classes are counted where its records are (the config's run:
-in memory, in the database, on Spark); a released file's from its values,
-its suppressed records (every quasi-identifier ``*``) left out.  See
-docs/risk.md for the figures.
+The input's classes, and its distinct keys for the survey measures, are
+counted where its records are (the config's run: in memory, in the
+database, on Spark); a released file's from its values, its suppressed
+records (every quasi-identifier ``*``) left out.  See docs/risk.md for the
+figures.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     suppressed records of a release (every quasi-identifier ``*``) are left
     out of every figure and counted as excluded.  With --sampling-fraction or
     --population-size the population-uniqueness models are estimated too.
+    The survey measures follow: the individual risk (weighted by the column
+    of role weight, if any), the expected re-identifications, the records
+    violating k = 2, 3, 5, and SUDA2 (a missing value matching any value
+    in the keys; settings under risk.suda2 in the config).
 
     \b
     Examples:
@@ -95,6 +100,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
                                                thresholds=thresholds or DEFAULT_THRESHOLDS,
                                                sampling_fraction=sampling_fraction, population_size=population_size,
                                                population_sizes=population_sizes)}
+    report.update(_survey_measures(cfg, release_path, thresholds or DEFAULT_THRESHOLDS))
     if json_path is not None:
         if is_stdout(json_path):
             click.echo(json.dumps(report, indent=2))
@@ -118,6 +124,34 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     if journalist is not None:
         out.print(f"journalist risk against the population: highest {journalist['highest']:.4g},"
                   f" average {journalist['average']:.4g}")
+    _print_survey(report)
+
+
+def _survey_measures(cfg: RunConfig, release_path: Path | None, thresholds: tuple[float, ...]) -> dict[str, Any]:
+    """``individual_risk``, ``global_risk``, ``k_anonymity_violations`` and ``suda2`` of the input or a release."""
+    from anonset.risk.survey_report import Suda2Settings, survey_report
+    from anonset.runs.base import run_for
+
+    table = _released_survey_table(cfg, release_path) if release_path is not None else run_for(cfg).survey_table()
+    settings = Suda2Settings(**cfg.risk.get("suda2", {}))
+    return survey_report(table, thresholds=thresholds, settings=settings)
+
+
+def _print_survey(report: dict[str, Any]) -> None:
+    """The survey measures, a line each (or why they are missing)."""
+    out = console
+    individual, suda = report["individual_risk"], report["suda2"]
+    expected = report["global_risk"]
+    kind = "weighted" if individual["weighted"] else "no weight: 1/fk"
+    out.print(f"individual risk (Benedetti-Franconi, {kind}): highest {individual['max']:.4g},"
+              f" mean {individual['mean']:.4g}")
+    out.print(f"expected re-identifications {expected['expected_reidentifications']:.4g} ({expected['share']:.2%})")
+    violations = ", ".join(f"k={k} {n:,}" for k, n in report["k_anonymity_violations"].items())
+    out.print(f"k-anonymity violations (missing matches any): {violations} records")
+    out.print(f"SUDA2 (MSUs up to size {suda['max_size']}): {suda['records_with_score']:,} records with a score,"
+              f" highest {suda['max_score']:.4g}, mean {suda['mean_score']:.4g}")
+    shares = ", ".join(f"{a} {c:.1f}%" for a, c in suda["contributions"].items())
+    out.print(f"DIS-SUDA highest {suda['dis_suda']['max']:.4g}; attribute contributions {shares}")
 
 
 def _journalist_class_sizes(cfg: RunConfig, population_path: Path) -> tuple[Any, Any, str]:
@@ -143,6 +177,19 @@ def _journalist_class_sizes(cfg: RunConfig, population_path: Path) -> tuple[Any,
         raise DataError(f"{population_path}: {int(aligned.isna().sum())} class(es) of the sample do not occur in the"
                         " population table; give the population the sample was drawn from")
     return sample_sizes.to_numpy(), aligned.to_numpy().astype("int64"), str(inp.path)
+
+
+def _released_survey_table(cfg: RunConfig, path: Path) -> Any:
+    """A released file's keys for the survey measures: suppressed records (every quasi-identifier ``*``) left out."""
+    from anonset.io.tables import read_table
+    from anonset.recheck.columns import SUPPRESSED
+    from anonset.risk.survey_report import survey_table_of_frame
+    from anonset.runs.base import release_delimiter
+
+    table = read_table(path, release_delimiter(cfg))
+    quasi = cfg.quasi_columns()
+    kept = table[~(table[quasi].astype(str) == SUPPRESSED).all(axis=1)]
+    return survey_table_of_frame(kept, quasi, cfg.missing_markers(), cfg.weight_column(), str(path))
 
 
 def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:

@@ -4,9 +4,11 @@ A :class:`Dataset` wraps a pandas DataFrame or an Arrow table whose
 categorical values are kept as the strings that were read (``007`` stays
 ``007``).  Each column gets an
 :class:`AttributeSpec`: a *role* (identifier, quasi-identifier, sensitive,
-insensitive, target) and a *type* (numeric, ordinal, categorical, date).
+insensitive, target, weight) and a *type* (numeric, ordinal, categorical, date).
 Columns nobody named are insensitive and pass through a release untouched;
-identifiers are dropped from every release.
+identifiers are dropped from every release.  A survey's sampling weight
+(role ``weight``, at most one column) is released untouched too, and read as
+numbers by :meth:`Dataset.weights` for the survey risk measures.
 
 A hierarchy may be given as a :class:`~anonset.hierarchy.Hierarchy`, as a
 hierarchy file path, or in the builder form of a configuration file
@@ -201,6 +203,13 @@ class Dataset:
         self.specs: dict[str, AttributeSpec] = specs
         self.quasi: tuple[str, ...] = tuple(c for c in columns if specs[c].role is Role.QUASI)
         self.sensitive: tuple[str, ...] = tuple(c for c in columns if specs[c].role is Role.SENSITIVE)
+        weights = [c for c in columns if specs[c].role is Role.WEIGHT]
+        if len(weights) > 1:
+            raise ConfigError(f"{self.source}: columns {weights[0]!r} and {weights[1]!r} both have role weight; a table"
+                              " has one sampling weight: give the other role insensitive")
+        #: The column holding the sampling weight (role ``weight``), or None.
+        self.weight: str | None = weights[0] if weights else None
+        self._weights: NDArray[np.float64] | None = None
         self._refuse_compound((*self.quasi, *self.sensitive))
         self.encoded: dict[str, EncodedColumn] = {}
         self._text: dict[str, pa.ChunkedArray] = self._dictionary_encoded((*self.quasi, *self.sensitive))
@@ -307,6 +316,31 @@ class Dataset:
             else:
                 self._qi_matrix = np.zeros((self.n_rows, 0), dtype=np.int32)
         return self._qi_matrix
+
+    def weights(self) -> NDArray[np.float64] | None:
+        """Each record's sampling weight (the ``weight`` column as numbers), or None without one; cached.
+
+        Raises
+        ------
+        DataError
+            A weight that is missing, not a number, not finite or not
+            positive; the message names the column, the record and the value.
+        """
+        if self.weight is None:
+            return None
+        if self._weights is None:
+            name = self.weight
+            column = self.column(name)
+            numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            bad = np.flatnonzero(~(np.isfinite(numbers) & (numbers > 0)))
+            if len(bad):
+                first = int(bad[0])
+                raise DataError(f"{self.source}, column {name!r} (role weight): record {first + 1} has"
+                                f" {column.iloc[first]!r}; a sampling weight is a positive number (the people a"
+                                f" record stands for): fix the {len(bad)} such value(s) or give the column another"
+                                " role")
+            self._weights = numbers
+        return self._weights
 
     def value_codes(self, name: str) -> dict[str, int]:
         """Code of every distinct raw value of an encoded column, as the value is written in the source.

@@ -1,7 +1,7 @@
 """Attribute specs: the role, type and generalization of each column, validated without loading any data.
 
 A column's :class:`AttributeSpec` gives its *role* (identifier, quasi-identifier,
-sensitive, insensitive, target) and *type* (numeric, ordinal, categorical,
+sensitive, insensitive, target, weight) and *type* (numeric, ordinal, categorical,
 date), and optionally a hierarchy: a :class:`~anonset.core.hierarchy.Hierarchy`,
 the path of a hierarchy file, or a builder mapping that the dataset builds from
 the column's distinct values.  This module imports no table library, so a
@@ -36,6 +36,8 @@ class Role(str, Enum):
     SENSITIVE = "sensitive"
     INSENSITIVE = "insensitive"
     TARGET = "target"
+    #: A survey's sampling weight: the people of the population a record stands for (one column per table).
+    WEIGHT = "weight"
 
 
 class AttributeType(str, Enum):

@@ -54,6 +54,7 @@ from anonset.report.explain import alternatives, why_this_release
 from anonset.report.floor import display_floor
 from anonset.risk.report import class_sizes_of_codes, risk_report
 from anonset.risk.sample import DEFAULT_THRESHOLDS
+from anonset.risk.survey_report import survey_report, survey_table, survey_table_of_frame
 from anonset.version import __version__
 
 if TYPE_CHECKING:
@@ -201,7 +202,8 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         "display_floor": floor,
         "classes": _class_section(released_sizes, k),
         "risk": {"thresholds": [float(t) for t in DEFAULT_THRESHOLDS], "input": before, "release": after,
-                 "k_threshold": 1.0 / k if k > 1 else None},
+                 "k_threshold": 1.0 / k if k > 1 else None,
+                 "survey": _survey(dataset, released, star_suppressed, where)},
         "utility": [{"name": name, "value": value, "optimized": name == facts.get("search", {}).get("optimized"),
                      "source": sources[name], **describe_metric(name).to_json()} for name, value in metrics.items()],
         "utility_source": _utility_source(sources, from_run),
@@ -404,6 +406,23 @@ def _breakdown_omitted(alignment: Alignment, verification: VerificationReport) -
         return ("not broken down: the records released as * everywhere are more than the suppression budget, so"
                 " the re-check judged them a class of their own")
     return f"not broken down: which input records were suppressed is not known, since {alignment.reason}"
+
+
+def _survey(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.bool_],
+            where: str) -> dict[str, Any] | None:
+    """The survey measures of the input and of the release (its suppressed records left out), or None.
+
+    Measured when the table has a sampling weight (role ``weight``): the
+    individual and global risk with the weights, the k-anonymity violations
+    and SUDA2 (see :mod:`anonset.risk.survey_report`).
+    """
+    if dataset.weight is None:
+        return None
+    kept = released[~suppressed]
+    missing = {q: dataset.specs[q].missing for q in dataset.quasi}
+    return {"input": survey_report(survey_table(dataset)),
+            "release": (survey_report(survey_table_of_frame(kept, dataset.quasi, missing, dataset.weight, where))
+                        if len(kept) else None)}
 
 
 def _run_section(summary: Mapping[str, Any] | None, run: Mapping[str, Any] | None, method: str,

@@ -185,7 +185,48 @@ def _risk(r: Mapping[str, Any]) -> str:
             "<p class=\"muted\">Prosecutor model: the attacker knows the person is in the table and knows their"
             f" quasi-identifiers. Suppressed records are left out of the release's figures.{escape(k_note)}</p>"
             f"<table><tr><th>measure</th><th>original</th><th>release</th></tr>{body}</table>"
-            f'<div class="chart">{chart}</div></section>')
+            f'<div class="chart">{chart}</div>{_survey(r.get("survey"))}</section>')
+
+
+def _survey(survey: Mapping[str, Any] | None) -> str:
+    """The survey measures of a table with sampling weights, original against release."""
+    if survey is None:
+        return ""
+    before, after = survey["input"], survey["release"]
+
+    def pick(report: Mapping[str, Any] | None, path: tuple[str, ...]) -> Any:
+        value: Any = report
+        for key in path:
+            value = None if value is None else value[key]
+        return value
+
+    rows: list[tuple[str, tuple[str, ...], str]] = [
+        ("highest individual risk (Benedetti-Franconi, with the weights)", ("individual_risk", "max"), "g"),
+        ("mean individual risk", ("individual_risk", "mean"), "g"),
+        ("expected re-identifications", ("global_risk", "expected_reidentifications"), "g"),
+        *[(f"records whose key fewer than {k} records share", ("k_anonymity_violations", k), "d")
+          for k in before["k_anonymity_violations"]],
+        ("records with a SUDA score (a minimal sample unique)", ("suda2", "records_with_score"), "d"),
+        ("highest SUDA score", ("suda2", "max_score"), "g"),
+        ("highest DIS-SUDA score", ("suda2", "dis_suda", "max"), "g"),
+    ]
+    body = "".join(f"<tr><td>{escape(label)}</td><td class=\"num\">{_number(pick(before, path), kind)}</td>"
+                   f"<td class=\"num\">{_number(pick(after, path), kind)}</td></tr>" for label, path, kind in rows)
+    shares = ", ".join(f"{escape(a)} {c:.1f}%" for a, c in before["suda2"]["contributions"].items())
+    return ("<h3>Survey measures</h3>"
+            "<p class=\"muted\">The table is a sample with weights: a record's individual risk is the chance that"
+            " an intruder who matches its key against the population picks the right person (the expected 1 / the"
+            " people who share the key, estimated from the weights); a missing value matches any value. SUDA looks"
+            " for the smallest sets of attributes on which a record is unique"
+            f" (attribute contributions in the original: {shares}).</p>"
+            f"<table><tr><th>measure</th><th>original</th><th>release</th></tr>{body}</table>")
+
+
+def _number(value: Any, kind: str) -> str:
+    """A figure of the survey table: a whole number with separators, or four significant digits; — when absent."""
+    if value is None:
+        return "—"
+    return f"{int(value):,}" if kind == "d" else f"{float(value):.4g}"
 
 
 def _utility(rows: Sequence[Mapping[str, Any]], source: str, omitted: Mapping[str, str]) -> str:

@@ -25,8 +25,12 @@ published examples the scores and contributions agree).  Like sdcMicro, fewer
 than three quasi-identifiers are padded with constant columns to three (so the
 scores are those of M = 3).  Differences: sdcMicro always searches MSUs of
 every size; the maximum size and its weights (the product above) are
-anonset's choice, equal to sdcMicro's when the maximum is M.  Missing values
-are refused for now.
+anonset's choice, equal to sdcMicro's when the maximum is M.
+
+A missing value (a negative code) is what sdcMicro makes of it: it is never
+part of an MSU and matches no value, so a record is unique on a set of
+quasi-identifiers when it holds a value on each of them and no other record
+holds the same values there.
 """
 
 from __future__ import annotations
@@ -65,28 +69,55 @@ def _weights(m: int, max_size: int, original: bool) -> NDArray[np.float64]:
                      for k in range(1, max_size + 1)])
 
 
-def _unique_on(codes: NDArray[np.int64], columns: tuple[int, ...]) -> NDArray[np.bool_]:
-    """Records no other record agrees with on ``columns``."""
-    _, inverse, counts = np.unique(combination_keys(codes, columns), return_inverse=True, return_counts=True)
-    return np.asarray(counts[np.asarray(inverse).reshape(-1)] == 1)
+def _unique_on(codes: NDArray[np.int64], columns: tuple[int, ...], missing: NDArray[np.bool_] | None,
+               records: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Rows of one record holding a value on each of ``columns`` that no other record agrees with there."""
+    _, inverse = np.unique(combination_keys(codes, columns), return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    unique: NDArray[np.bool_] = np.bincount(inverse, weights=records)[inverse] == 1
+    if missing is not None:
+        unique &= ~missing[:, list(columns)].any(axis=1)
+    return unique
 
 
 def suda2(codes: NDArray[np.int64], max_size: int | None = None, dis_fraction: float = 0.01,
-          original_scores: bool = True) -> Suda2:
-    """SUDA2 over the columns of ``codes`` (integer codes, one column per quasi-identifier, no missing value).
+          original_scores: bool = True, counts: NDArray[np.int64] | None = None) -> Suda2:
+    """SUDA2 over the columns of ``codes`` (integer codes, one column per quasi-identifier, negative: missing).
 
     ``max_size`` bounds the MSUs' size (default: every quasi-identifier, as
     sdcMicro); ``dis_fraction`` is the file-level disclosure fraction of the
-    DIS-SUDA score (sdcMicro's ``DisFraction``, default 0.01).
+    DIS-SUDA score (sdcMicro's ``DisFraction``, default 0.01).  With
+    ``counts`` each row stands for that many records (a table of distinct
+    keys); the figures are per row.  The search runs on the distinct rows
+    (records sharing their whole key have no MSU), their figures copied back.
     """
     codes = np.asarray(codes, dtype=np.int64)
     if codes.ndim != 2 or codes.shape[1] == 0:
         raise ValueError("SUDA2 needs at least one quasi-identifier")
-    if np.any(codes < 0):
-        raise ValueError("SUDA2 takes no missing values (negative codes); give missing values a code of their own")
+    rows = np.ones(len(codes)) if counts is None else np.asarray(counts, dtype=np.float64)
+    if rows.shape != (len(codes),):
+        raise ValueError(f"{len(rows)} counts for {len(codes)} rows")
+    _, first, row_of = np.unique(combination_keys(np.where(codes >= 0, codes + 1, 0)), return_index=True,
+                                 return_inverse=True)
+    row_of = np.asarray(row_of).reshape(-1)
+    records = np.bincount(row_of, weights=rows).astype(np.float64)
+    found = _suda2_distinct(codes[first], records, max_size, dis_fraction, original_scores)
+    return Suda2(found.scores[row_of], found.dis_scores[row_of], found.msu_counts[row_of],
+                 found.contributions[row_of], found.attribute_contributions)
+
+
+def _suda2_distinct(codes: NDArray[np.int64], records: NDArray[np.float64], max_size: int | None,
+                    dis_fraction: float, original_scores: bool) -> Suda2:
+    """SUDA2 over distinct rows of ``codes``, each standing for ``records`` records."""
+    absent = codes < 0
+    missing = absent if absent.any() else None
+    if missing is not None:  # a code of its own, which unique_on never counts as a value
+        codes = np.where(absent, codes.max(axis=0, initial=0) + 1, codes)
     given = codes.shape[1]
     if given < 3:  # sdcMicro's padding: constant columns, which change M but no uniqueness
         codes = np.column_stack([codes, np.zeros((len(codes), 3 - given), dtype=np.int64)])
+        if missing is not None:
+            missing = np.column_stack([missing, np.zeros((len(codes), 3 - given), dtype=np.bool_)])
     n, m = codes.shape
     size_limit = m if max_size is None else min(int(max_size), m)
     if size_limit < 1:
@@ -94,7 +125,8 @@ def suda2(codes: NDArray[np.int64], max_size: int | None = None, dis_fraction: f
     weights = _weights(m, size_limit, original_scores)
     msu_counts = np.zeros((n, size_limit), dtype=np.int64)
     raw = np.zeros((n, m))
-    previous: dict[tuple[int, ...], NDArray[np.bool_]] = {(): np.full(n, n == 1)}  # a lone record: unique on nothing
+    # a lone record is unique on no attribute at all
+    previous: dict[tuple[int, ...], NDArray[np.bool_]] = {(): np.full(n, records.sum() == 1)}
     for size in range(1, size_limit + 1):
         current: dict[tuple[int, ...], NDArray[np.bool_]] = {}
         for columns in itertools.combinations(range(m), size):
@@ -102,7 +134,7 @@ def suda2(codes: NDArray[np.int64], max_size: int | None = None, dis_fraction: f
             if any(previous[part].all() for part in parts):
                 current[columns] = np.ones(n, dtype=np.bool_)  # every record unique already: no MSU here
                 continue
-            unique = _unique_on(codes, columns)
+            unique = _unique_on(codes, columns, missing, records)
             current[columns] = unique
             minimal = unique.copy()
             for part in parts:
@@ -117,22 +149,22 @@ def suda2(codes: NDArray[np.int64], max_size: int | None = None, dis_fraction: f
         contributions = np.where(scores[:, None] > 0, raw / scores[:, None], 0.0)
     total = scores.sum()
     attribute = 100 * raw.sum(axis=0) / total if total > 0 else np.zeros(m)
-    dis = _dis_scores(codes, scores, dis_fraction)
+    dis = _dis_scores(records, scores, dis_fraction, m)
     return Suda2(scores, dis, msu_counts, contributions[:, :given], attribute[:given])
 
 
-def _dis_scores(codes: NDArray[np.int64], scores: NDArray[np.float64], fraction: float) -> NDArray[np.float64]:
-    """DIS-SUDA scores, with sdcMicro's single-precision disclosure risk and exponent."""
-    _, counts = np.unique(combination_keys(codes), return_counts=True)  # the records' whole keys
-    uniques = np.float32(np.count_nonzero(counts == 1))
+def _dis_scores(counts: NDArray[np.float64], scores: NDArray[np.float64], fraction: float,
+                m: int) -> NDArray[np.float64]:
+    """DIS-SUDA scores of distinct keys held by ``counts`` records each, with sdcMicro's single-precision steps."""
+    scored = scores > 0
+    out = np.zeros(len(scores))
+    if not scored.any():
+        return out
+    uniques = np.float32(np.count_nonzero(counts == 1))  # at least one: a record with a score is unique
     pairs = np.float32(2 * np.count_nonzero(counts == 2))
     f = np.float32(fraction)
     dis = uniques * f / (uniques * f + pairs * (np.float32(1) - f))
-    q = float(np.float32(1) + (np.float32(8) - np.float32(codes.shape[1])) / np.float32(20))
-    scored = scores > 0
-    out = np.zeros(len(scores))
-    if not scored.any() or dis == 0:
-        return out
+    q = float(np.float32(1) + (np.float32(8) - np.float32(m)) / np.float32(20))
     adjust = float(np.sum(1.0 / scores[scored] ** q))
     spread = float(uniques / dis - uniques)
     out[scored] = 1.0 / (1.0 + spread / (scores[scored] ** q * adjust))

@@ -81,7 +81,7 @@ def key_codes(table: pd.DataFrame, columns: Sequence[str], missing: Sequence[obj
 
 
 def key_frequencies(codes: NDArray[np.int64], weights: NDArray[np.float64] | None = None,
-                    alpha: float = 1.0) -> KeyFrequencies:
+                    alpha: float = 1.0, counts: NDArray[np.int64] | None = None) -> KeyFrequencies:
     """``fk`` and ``Fk`` of each record, a missing value matching any value (sdcMicro's ``freqCalc``).
 
     Two records match when they agree on every quasi-identifier both hold.
@@ -95,7 +95,9 @@ def key_frequencies(codes: NDArray[np.int64], weights: NDArray[np.float64] | Non
       matches everyone (``fk`` = the records, ``Fk`` = every weight) but is
       not counted by the records that miss no value.
 
-    Without ``weights`` every weight is 1 (``Fk`` = ``fk``).  The records are
+    Without ``weights`` every weight is 1 (``Fk`` = ``fk``).  With ``counts``
+    each row stands for that many records (a table of distinct keys, as a
+    database groups them) and ``weights`` holds their sum.  The records are
     first gathered into their distinct keys; without missing values that is
     all.  Otherwise the keys of each pair of missing-value patterns are matched
     in one compiled pass (a hash table of one pattern's keys on the values both
@@ -105,15 +107,16 @@ def key_frequencies(codes: NDArray[np.int64], weights: NDArray[np.float64] | Non
     n, d = codes.shape
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must lie in [0, 1], not {alpha}")
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    if w.shape != (n,):
-        raise ValueError(f"{len(w)} weights for {n} records")
+    rows = np.ones(n) if counts is None else np.asarray(counts, dtype=np.float64)
+    w = rows if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (n,) or rows.shape != (n,):
+        raise ValueError(f"{len(w)} weights and {len(rows)} counts for {n} rows")
     keys, key_of = _distinct_keys(np.where(codes >= 0, codes, -1))
-    counts = np.bincount(key_of, minlength=len(keys)).astype(np.float64)
+    records = np.bincount(key_of, weights=rows, minlength=len(keys)).astype(np.float64)
     sums = np.bincount(key_of, weights=w, minlength=len(keys)).astype(np.float64)
     bits = (keys >= 0).astype(np.int64) @ (np.int64(1) << np.arange(d, dtype=np.int64))
     order = np.argsort(bits, kind="stable")
-    keys, counts, sums, bits = keys[order], counts[order], sums[order], bits[order]
+    keys, records, sums, bits = keys[order], records[order], sums[order], bits[order]
     patterns, starts = np.unique(bits, return_index=True)
     complete = (1 << d) - 1
     share = np.full((len(patterns), len(patterns)), alpha)
@@ -122,9 +125,9 @@ def key_frequencies(codes: NDArray[np.int64], weights: NDArray[np.float64] | Non
     if d >= 2:
         share[np.ix_(patterns == complete, patterns == 0)] = 0.0
     bounds = np.append(starts, len(keys)).astype(np.int64)
-    fk_keys, big_keys = _matched(keys, patterns.astype(np.int64), bounds, share, counts, sums)
+    fk_keys, big_keys = _matched(keys, patterns.astype(np.int64), bounds, share, records, sums)
     empty = bits == 0
-    fk_keys[empty] = n
+    fk_keys[empty] = rows.sum()
     big_keys[empty] = w.sum()
     back = np.empty(len(order), dtype=np.int64)
     back[order] = np.arange(len(order))
@@ -272,28 +275,38 @@ def individual_risk(frequencies: KeyFrequencies, method: Literal["approx", "exac
     return risk * qual
 
 
-def global_risk(risk: NDArray[np.float64]) -> tuple[float, float]:
-    """The expected number of re-identifications (the sum of the risks) and its share of the records."""
-    expected = float(np.sum(risk))
-    return expected, expected / len(risk) if len(risk) else 0.0
+def global_risk(risk: NDArray[np.float64], counts: NDArray[np.int64] | None = None) -> tuple[float, float]:
+    """The expected number of re-identifications (the sum of the risks) and its share of the records.
+
+    ``counts``: the records each row stands for (default 1).
+    """
+    rows = np.ones(len(risk)) if counts is None else np.asarray(counts, dtype=np.float64)
+    expected = float(np.dot(risk, rows))
+    total = float(rows.sum())
+    return expected, expected / total if total else 0.0
 
 
-def k_anonymity_violations(frequencies: KeyFrequencies, k: float, weighted: bool = False) -> int:
+def k_anonymity_violations(frequencies: KeyFrequencies, k: float, weighted: bool = False,
+                           counts: NDArray[np.int64] | None = None) -> int:
     """Records whose key fewer than ``k`` records share (``fk < k``); ``weighted``: fewer than ``k`` people (``Fk``).
 
     As sdcMicro's ``kAnon_violations`` (``k`` rounded to a whole number;
-    missing values matching any value, as in :func:`key_frequencies`).
+    missing values matching any value, as in :func:`key_frequencies`).  ``counts``: the records each row
+    stands for (default 1).
     """
     if not k > 0:
         raise ValueError(f"k must be positive, not {k}")
-    counts = frequencies.Fk if weighted else frequencies.fk
-    return int(np.count_nonzero(counts < round(k)))
+    shared = frequencies.Fk if weighted else frequencies.fk
+    below = shared < round(k)
+    return int(np.count_nonzero(below) if counts is None else np.asarray(counts)[below].sum())
 
 
-def records_above(risk: NDArray[np.float64], thresholds: Sequence[float]) -> dict[float, float]:
-    """For each threshold, the share of the records whose risk exceeds it."""
-    n = max(len(risk), 1)
-    return {float(t): float(np.count_nonzero(risk > t)) / n for t in thresholds}
+def records_above(risk: NDArray[np.float64], thresholds: Sequence[float],
+                  counts: NDArray[np.int64] | None = None) -> dict[float, float]:
+    """For each threshold, the share of the records whose risk exceeds it (``counts``: records per row)."""
+    rows = np.ones(len(risk)) if counts is None else np.asarray(counts, dtype=np.float64)
+    n = max(float(rows.sum()), 1.0)
+    return {float(t): float(rows[risk > t].sum()) / n for t in thresholds}
 
 
 def _exact_risks(fk: NDArray[np.float64], pk: NDArray[np.float64]) -> NDArray[np.float64]:

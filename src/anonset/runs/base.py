@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from anonset.engine.sql.base import TableName
     from anonset.methods.pareto.objectives import ParetoResult
     from anonset.release.release import Release
+    from anonset.risk.survey_report import SurveyTable
     from anonset.sinks.base import FileSink
 
 __all__ = [
@@ -173,6 +174,11 @@ class Run(ABC):
     @abstractmethod
     def input_class_sizes(self) -> tuple[NDArray[np.int64], str]:
         """Class sizes of the input on the config's quasi-identifiers, and how messages name the input."""
+
+    @abstractmethod
+    def survey_table(self) -> SurveyTable:
+        """The input's keys for the survey measures: codes (missing: -1), weights, and records per row when grouped
+        where the records are."""
 
     # ------------------------------------------------------------------ shared steps
     def place(self, files: FileSink, release: Release, started: float,

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from anonset.anonymizer import Anonymizer
+    from anonset.config import RunConfig
     from anonset.core.dataset import Dataset
     from anonset.methods.pareto.objectives import ParetoResult
+    from anonset.risk.survey_report import SurveyTable
     from anonset.sinks.base import FileSink
 
 __all__ = ["MemoryRun"]
@@ -31,11 +33,20 @@ class MemoryRun(Run):
 
     in_memory: ClassVar[bool] = True
 
+    def __init__(self, config: RunConfig):
+        super().__init__(config)
+        self._loaded: tuple[Dataset, float] | None = None
+
     def load(self) -> tuple[Dataset, float]:
-        """The run's dataset (the input file read into Arrow and encoded), and the seconds reading took."""
-        started = time.perf_counter()
-        dataset = read_in_memory(self.config, "engine: numpy")
-        return dataset, time.perf_counter() - started - dataset.encode_seconds
+        """The run's dataset (the input file read into Arrow and encoded), and the seconds reading took.
+
+        Read once per run: a command that asks for several measures reads the file once.
+        """
+        if self._loaded is None:
+            started = time.perf_counter()
+            dataset = read_in_memory(self.config, "engine: numpy")
+            self._loaded = dataset, time.perf_counter() - started - dataset.encode_seconds
+        return self._loaded
 
     def release(self, model: Anonymizer, files: FileSink, request: ReleaseRequest, started: float) -> RunOutcome:
         """Read the input, anonymize it, stage the release, its summary and its reports, and place them all."""
@@ -65,6 +76,16 @@ class MemoryRun(Run):
     def explore_front(self, model: Anonymizer) -> ParetoResult:
         """The front of a trade-off method on the input, no member released."""
         return model.front(self.load()[0])
+
+    def survey_table(self) -> SurveyTable:
+        """The input's keys for the survey measures: quasi-identifier codes (missing: -1) and the weights."""
+        from anonset.errors import ConfigError
+        from anonset.risk.survey_report import survey_table
+
+        dataset = self.load()[0]
+        if not dataset.quasi:
+            raise ConfigError(f"{self.config.path}: no attribute has role quasi, so there are no keys to measure")
+        return survey_table(dataset)
 
     def input_class_sizes(self) -> tuple[NDArray[np.int64], str]:
         """Class sizes of the input read into memory."""

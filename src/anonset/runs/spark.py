@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from anonset.anonymizer import Anonymizer
     from anonset.engine.sql.base import TableName
+    from anonset.risk.survey_report import SurveyTable
     from anonset.sinks.base import FileSink
 
 __all__ = ["SparkRun"]
@@ -140,6 +141,20 @@ class SparkRun(Run):
             placed.discard()  # a release whose summary could not be written does not stay
             raise
         return RunOutcome(release, summary, dataset)
+
+    def survey_table(self) -> SurveyTable:
+        """The input's distinct keys with their records and weights, grouped by Spark."""
+        from anonset.engine.spark.source import key_groups
+        from anonset.risk.survey_report import survey_table_of_groups
+
+        cfg = self.config
+        quasi = cfg.quasi_columns()
+        if not quasi:
+            raise ConfigError(f"{cfg.path}: no attribute has role quasi, so there are no keys to measure")
+        frame, _ = self._frame()
+        source = cfg.input.location
+        groups = key_groups(frame, quasi, cfg.weight_column(), source)
+        return survey_table_of_groups(groups, quasi, cfg.missing_markers(), cfg.weight_column(), source)
 
     def input_class_sizes(self) -> tuple[NDArray[np.int64], str]:
         """Class sizes of the input, counted by Spark (its most specific class table)."""

@@ -330,6 +330,33 @@ def dataset_from_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec 
                                 specs, source)
 
 
+def key_groups(frame: DataFrame, quasi: list[str], weight: str | None, source: str) -> pd.DataFrame:
+    """The table grouped by ``quasi`` (text; null stays missing), with ``_n`` and, given ``weight``, its sum,
+    smallest value and count of numbers (``_w``, ``_w_min``, ``_w_count``): one Spark job.
+
+    Raises
+    ------
+    DataError
+        A column is not in the table, or Spark fails.
+    """
+    from pyspark.sql import functions as F
+
+    for name in [*quasi, *([weight] if weight else [])]:
+        if name not in frame.columns:
+            raise DataError(f"{source}: configured column {name!r} is not in the table; columns are:"
+                            f" {', '.join(frame.columns)}")
+    data, key = keyed(frame)
+    aggregates: list[Any] = [F.count(F.lit(1)).alias("_n")]
+    if weight is not None:
+        number = F.col(key[weight]).cast("double")
+        aggregates += [F.sum(number).alias("_w"), F.min(number).alias("_w_min"), F.count(number).alias("_w_count")]
+    groups = [F.col(key[q]).cast("string").alias(f"_q{j}") for j, q in enumerate(quasi)]
+    try:
+        return to_pandas(data.groupBy(*groups).agg(*aggregates))
+    except Exception as exc:  # Spark raises its own types: one line for the user
+        raise reading_error(exc, source, "group the records by their quasi-identifiers") from None
+
+
 def _value_counts(frame: DataFrame, key: Mapping[str, str], columns: list[str],
                   marker: Mapping[str, str]) -> dict[str, tuple[NDArray[np.object_], NDArray[np.int64]]]:
     """Distinct values (as text) and counts of ``columns``, in one job that stacks (column, value) pairs.
