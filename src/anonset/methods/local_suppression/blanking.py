@@ -129,7 +129,6 @@ def blank_to_k(codes: NDArray[np.int64], k: int, importance: Sequence[int] | Non
 def _blank_stratum(codes: NDArray[np.int64], k: int, blank_order: NDArray[np.int64],
                    alpha: float) -> tuple[NDArray[np.int64], NDArray[np.float64], int]:
     """One stratum: its codes with the blanks (-1), each record's fk after, and the passes taken."""
-    n = len(codes)
     searched = _searched_rows(codes, k)
     mat = codes[searched].copy()
     passes = 0

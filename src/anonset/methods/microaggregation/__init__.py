@@ -1,0 +1,1 @@
+"""Microaggregation: numeric quasi-identifiers replaced by the mean of groups of at least k records."""
