@@ -23,6 +23,7 @@ from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
 
 if TYPE_CHECKING:
     from anonset.config import RunConfig
+    from anonset.runs.base import Run
 
 __all__ = ["risk"]
 
@@ -82,8 +83,9 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     check_output_paths({"report": json_path},
                        {**cfg.input_files(), "release": release_path, "population": population_path})
     population_sizes = None
+    run = run_for(cfg)  # one run: its input is read once for every measure
     if population_path is not None:
-        if release_path is not None or not run_for(cfg).in_memory:
+        if release_path is not None or not run.in_memory:
             raise ConfigError("--population-table measures the input of a config read into memory (engine: numpy);"
                               " a release's classes are generalized and the population's are not")
         sizes, population_sizes, source = _journalist_class_sizes(cfg, population_path)
@@ -91,7 +93,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     elif release_path is not None:
         sizes, excluded, source = _released_class_sizes(cfg, release_path)
     else:
-        sizes, source = run_for(cfg).input_class_sizes()
+        sizes, source = run.input_class_sizes()
         excluded = 0
     records = int(np.asarray(sizes).sum()) + excluded
     if sampling_fraction is not None or population_size is not None:
@@ -100,7 +102,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
                                                thresholds=thresholds or DEFAULT_THRESHOLDS,
                                                sampling_fraction=sampling_fraction, population_size=population_size,
                                                population_sizes=population_sizes)}
-    report.update(_survey_measures(cfg, release_path, thresholds or DEFAULT_THRESHOLDS))
+    report.update(_survey_measures(cfg, run, release_path, thresholds or DEFAULT_THRESHOLDS))
     if json_path is not None:
         if is_stdout(json_path):
             click.echo(json.dumps(report, indent=2))
@@ -127,12 +129,11 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     _print_survey(report)
 
 
-def _survey_measures(cfg: RunConfig, release_path: Path | None, thresholds: tuple[float, ...]) -> dict[str, Any]:
+def _survey_measures(cfg: RunConfig, run: Run, release_path: Path | None,
+                     thresholds: tuple[float, ...]) -> dict[str, Any]:
     """``individual_risk``, ``global_risk``, ``k_anonymity_violations`` and ``suda2`` of the input or a release."""
     from anonset.risk.survey_report import Suda2Settings, survey_report
-    from anonset.runs.base import run_for
-
-    table = _released_survey_table(cfg, release_path) if release_path is not None else run_for(cfg).survey_table()
+    table = _released_survey_table(cfg, release_path) if release_path is not None else run.survey_table()
     settings = Suda2Settings(**cfg.risk.get("suda2", {}))
     return survey_report(table, thresholds=thresholds, settings=settings)
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkFrame
 
     from anonset.anonymizer import Anonymizer
+    from anonset.config import RunConfig
     from anonset.engine.sql.base import TableName
     from anonset.risk.survey_report import SurveyTable
     from anonset.sinks.base import FileSink
@@ -38,6 +39,10 @@ __all__ = ["SparkRun"]
 
 class SparkRun(Run):
     """``engine: spark`` (see the module docstring)."""
+
+    def __init__(self, config: RunConfig):
+        super().__init__(config)
+        self._read: tuple[SparkFrame, str | None] | None = None
 
     def refuse(self, request: ReleaseRequest) -> None:
         """A Spark release is a folder written by Spark: no report is made of it in this process."""
@@ -64,7 +69,13 @@ class SparkRun(Run):
         return None if not isinstance(output, FileOutput) or output.path is None else str(output.path)
 
     def _frame(self) -> tuple[SparkFrame, str | None]:
-        """Start the session and read the input: the frame, and the CSV delimiter it was read with."""
+        """Start the session and read the input: the frame, and the CSV delimiter it was read with (once per run)."""
+        if self._read is None:
+            self._read = self._read_frame()
+        return self._read
+
+    def _read_frame(self) -> tuple[SparkFrame, str | None]:
+        """The input as a Spark frame, and the delimiter it was read with."""
         from anonset.engine.spark.session import spark_session
         from anonset.engine.spark.source import read_frame
         from anonset.io.delimiters import sniff_delimiter
