@@ -14,7 +14,9 @@ sdcMicro's data stay in its package: R writes them to a temporary folder,
 which this script reads and removes.
 
 Printed: for each figure, the largest difference between anonset and
-sdcMicro (or whether the same cells were blanked, with the counts).
+sdcMicro (or whether the same cells were blanked, with the counts); the
+information loss and interval disclosure are compared on sdcMicro's own
+MDAV release.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from _report import header
 from anonset.methods.local_suppression.blanking import blank_to_k
 from anonset.methods.microaggregation.mdav import mdav
 from anonset.methods.microaggregation.ranking import individual_ranking
+from anonset.metrics.perturbation import perturbation_loss
+from anonset.risk.perturbed import interval_disclosure
 from anonset.risk.suda2 import suda2
 from anonset.risk.survey import individual_risk, key_codes, key_frequencies
 
@@ -60,6 +64,9 @@ write.csv(kAnon(inp, keyVars = 1:7, strataVars = 8)$xAnon, "ls_strata.csv", row.
 x <- read.csv("numbers.csv")
 for (k in c(3, 5, 10)) write.csv(microaggregation(x, variables = names(x), method = "mdav", aggr = k)$mx,
                                  sprintf("mdav_%d.csv", k), row.names = FALSE)
+xm <- read.csv("mdav_3.csv")
+write.csv(data.frame(il1s = dUtility(x, xm = xm, method = "IL1s"), eigen = dUtility(x, xm = xm, method = "eigen"),
+                     drisk = dRisk(x, xm = xm), drisk20 = dRisk(x, xm = xm, k = 0.2)), "loss.csv", row.names = FALSE)
 full <- x[complete.cases(x), ]
 write.csv(full, "numbers_full.csv", row.names = FALSE)
 write.csv(microaggregation(full, variables = names(x), method = "onedims", aggr = 3)$mx, "onedims.csv",
@@ -135,6 +142,14 @@ def main() -> None:
             reference = pd.read_csv(work / f"mdav_{k}.csv").to_numpy()
             rows.append((f"mdav k = {k} (1,000 records, 3 variables, 3% missing)",
                          _largest(mdav(numbers, k).values, reference)))
+        loss = pd.read_csv(work / "loss.csv").iloc[0]
+        released = pd.read_csv(work / "mdav_3.csv").to_numpy()
+        ours = perturbation_loss(numbers, released)
+        rows.append(("dUtility IL1s, eigen of the mdav k = 3 release",
+                     f"{abs(ours['il1s'] - loss['il1s']):.2g}, {abs(ours['eigen'] - loss['eigen']):.2g}"))
+        rows.append(("dRisk (interval disclosure) k = 0.05, 0.2",
+                     f"{abs(interval_disclosure(numbers, released) - loss['drisk']):.2g},"
+                     f" {abs(interval_disclosure(numbers, released, 0.2) - loss['drisk20']):.2g}"))
         full = pd.read_csv(work / "numbers_full.csv").to_numpy()
         rows.append(("onedims (individual ranking) k = 3",
                      _largest(individual_ranking(full, 3), pd.read_csv(work / "onedims.csv").to_numpy())))
