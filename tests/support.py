@@ -271,3 +271,24 @@ def run_with_memory_limit(command: list[str], limit_bytes: int, cwd: Path,
         group.rmdir()
     rss = [line for line in proc.stderr.splitlines() if line.startswith("peak-rss ")]
     return proc, peak, int(rss[-1].split()[1]) * 1024 if rss else -1
+
+
+def matched_by_hand(table: pd.DataFrame, quasi: tuple[str, ...] | list[str]) -> np.ndarray:
+    """Per released row: the rows agreeing with it wherever both show a value (a ``*`` matches any value).
+
+    sdcMicro's counting, pair of distinct keys by pair: a row showing no value matches every row; with two
+    quasi-identifiers or more a row showing every value does not count one showing none.
+    """
+    keys = table[list(quasi)].astype(str).to_numpy().astype(str)
+    distinct, row_key, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    shown = distinct != "*"
+    out = np.zeros(len(distinct), dtype=np.int64)
+    for a in range(len(distinct)):
+        if not shown[a].any():
+            out[a] = len(table)
+            continue
+        agree = np.all((distinct == distinct[a]) | ~shown | ~shown[a], axis=1)
+        if len(quasi) >= 2 and shown[a].all():
+            agree &= shown.any(axis=1)
+        out[a] = int(counts[agree].sum())
+    return out[np.asarray(row_key).reshape(-1)]

@@ -9,6 +9,7 @@ import pytest
 
 from anonset import Anonymizer, ConfigError, KAnonymity, Requirements
 from anonset.core.dataset import Dataset, row_values
+from anonset.methods import registry
 from anonset.methods.base import Family
 from anonset.methods.mondrian.regions import mondrian
 from anonset.metrics.imprecision import imprecision
@@ -43,7 +44,8 @@ def test_ordinal_rank_follows_the_declared_order() -> None:
     assert (days == expected).all()
 
 
-@pytest.mark.parametrize("method", registered(Family.GROUPING))
+# the grouping methods that release ranges (local suppression releases each value as it is, or blanked)
+@pytest.mark.parametrize("method", [m for m in registered(Family.GROUPING) if not registry.get(m).blanks_match_any])
 def test_ranges_are_released_in_the_attribute_order(method: str) -> None:
     table, attrs = _table(300, 1)
     release = Anonymizer(attrs, Requirements([KAnonymity(6)]), method=method).fit(table).release_

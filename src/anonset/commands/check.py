@@ -71,6 +71,9 @@ __all__ = ["check"]
 @click.option("--input-records", type=int,
               help="Records in the input, when the release dropped its suppressed records (they count as"
                    " suppressed).")
+@click.option("--blanks-match-any", is_flag=True,
+              help="A '*' in a quasi-identifier is a blanked value that matches any value (a local-suppression"
+                   " release): each record is judged by the records it cannot be told from.")
 @click.option("--delimiter", help="CSV delimiter (sniffed when omitted).")
 @user_errors
 def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float | None, variant: str,
@@ -78,7 +81,7 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
           squared_error: float | None, beta: float | None, beta_variant: str, delta_disclosure: float | None,
           k_map: int | None, population_size: int | None, sampling_fraction: float | None, estimator: str,
           significance: float, population: Path | None, delta_presence: str | None, quasi_hierarchy: tuple[str, ...],
-          max_suppression: float, input_records: int | None, delimiter: str | None) -> None:
+          max_suppression: float, input_records: int | None, blanks_match_any: bool, delimiter: str | None) -> None:
     """Verify that an existing release DATA satisfies k-anonymity (and l-diversity, t-closeness, ...).
 
     Classes are recomputed from the released quasi-identifier values. Given
@@ -178,10 +181,12 @@ def check(data: Path, quasi: str, k: int, sensitive: str | None, l_value: float 
             model.validate(dataset)
     hierarchies = _quasi_hierarchies(quasi_hierarchy, names, population)
     report = verify_release(table, dataset, requirements, input_records, hierarchies={**{q: None for q in names},
-                                                                                      **hierarchies})
+                                                                                      **hierarchies},
+                            blanks_match_any=blanks_match_any)
     click.echo(f"records: {len(table)}")
     click.echo(f"classes: {report.classes}")
-    click.echo(f"smallest class: {report.min_class_size}")
+    click.echo(f"smallest class: {report.min_class_size}" + (" (records each record matches, a '*' matching any"
+                                                              " value)" if blanks_match_any else ""))
     click.echo(f"records in violating classes: {report.violating_rows}")
     click.echo(f"suppressed records (all quasi-identifiers '*'): {report.suppressed_rows}")
     if 0 < report.root_class_rows < len(table):

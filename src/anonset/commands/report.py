@@ -69,7 +69,8 @@ def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path:
     dataset = read_in_memory(cfg, "a report")
     contents = report_contents(dataset, released, cfg.requirements, summary, run=run_facts(cfg, str(release)),
                                workload=cfg.evaluation, where=str(release),
-                               summary_where=str(summary_path) if summary_path is not None else "summary")
+                               summary_where=str(summary_path) if summary_path is not None else "summary",
+                               method=cfg.method)
     with files:
         for path in outputs:
             files.stage(FileOutput(path, report_writer(contents, path)))

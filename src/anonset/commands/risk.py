@@ -65,7 +65,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
 
     from anonset.config import load_config
     from anonset.risk.population import check_population
-    from anonset.risk.report import risk_report
+    from anonset.risk.report import matched_risk_report, risk_report
     from anonset.risk.sample import DEFAULT_THRESHOLDS
     from anonset.runs.base import json_writer, run_for
 
@@ -98,10 +98,20 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     records = int(np.asarray(sizes).sum()) + excluded
     if sampling_fraction is not None or population_size is not None:
         population(records)
-    report = {"source": source, **risk_report(sizes, records_excluded=excluded,
-                                               thresholds=thresholds or DEFAULT_THRESHOLDS,
-                                               sampling_fraction=sampling_fraction, population_size=population_size,
-                                               population_sizes=population_sizes)}
+    matched = _released_matches(cfg, release_path) if release_path is not None else None
+    if matched is not None:  # blanks match any value: each record's risk is 1 / the records it matches
+        if sampling_fraction is not None or population_size is not None:
+            raise ConfigError(f"{release_path}: the population models count classes of identical records, and a"
+                              f" release of method {cfg.method} is judged by the records each one matches (a blank"
+                              " matching any value); measure the input with --sampling-fraction instead")
+        report = {"source": source, **matched_risk_report(matched, sizes, records_excluded=excluded,
+                                                          thresholds=thresholds or DEFAULT_THRESHOLDS)}
+    else:
+        report = {"source": source, **risk_report(sizes, records_excluded=excluded,
+                                                   thresholds=thresholds or DEFAULT_THRESHOLDS,
+                                                   sampling_fraction=sampling_fraction,
+                                                   population_size=population_size,
+                                                   population_sizes=population_sizes)}
     report.update(_survey_measures(cfg, run, release_path, thresholds or DEFAULT_THRESHOLDS))
     if json_path is not None:
         if is_stdout(json_path):
@@ -180,6 +190,32 @@ def _journalist_class_sizes(cfg: RunConfig, population_path: Path) -> tuple[Any,
     return sample_sizes.to_numpy(), aligned.to_numpy().astype("int64"), str(inp.path)
 
 
+def _blanks_match_any(cfg: RunConfig) -> bool:
+    """Whether the config's method releases blanks that match any value (local suppression)."""
+    from anonset.methods import registry
+
+    return registry.get(cfg.method).blanks_match_any
+
+
+def _released_matches(cfg: RunConfig, path: Path) -> Any:
+    """Per class of a released file (as :func:`_released_class_sizes` orders them), the records it matches when
+    the config's method blanks values that match any value; None for any other method."""
+    if not _blanks_match_any(cfg):
+        return None
+    import numpy as np
+
+    from anonset.io.tables import read_table
+    from anonset.recheck.columns import SUPPRESSED
+    from anonset.recheck.verify import matched_class_sizes
+    from anonset.runs.base import release_delimiter
+
+    quasi = tuple(cfg.quasi_columns())
+    values = read_table(path, release_delimiter(cfg))[list(quasi)].astype(str)
+    kept = values[~(values == SUPPRESSED).all(axis=1)].reset_index(drop=True)
+    grouped = kept.groupby(list(quasi), sort=False, dropna=False).ngroup().to_numpy().astype(np.int64)
+    return matched_class_sizes(kept, quasi, grouped, np.bincount(grouped).astype(np.int64))
+
+
 def _released_survey_table(cfg: RunConfig, path: Path) -> Any:
     """A released file's keys for the survey measures: suppressed records (every quasi-identifier ``*``) left out."""
     from anonset.io.tables import read_table
@@ -190,7 +226,10 @@ def _released_survey_table(cfg: RunConfig, path: Path) -> Any:
     table = read_table(path, release_delimiter(cfg))
     quasi = cfg.quasi_columns()
     kept = table[~(table[quasi].astype(str) == SUPPRESSED).all(axis=1)]
-    return survey_table_of_frame(kept, quasi, cfg.missing_markers(), cfg.weight_column(), str(path))
+    markers = cfg.missing_markers()
+    if _blanks_match_any(cfg):  # a blanked value is missing: it matches any value
+        markers = {name: (*found, SUPPRESSED) for name, found in markers.items()}
+    return survey_table_of_frame(kept, quasi, markers, cfg.weight_column(), str(path))
 
 
 def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:

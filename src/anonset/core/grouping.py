@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from anonset.core.dataset import Dataset
+from anonset.core.partition import Partition
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["Grouping"]
+__all__ = ["Grouping", "PartitionedGrouping"]
 
 
 @runtime_checkable
@@ -42,4 +43,18 @@ class Grouping(Protocol):
         A class id refers to the fitted classes; −1 means the record fits no
         class and is suppressed.
         """
+        ...
+
+
+@runtime_checkable
+class PartitionedGrouping(Grouping, Protocol):
+    """A grouping that gives its classes' released values itself.
+
+    The release path otherwise derives each class's value from its records
+    (the lowest common ancestor, the range); a method whose released value
+    is not that (a value blanked in some classes only) says it here.
+    """
+
+    def partition(self, dataset: Dataset, row_class: NDArray[np.int64]) -> Partition:
+        """The partition of the records of ``dataset`` placed in the classes ``row_class``."""
         ...

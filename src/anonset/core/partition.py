@@ -68,12 +68,19 @@ class Partition:
         Records suppressed (in no class).
     row_class : numpy.ndarray or None
         (n,) int64 class of each record, −1 when suppressed.
+    blanks_match_any : bool
+        A quasi-identifier released at its top level (``*``) in some classes
+        only is a blanked value, which matches any value (local suppression):
+        a record is then indistinguishable from every record that agrees
+        with it wherever both show a value, and k is judged on those
+        records, not on the identical rows alone.
     """
 
     values: Mapping[str, GeneralizedValues]
     sizes: NDArray[np.int64]
     n_suppressed: int
     row_class: NDArray[np.int64] | None = None
+    blanks_match_any: bool = False
 
     @property
     def n_classes(self) -> int:

@@ -358,6 +358,10 @@ class Method:
     warm_ups : tuple of WarmUp
         The runs ``anonset compile`` makes to compile its kernels (default:
         one run under k-anonymity; ``()`` for a method that compiles nothing).
+    blanks_match_any : bool
+        Its releases blank single values (``*``), and a blank matches any
+        value: a release is judged by the records each record cannot be told
+        from, not by its identical rows alone (local suppression).
     """
 
     name: str
@@ -374,6 +378,7 @@ class Method:
     ranked: bool = False
     distributed: Distribution | None = None
     warm_ups: tuple[WarmUp, ...] = (WarmUp(),)
+    blanks_match_any: bool = False
 
     def __post_init__(self) -> None:
         if self.family is Family.GROUPING and not self.in_memory:

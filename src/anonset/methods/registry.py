@@ -28,6 +28,7 @@ _BUILTIN: dict[str, str] = {
     "xu-top-down": "anonset.methods.cluster.xu_top_down",
     "xu-bottom-up": "anonset.methods.cluster.xu_bottom_up",
     "mondrian": "anonset.methods.mondrian.mondrian",
+    "local-suppression": "anonset.methods.local_suppression.local_suppression",
     "pareto-exhaustive": "anonset.methods.pareto.pareto_exhaustive",
     "pareto-ea": "anonset.methods.pareto.pareto_ea",
 }

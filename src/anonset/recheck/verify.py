@@ -20,7 +20,7 @@ each class counted from the released labels and the hierarchies
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -33,12 +33,13 @@ from anonset.privacy.base import Requirements
 from anonset.privacy.population import PopulationModel
 from anonset.recheck.columns import SUPPRESSED, text_codes
 from anonset.recheck.population import population_counts_of_labels
+from anonset.risk.survey import key_frequencies
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["VerificationReport", "classes_of_table", "judge_released_classes", "require_verified",
-           "stats_of_value_counts", "verify_release"]
+__all__ = ["VerificationReport", "classes_of_table", "judge_released_classes", "matched_class_sizes",
+           "require_verified", "stats_of_value_counts", "verify_release"]
 
 
 @dataclass
@@ -59,6 +60,8 @@ class VerificationReport:
     violated: tuple[str, ...] = ()
     #: The models the suppressed records, released as one group with sensitive values, violate (empty: none).
     suppressed_disclosure: tuple[str, ...] = ()
+    #: With blanks matching any value: per released class (as ``released_sizes``), the records it matches.
+    released_matched: NDArray[np.int64] | None = field(default=None, compare=False)
 
 
 def require_verified(report: VerificationReport, *, culprit: str = "anonset") -> None:
@@ -109,7 +112,8 @@ def _ranked(keys: NDArray[np.int64]) -> NDArray[np.int64]:
 
 def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirements,
                    n_input_rows: int | None = None,
-                   hierarchies: Mapping[str, Hierarchy | None] | None = None) -> VerificationReport:
+                   hierarchies: Mapping[str, Hierarchy | None] | None = None,
+                   blanks_match_any: bool = False) -> VerificationReport:
     """Re-check a released table against the requirements.
 
     Parameters
@@ -127,6 +131,10 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
         The hierarchies that say which population values a released label
         covers, for a model judged against a population table (default: the
         dataset's).
+    blanks_match_any : bool
+        A ``*`` is a blanked value that matches any value (local
+        suppression): each class is judged by the records that agree with it
+        wherever both show a value (:func:`matched_class_sizes`).
     """
     quasi = dataset.quasi
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
@@ -138,7 +146,27 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
     star = np.zeros(n_classes, dtype=np.bool_)
     star[np.unique(row_class[all_star])] = True
     shown = any(bool((all_star & ~w).any()) for w in withheld.values())
-    return judge_released_classes(stats, star, requirements, n_in, star_shows_sensitive=shown)
+    matched = matched_class_sizes(table, quasi, row_class, stats.sizes) if blanks_match_any else None
+    return judge_released_classes(stats, star, requirements, n_in, star_shows_sensitive=shown, matched=matched)
+
+
+def matched_class_sizes(table: pd.DataFrame, quasi: tuple[str, ...], row_class: NDArray[np.int64],
+                        sizes: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Per released class: the records that agree with it wherever both show a value, a ``*`` matching any value.
+
+    Counted as sdcMicro counts a key's frequency with missing values
+    (:func:`anonset.risk.survey.key_frequencies`, alpha 1), over the classes'
+    released texts.
+    """
+    n_classes = len(sizes)
+    first = np.full(n_classes, -1, dtype=np.int64)
+    first[row_class[::-1]] = np.arange(len(row_class) - 1, -1, -1)
+    keys = np.zeros((n_classes, len(quasi)), dtype=np.int64)
+    for j, q in enumerate(quasi):
+        codes, texts = text_codes(table[q], "nan", sort=True)
+        keys[:, j] = np.where(texts[codes[first]] == SUPPRESSED, -1, codes[first])
+    fk = key_frequencies(keys, counts=sizes).fk
+    return np.rint(fk).astype(np.int64)
 
 
 def _withheld_cells(table: pd.DataFrame, dataset: Dataset, all_star: NDArray[np.bool_]) -> dict[str, NDArray[np.bool_]]:
@@ -153,7 +181,8 @@ def _withheld_cells(table: pd.DataFrame, dataset: Dataset, all_star: NDArray[np.
 
 
 def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requirements: Requirements,
-                           n_input_rows: int, star_shows_sensitive: bool = True) -> VerificationReport:
+                           n_input_rows: int, star_shows_sensitive: bool = True,
+                           matched: NDArray[np.int64] | None = None) -> VerificationReport:
     """Judge the classes of a released table, already grouped on its released values.
 
     Shared by :func:`verify_release` (a pandas table) and the SQL release's
@@ -182,6 +211,10 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
         withheld as ``*``).  When the group is the suppressed records and it
         shows one, the group must satisfy every model on the values it shows
         (``stats`` counts only those for it).
+    matched : numpy.ndarray, optional
+        Per class, the records it cannot be told from when a ``*`` matches
+        any value (:func:`matched_class_sizes`): the per-class models judge
+        classes of these sizes, and the smallest class is the smallest of them.
     """
     n_released = stats.n_rows
     dropped = n_input_rows - n_released
@@ -190,7 +223,8 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
         problems.append(f"the release has {n_released} records but the input had {n_input_rows}")
     dropped = max(dropped, 0)
     per_class = [m for m in requirements.models if not m.release_level]
-    verdicts = {id(m): m.satisfied(stats) for m in per_class}
+    judged = stats if matched is None else replace(stats, sizes=matched)
+    verdicts = {id(m): m.satisfied(judged) for m in per_class}
     ok = np.logical_and.reduce([*verdicts.values(), np.ones(stats.n_classes, dtype=np.bool_)])
     budget = requirements.budget_rows(n_input_rows)
     released = np.ones(stats.n_classes, dtype=np.bool_)
@@ -235,11 +269,13 @@ def judge_released_classes(stats: ClassStats, all_star: NDArray[np.bool_], requi
     if suppressed > budget:
         problems.append(f"{suppressed} records suppressed but the budget allows {budget}")
     sizes = stats.sizes[released]
+    smallest = sizes if matched is None else matched[released]
     return VerificationReport(
-        ok=not problems, classes=int(released.sum()), min_class_size=int(sizes.min()) if len(sizes) else 0,
+        ok=not problems, classes=int(released.sum()), min_class_size=int(smallest.min()) if len(sizes) else 0,
         suppressed_rows=suppressed, violating_rows=int(stats.sizes[~ok & released].sum()), problems=problems,
         root_class_rows=root_class, released_sizes=np.asarray(sizes, dtype=np.int64), violated=tuple(violated),
         suppressed_disclosure=tuple(disclosure),
+        released_matched=None if matched is None else np.asarray(matched[released], dtype=np.int64),
     )
 
 

@@ -44,7 +44,7 @@ from anonset.progress import Task
 from anonset.progress import reporting as progress_reporting
 from anonset.progress import task as progress_task
 from anonset.recheck.suppressed import group_of_rows, suppressed_group_violations, withheld_warning
-from anonset.recheck.undeclared import refuse_splitting, undeclared_columns, undeclared_note
+from anonset.recheck.undeclared import refuse_any_undeclared, refuse_splitting, undeclared_columns, undeclared_note
 from anonset.recheck.verify import VerificationReport, require_verified, verify_release
 from anonset.release.caveats import (
     LostAttribute,
@@ -192,20 +192,23 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
             table = render_partition(dataset, partition, settings.drop_suppressed, withhold)
         else:
             table = render_full_domain(dataset, levels, suppressed, settings.drop_suppressed, withhold)
-        refuse_splitting(table, dataset, requirements.k)
+        if partition.blanks_match_any:  # its identical rows are not its classes: no column may be undeclared
+            refuse_any_undeclared(dataset, "a release with blanked values is judged by the records each matches")
+        else:
+            refuse_splitting(table, dataset, requirements.k)
         clock.lap("release")
         bar.update(completed=1, description="releasing: scoring")
         metrics = _scores(reported, partition, dataset, bar)
         clock.lap("metrics")
         if check:
             bar.update(description="releasing: re-checking")
-            report = recheck = verify_release(table, dataset, requirements, dataset.n_rows)
+            report = recheck = verify_release(table, dataset, requirements, dataset.n_rows,
+                                              blanks_match_any=partition.blanks_match_any)
             require_verified(report, culprit=registry.accountable(settings.method))  # anonset's, or an outside method's
             verified = True
             classes, smallest = report.classes, report.min_class_size
             before = class_sizes_of_codes(dataset.qi_codes()) if input_sizes is None else input_sizes
-            risk = release_risk(before, report.released_sizes,
-                                report.suppressed_rows)
+            risk = release_risk(before, report.released_sizes, report.suppressed_rows, report.released_matched)
             useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
                                       binding() if binding is not None and classes <= 1 else None)
             note = undeclared_note(undeclared_columns(dataset, tuple(map(str, table.columns))))

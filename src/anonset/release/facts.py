@@ -196,19 +196,23 @@ class GroupingFacts:
     ranges_may_overlap : bool
         Whether ranges of different classes may overlap (local recoding;
         strict partitioning's regions never share a value).
+    suppressed_cells : mapping of str to int, optional
+        Values blanked per quasi-identifier (local suppression), written to
+        the summary's top level as ``suppressed_cells``.
     """
 
     method_seconds: float
     classes: int
     largest_class: int
     ranges_may_overlap: bool
+    suppressed_cells: Mapping[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"method_seconds": round(self.method_seconds, 4), "classes": self.classes,
                 "largest_class": self.largest_class, "ranges_may_overlap": self.ranges_may_overlap}
 
     def lists_json(self) -> dict[str, Any]:
-        return {}
+        return {} if self.suppressed_cells is None else {"suppressed_cells": dict(self.suppressed_cells)}
 
 
 @dataclass(frozen=True)

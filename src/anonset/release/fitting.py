@@ -46,7 +46,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from anonset.core.dataset import Dataset, Role
-from anonset.core.grouping import Grouping
+from anonset.core.grouping import Grouping, PartitionedGrouping
 from anonset.core.partition import Partition, partition_of_assignment
 from anonset.engine.base import Engine
 from anonset.engine.numpy.engine import NumpyEngine
@@ -192,12 +192,14 @@ def fit_grouping(settings: ReleaseSettings, dataset: Dataset, clock: StageClock)
     grouping = spec.fit(problem)
     if not isinstance(grouping, Grouping):
         raise _broken_contract(spec, grouping, "a Grouping (row_class and assign)")
-    partition = partition_of_assignment(dataset, grouping.row_class)
+    partition = (grouping.partition(dataset, grouping.row_class) if isinstance(grouping, PartitionedGrouping)
+                 else partition_of_assignment(dataset, grouping.row_class))
     # local recoding's classes may overlap; strict partitioning's regions never share a value
     overlap = not problem.options.get("strict", False)
+    cells = getattr(grouping, "cells", None) if partition.blanks_match_any else None
     search = GroupingFacts(method_seconds=time.perf_counter() - method_started, classes=partition.n_classes,
                            largest_class=int(partition.sizes.max()) if partition.n_classes else 0,
-                           ranges_may_overlap=bool(overlap))
+                           ranges_may_overlap=bool(overlap), suppressed_cells=cells)
     release = release_in_memory(settings, dataset, None, partition, clock, search=search)
     return Fitted(dataset=dataset, metric=settings.metric, release_requirements=settings.requirements,
                   release=release, sink=None, grouping=grouping)

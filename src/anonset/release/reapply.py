@@ -18,12 +18,13 @@ import pandas as pd
 import pyarrow as pa
 
 from anonset.core.dataset import Dataset, row_values
-from anonset.core.grouping import Grouping
-from anonset.core.partition import Partition, grown_partition
+from anonset.core.grouping import Grouping, PartitionedGrouping
+from anonset.core.partition import HierarchyNodes, Partition, grown_partition
 from anonset.core.stats import stats_from_assignment
 from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import ConfigError, DataError, HierarchyError
 from anonset.privacy.base import Requirements
+from anonset.risk.survey import key_frequencies
 
 __all__ = ["check_fitted_range", "grouping_on_new_records", "new_records", "node_on_new_records"]
 
@@ -90,7 +91,12 @@ def grouping_on_new_records(fitted: Dataset, grouping: Grouping, dataset: Datase
     """
     check_fitted_range(fitted, dataset)
     row_class = grouping.assign(dataset)
-    partition = grown_partition(fitted, grouping.row_class, dataset, row_class)
+    if isinstance(grouping, PartitionedGrouping):  # the classes keep the values the method gave them
+        partition = grouping.partition(dataset, row_class)
+        if partition.blanks_match_any:
+            return partition, _blank_matches_violation(partition, dataset, requirements, method)
+    else:
+        partition = grown_partition(fitted, grouping.row_class, dataset, row_class)
     assert partition.row_class is not None
     stats = stats_from_assignment(dataset, partition.row_class, requirements.request)
     verdict = requirements.judge(stats, dataset.n_rows)
@@ -100,6 +106,22 @@ def grouping_on_new_records(fitted: Dataset, grouping: Grouping, dataset: Datase
                        f" {verdict.suppressed_rows} records in classes violating {requirements.describe()}"
                        + (f" and {partition.n_suppressed} records that fit no class" if partition.n_suppressed
                           else "") + " (a partitioning method suppresses nothing)")
+
+
+def _blank_matches_violation(partition: Partition, dataset: Dataset, requirements: Requirements,
+                             method: str) -> str | None:
+    """What the new records' classes violate when a blank (a class's value at the top level) matches any value."""
+    keys = np.zeros((partition.n_classes, len(dataset.quasi)), dtype=np.int64)
+    for j, q in enumerate(dataset.quasi):
+        values = cast(HierarchyNodes, partition.values[q])
+        keys[:, j] = np.where(values.levels == 0, values.codes, -1)
+    matched = key_frequencies(keys, counts=partition.sizes).fk
+    short = int(partition.sizes[matched < requirements.k].sum())
+    if not short and not partition.n_suppressed:
+        return None
+    return (f"the learned {method} classes applied to {dataset.source} leave {short} records matched by fewer than"
+            f" {requirements.k} records" + (f" and {partition.n_suppressed} records that fit no class"
+                                            if partition.n_suppressed else ""))
 
 
 def check_fitted_range(fitted: Dataset, new: Dataset) -> None:

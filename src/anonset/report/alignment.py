@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 
     from numpy.typing import NDArray
 
-__all__ = ["Alignment", "ReleasedCodes", "all_star_rows", "check_alignment", "partition_of_release",
-           "released_levels"]
+__all__ = ["Alignment", "ReleasedCodes", "all_star_rows", "check_alignment", "partition_of_blanked_release",
+           "partition_of_release", "released_levels"]
 
 #: ``20-39``: a range of whole numbers as a release writes it.
 _DASH_RANGE = r"^(\d+)-(\d+)$"
@@ -186,6 +186,43 @@ def released_levels(dataset: Dataset, released: ReleasedCodes, suppressed: NDArr
                     found.append(level)
         out[q] = tuple(found)
     return out
+
+
+def partition_of_blanked_release(dataset: Dataset, released: ReleasedCodes, suppressed: NDArray[np.bool_] | None,
+                                 aligned: bool) -> Partition | None:
+    """The partition of a release whose ``*`` are blanked values (local suppression), or None when a value is unknown.
+
+    The classes are the groups of identical released quasi-identifiers (the
+    records in ``suppressed`` left out); a class's value is its leaf (the
+    input's value, as written) or the top level where it shows ``*``, as the
+    run that blanked them builds it.  ``row_class`` is set only for
+    ``aligned`` rows.
+    """
+    row_class = released.classes()
+    if suppressed is not None and suppressed.any():
+        row_class = np.where(suppressed, -1, row_class)
+    kept_rows = np.flatnonzero(row_class >= 0)
+    used, row_class_kept = np.unique(row_class[kept_rows], return_inverse=True)
+    row_class = np.full(len(row_class), -1, dtype=np.int64)
+    row_class[kept_rows] = row_class_kept
+    sizes = np.bincount(row_class_kept, minlength=len(used)).astype(np.int64)
+    first = np.full(len(used), -1, dtype=np.int64)
+    first[row_class_kept[::-1]] = kept_rows[::-1]
+    values: dict[str, GeneralizedValues] = {}
+    for q in dataset.quasi:
+        h = dataset.hierarchy(q)
+        if h is None:
+            return None
+        texts = pd.Series(released.texts[q][released.codes[q][first]], dtype=object).astype(str)
+        blank = (texts == SUPPRESSED).to_numpy()
+        codes = texts.map(dataset.value_codes(q)).to_numpy(dtype=np.float64)
+        if np.isnan(codes[~blank]).any():
+            return None
+        codes = np.where(blank, 0, np.nan_to_num(codes)).astype(np.int64)
+        values[q] = HierarchyNodes(np.where(blank, h.max_level, 0).astype(np.int16),
+                                   np.where(blank, h.maps[h.max_level][0], codes).astype(np.int32))
+    return Partition(values=values, sizes=sizes, n_suppressed=dataset.n_rows - len(kept_rows),
+                     row_class=row_class if aligned else None, blanks_match_any=True)
 
 
 def partition_of_release(dataset: Dataset, released: ReleasedCodes, levels: Mapping[str, int] | None,

@@ -46,13 +46,14 @@ from anonset.report.alignment import (
     ReleasedCodes,
     all_star_rows,
     check_alignment,
+    partition_of_blanked_release,
     partition_of_release,
     released_levels,
 )
 from anonset.report.attributes import attribute_sections, level_text, suppressed_breakdown
 from anonset.report.explain import alternatives, why_this_release
 from anonset.report.floor import display_floor
-from anonset.risk.report import class_sizes_of_codes, risk_report
+from anonset.risk.report import class_sizes_of_codes, matched_risk_report, risk_report
 from anonset.risk.sample import DEFAULT_THRESHOLDS
 from anonset.risk.survey_report import survey_report, survey_table, survey_table_of_frame
 from anonset.version import __version__
@@ -85,7 +86,8 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
                  summary: Mapping[str, Any] | None = None, *, partition: Partition | None = None,
                  family: str | None = None, method_summary: str = "", run: Mapping[str, Any] | None = None,
                  workload: Mapping[str, Any] | None = None, where: str = "release",
-                 summary_where: str = "summary", verification: VerificationReport | None = None) -> dict[str, Any]:
+                 summary_where: str = "summary", verification: VerificationReport | None = None,
+                 blanks_match_any: bool = False) -> dict[str, Any]:
     """The report of a release, as a JSON-ready mapping (the keys are documented in docs/report.md).
 
     Parameters
@@ -124,6 +126,10 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
     verification : VerificationReport, optional
         The run's own re-check of ``released`` (given with ``partition`` by a
         run reporting in the same process), instead of re-checking again.
+    blanks_match_any : bool
+        A ``*`` is a blanked value matching any value (local suppression):
+        the re-check and the risk count, for each record, the records it
+        cannot be told from.
 
     Raises
     ------
@@ -132,8 +138,9 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         is not the summary of this release.
     """
     check_release_columns(dataset, released, where)
+    blanks = blanks_match_any or bool(partition is not None and partition.blanks_match_any)
     if verification is None or partition is None:
-        verification = verify_release(released, dataset, requirements, dataset.n_rows)
+        verification = verify_release(released, dataset, requirements, dataset.n_rows, blanks_match_any=blanks)
     floor = display_floor(requirements)
     from_run = partition is not None
     codes = None if from_run else ReleasedCodes.of(dataset, released)
@@ -152,7 +159,8 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         if summary is not None:
             check_summary(summary, dataset, verification, found, where=where, summary_where=summary_where)
         levels = _levels(summary, found)
-        partition = partition_of_release(dataset, codes, levels, star_suppressed, alignment.aligned)
+        partition = (partition_of_blanked_release(dataset, codes, star_suppressed, alignment.aligned) if blanks
+                     else partition_of_release(dataset, codes, levels, star_suppressed, alignment.aligned))
         if partition is None and alignment.aligned:  # labels that name no node: each class's input values
             row_class = np.where(star_suppressed, -1, codes.classes())
             kept = row_class >= 0
@@ -167,8 +175,11 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
     # the input's risk: the run measured it already; a report of a file measures it here
     run_risk = ((summary or {}).get("risk") or {}).get("input") if from_run else None
     before = run_risk or risk_report(class_sizes_of_codes(dataset.qi_codes()))
-    after = (risk_report(released_sizes, records_excluded=verification.suppressed_rows)
-             if len(released_sizes) else None)
+    after = (None if not len(released_sizes) else
+             risk_report(released_sizes, records_excluded=verification.suppressed_rows)
+             if verification.released_matched is None else
+             matched_risk_report(verification.released_matched, released_sizes,
+                                 records_excluded=verification.suppressed_rows))
     method = summary["method"] if summary is not None else "unknown (no run summary given)"
     family = family or ("full-domain" if levels is not None else None)
     nearby = (alternatives(dataset, requirements, levels, (summary or {}).get("search", {}).get("optimized"))
@@ -200,7 +211,11 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         },
         "attributes": attribute_sections(dataset, released, partition, levels, floor),
         "display_floor": floor,
-        "classes": _class_section(released_sizes, k),
+        "classes": {**_class_section(released_sizes, k),
+                    "blanks_note": None if verification.released_matched is None else
+                    ("A blank (*) matches any value: a record with a blank cannot be told from any record that"
+                     " agrees with it wherever both show a value, so groups of identical rows may hold fewer than"
+                     f" k records; every record matches at least {verification.min_class_size} records.")},
         "risk": {"thresholds": [float(t) for t in DEFAULT_THRESHOLDS], "input": before, "release": after,
                  "k_threshold": 1.0 / k if k > 1 else None,
                  "survey": _survey(dataset, released, star_suppressed, where)},

@@ -159,7 +159,8 @@ def _classes(c: Mapping[str, Any]) -> str:
             f"<p>{c['count']:,} groups; the smallest has {c['smallest']:,} records, the largest {c['largest']:,},"
             f" the median {c['median']:.4g}. A record's group is every record with the same released"
             " quasi-identifier values: the larger the group, the harder it is to single the record out.</p>"
-            f'<div class="charts"><div class="chart">{chart}</div><div class="chart">{classes_chart}</div></div>'
+            + (f'<p class="muted">{escape(c["blanks_note"])}</p>' if c.get("blanks_note") else "")
+            + f'<div class="charts"><div class="chart">{chart}</div><div class="chart">{classes_chart}</div></div>'
             "</section>")
 
 

@@ -58,19 +58,24 @@ def report_contents(dataset: Dataset, released: pd.DataFrame, requirements: Requ
               summary: Mapping[str, Any] | None, *, partition: Partition | None = None,
               run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None,
               where: str = "release", summary_where: str = "summary",
-              verification: VerificationReport | None = None) -> dict[str, Any]:
-    """The report of a release (:func:`~anonset.report.contents.build_report`), with its method's family and words."""
+              verification: VerificationReport | None = None, method: str | None = None) -> dict[str, Any]:
+    """The report of a release (:func:`~anonset.report.contents.build_report`), with its method's family and words.
+
+    The method is the summary's, else ``method`` (the config's); a method
+    whose blanks match any value (local suppression) has its release judged
+    that way.
+    """
     from anonset.methods import registry
     from anonset.report.contents import build_report
 
-    method = summary.get("method") if summary is not None else None
-    family, method_summary = None, ""
+    method = summary.get("method") if summary is not None else method
+    family, method_summary, blanks = None, "", False
     if method is not None and method in registry.names():
         spec = registry.get(str(method))
-        family, method_summary = spec.family.value, spec.summary
+        family, method_summary, blanks = spec.family.value, spec.summary, spec.blanks_match_any
     return build_report(dataset, released, requirements, summary, partition=partition, family=family,
                         method_summary=method_summary, run=run, workload=workload, where=where,
-                        summary_where=summary_where, verification=verification)
+                        summary_where=summary_where, verification=verification, blanks_match_any=blanks)
 
 
 def run_facts(cfg: RunConfig, release_location: str | None) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from anonset.risk.classes import ClassSizes
 from anonset.risk.population import population_uniqueness
 from anonset.risk.sample import DEFAULT_THRESHOLDS, sample_risk
 
-__all__ = ["class_sizes_of_codes", "release_risk", "risk_report"]
+__all__ = ["class_sizes_of_codes", "matched_risk_report", "release_risk", "risk_report"]
 
 
 def risk_report(sizes: ArrayLike, *, records_excluded: int = 0, thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
@@ -59,11 +59,38 @@ def risk_report(sizes: ArrayLike, *, records_excluded: int = 0, thresholds: Sequ
     return report
 
 
-def release_risk(input_sizes: ArrayLike, released_sizes: ArrayLike, suppressed_rows: int) -> dict[str, Any]:
-    """The ``risk`` section of a release summary: the input's risk and the release's (None when nothing is left)."""
+def release_risk(input_sizes: ArrayLike, released_sizes: ArrayLike, suppressed_rows: int,
+                 released_matched: ArrayLike | None = None) -> dict[str, Any]:
+    """The ``risk`` section of a release summary: the input's risk and the release's (None when nothing is left).
+
+    ``released_matched``: per released class, the records it cannot be told
+    from when a blanked value matches any value (local suppression); the
+    release's risks are then 1 / those counts (:func:`matched_risk_report`).
+    """
     released = np.asarray(released_sizes)
-    return {"input": risk_report(input_sizes),
-            "release": risk_report(released, records_excluded=suppressed_rows) if released.size else None}
+    if not released.size:
+        return {"input": risk_report(input_sizes), "release": None}
+    after = (risk_report(released, records_excluded=suppressed_rows) if released_matched is None
+             else matched_risk_report(released_matched, released, records_excluded=suppressed_rows))
+    return {"input": risk_report(input_sizes), "release": after}
+
+
+def matched_risk_report(matched: ArrayLike, sizes: ArrayLike, *, records_excluded: int = 0,
+                        thresholds: Sequence[float] = DEFAULT_THRESHOLDS) -> dict[str, Any]:
+    """The keys of :func:`risk_report` for classes whose records match ``matched`` records each (a blank matching
+    any value): a record's risk is 1 / its matched count; ``classes`` counts the released classes."""
+    per_class = np.asarray(matched, dtype=np.float64)
+    counts = np.asarray(sizes, dtype=np.int64)
+    risk = np.repeat(1.0 / per_class, counts)
+    records = int(counts.sum())
+    highest = float(risk.max())
+    return {
+        "records": records, "records_excluded": int(records_excluded), "classes": len(counts),
+        "highest_risk": highest, "average_risk": float(risk.mean()),
+        "records_at_highest_risk": float(np.mean(risk == highest)),
+        "records_above": {str(t): float(np.mean(risk > t)) for t in thresholds},
+        "sample_uniques": float(np.mean(risk == 1.0)), "population_uniques": None,
+    }
 
 
 def class_sizes_of_codes(codes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:

@@ -236,10 +236,11 @@ def _rechecked(model: Anonymizer, requirements: Requirements, original: pd.DataF
     expect(release.table is not None, f"{what} has no table")
     assert release.table is not None
     n = len(original) if n_input is None else n_input
-    report = verify_release(release.table, model.dataset_, requirements, n)
+    blanks = release.partition.blanks_match_any
+    report = verify_release(release.table, model.dataset_, requirements, n, blanks_match_any=blanks)
     expect(report.ok, f"anonset's verifier refuses {what} under {requirements.describe()}:"
            f" {'; '.join(report.problems)}")
-    problems = recheck(release.table, original, model.dataset_, requirements, n)
+    problems = recheck(release.table, original, model.dataset_, requirements, n, blanks_match_any=blanks)
     expect(not problems, f"{what}, re-checked from its released values, breaks {requirements.describe()}: "
            + "; ".join(problems[:5]))
 

@@ -67,7 +67,7 @@ def rechecked_models() -> tuple[type[PrivacyModel], ...]:
 
 
 def recheck(released: pd.DataFrame, original: pd.DataFrame, dataset: Dataset, requirements: Requirements,
-            n_input: int | None = None) -> list[str]:
+            n_input: int | None = None, blanks_match_any: bool = False) -> list[str]:
     """What is wrong with ``released`` under ``requirements``, one sentence each (empty: it holds).
 
     Parameters
@@ -83,6 +83,10 @@ def recheck(released: pd.DataFrame, original: pd.DataFrame, dataset: Dataset, re
         The models and the suppression budget.
     n_input : int, optional
         Records in the input (default: ``len(original)``); records missing from the release count as suppressed.
+    blanks_match_any : bool
+        A ``*`` is a blanked value matching any value (local suppression):
+        k-anonymity judges each class by the released records that agree
+        with it wherever both show a value, counted here pair by pair.
     """
     quasi = list(dataset.quasi)
     n_in = len(original) if n_input is None else n_input
@@ -103,7 +107,9 @@ def recheck(released: pd.DataFrame, original: pd.DataFrame, dataset: Dataset, re
     if len(kept):
         kept_keys = keys[~star] if suppressed_group else keys
         codes = kept_keys.groupby(quasi, sort=False).ngroup().to_numpy() if quasi else np.zeros(len(kept), np.int64)
-        problems += _judge(kept, codes, kept_keys, quasi, original, dataset, requirements.models, n_in=n_in)
+        matched = _matched_pair_by_pair(kept_keys, codes, keys) if blanks_match_any else None
+        problems += _judge(kept, codes, kept_keys, quasi, original, dataset, requirements.models, n_in=n_in,
+                           matched=matched)
     if suppressed_group:
         group = released[star]
         sensitive = [a for a in dataset.sensitive if a in group.columns]
@@ -114,12 +120,42 @@ def recheck(released: pd.DataFrame, original: pd.DataFrame, dataset: Dataset, re
     return problems
 
 
+def _matched_pair_by_pair(kept_keys: pd.DataFrame, codes: NDArray[np.int64],
+                          all_keys: pd.DataFrame) -> NDArray[np.int64]:
+    """Per class of ``codes``: the released records (all of ``all_keys``) agreeing with it wherever both show a value.
+
+    sdcMicro's counting: a record with every value blanked matches everyone,
+    but one that shows every value does not count it (with two or more
+    quasi-identifiers).
+    """
+    first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
+    mine = kept_keys.to_numpy().astype(str)[first]
+    theirs, counts = np.unique(all_keys.to_numpy().astype(str), axis=0, return_counts=True)
+    d = mine.shape[1]
+    out = np.zeros(len(mine), dtype=np.int64)
+    for c, key in enumerate(mine):
+        mine_shown = key != SUPPRESSED
+        if not mine_shown.any():
+            out[c] = len(all_keys)
+            continue
+        their_shown = theirs != SUPPRESSED
+        agree = np.all((theirs == key) | ~their_shown | ~mine_shown, axis=1)
+        if d >= 2 and mine_shown.all():
+            agree &= their_shown.any(axis=1)
+        out[c] = int(counts[agree].sum())
+    return out
+
+
 def _judge(part: pd.DataFrame, codes: NDArray[np.int64], keys: pd.DataFrame, quasi: list[str],
            original: pd.DataFrame, dataset: Dataset, models: Sequence[PrivacyModel], whole: bool = False,
-           n_in: int | None = None) -> list[str]:
-    """Problems of the classes ``codes`` of ``part`` under each model (release-level ones over all of ``part``)."""
+           n_in: int | None = None, matched: NDArray[np.int64] | None = None) -> list[str]:
+    """Problems of the classes ``codes`` of ``part`` under each model (release-level ones over all of ``part``).
+
+    ``matched``: per class, the records it cannot be told from (blanks matching any value), which k-anonymity
+    judges instead of the class's own size.
+    """
     n_classes = int(codes.max()) + 1 if len(codes) else 0
-    sizes = np.bincount(codes, minlength=n_classes)
+    sizes = np.bincount(codes, minlength=n_classes) if matched is None else matched
     first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
 
     def name(c: int) -> str:

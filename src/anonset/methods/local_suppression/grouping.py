@@ -1,0 +1,159 @@
+"""Local suppression as a partitioning method: the released keys are its classes, a blank (``*``) matches any value.
+
+:func:`local_suppression` blanks values (:func:`~anonset.methods.local_suppression.blanking.blank_to_k`)
+and returns a :class:`CellGrouping`: the records with the same released
+values form a class, released at each quasi-identifier's own value (level 0)
+or at its top level ``*`` where it was blanked.  A value the input lacks (a
+declared missing marker) matches any value too, and is released as ``*``.
+The classes may hold fewer than k records; each is shared, a blank matching
+any value, by k records or more, and the release is re-checked that way
+(:attr:`~anonset.core.partition.Partition.blanks_match_any`).
+
+New records (``assign``) join a class whose shown values they all have (the
+class with most records when several match); the new release is re-checked
+the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from anonset.core.dataset import Dataset
+from anonset.core.partition import GeneralizedValues, HierarchyNodes, Partition
+from anonset.errors import ConfigError, InfeasibleError
+from anonset.methods.local_suppression.blanking import blank_to_k
+from anonset.privacy.base import Requirements
+from anonset.risk.survey import combination_keys
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["CellGrouping", "local_suppression"]
+
+
+@dataclass(frozen=True, eq=False)
+class CellGrouping:
+    """The classes of a local-suppression release.
+
+    Attributes
+    ----------
+    row_class : numpy.ndarray
+        (n,) class of each fitted record.
+    keys : numpy.ndarray
+        (c, d) per class and quasi-identifier: the leaf code shown, −1 blank.
+    blanked : numpy.ndarray
+        (n, d) the values local suppression blanked (values missing in the input not counted).
+    quasi : tuple of str
+        The quasi-identifiers, in the order of the columns.
+    """
+
+    row_class: NDArray[np.int64]
+    keys: NDArray[np.int64]
+    blanked: NDArray[np.bool_]
+    quasi: tuple[str, ...]
+
+    @property
+    def cells(self) -> dict[str, int]:
+        """Values blanked per quasi-identifier."""
+        return {q: int(n) for q, n in zip(self.quasi, self.blanked.sum(axis=0), strict=True)}
+
+    def assign(self, dataset: Dataset) -> NDArray[np.int64]:
+        """Each new record's class: one whose shown values the record has (the largest such), or −1."""
+        codes = _codes(dataset)
+        sizes = np.bincount(self.row_class, minlength=len(self.keys))
+        out = np.full(len(codes), -1, dtype=np.int64)
+        best = np.zeros(len(codes), dtype=np.int64)
+        shown = self.keys >= 0
+        patterns, pattern_of = np.unique(shown, axis=0, return_inverse=True)
+        for p, pattern in enumerate(patterns):
+            classes = np.flatnonzero(np.asarray(pattern_of).reshape(-1) == p)  # distinct keys on ``pattern``
+            columns = np.flatnonzero(pattern)
+            both = combination_keys(np.vstack([self.keys[classes][:, columns], codes[:, columns]]) + 1)
+            position = pd.Index(both[:len(classes)]).get_indexer(both[len(classes):])
+            holds = (position >= 0) & np.all(codes[:, columns] >= 0, axis=1)
+            candidate = np.where(holds, classes[np.maximum(position, 0)], -1)
+            larger = holds & (sizes[np.maximum(candidate, 0)] > best)
+            out[larger] = candidate[larger]
+            best[larger] = sizes[candidate[larger]]
+        return out
+
+    def partition(self, dataset: Dataset, row_class: NDArray[np.int64]) -> Partition:
+        """The classes' values: each quasi-identifier at its leaf, or at its top level where the class blanks it."""
+        used = row_class >= 0
+        present = np.unique(row_class[used])
+        renumber = np.full(len(self.keys), -1, dtype=np.int64)
+        renumber[present] = np.arange(len(present))
+        classes = np.where(used, renumber[np.maximum(row_class, 0)], -1)
+        values: dict[str, GeneralizedValues] = {}
+        for j, q in enumerate(self.quasi):
+            h = dataset.require_hierarchy(q)
+            key = self.keys[present, j]
+            top = key < 0
+            levels = np.where(top, h.max_level, 0).astype(np.int16)
+            codes = np.where(top, h.maps[h.max_level][0], np.maximum(key, 0)).astype(np.int32)
+            values[q] = HierarchyNodes(levels, codes)
+        sizes = np.bincount(classes[classes >= 0], minlength=len(present)).astype(np.int64)
+        return Partition(values=values, sizes=sizes, n_suppressed=int((classes < 0).sum()), row_class=classes,
+                         blanks_match_any=True)
+
+
+def _codes(dataset: Dataset) -> NDArray[np.int64]:
+    """The records' leaf codes, −1 where a declared missing marker stands."""
+    codes = dataset.qi_codes().astype(np.int64)
+    for j, name in enumerate(dataset.quasi):
+        known = dataset.value_codes(name)
+        missing = [known[m] for m in dataset.specs[name].missing if m in known]
+        if missing:
+            codes[np.isin(codes[:, j], missing), j] = -1
+    return codes
+
+
+def local_suppression(dataset: Dataset, requirements: Requirements, importance: Sequence[str] | None = None,
+                      strata: Sequence[str] | None = None) -> CellGrouping:
+    """Blank the fewest important values until every record's key is shared by k records (see the module docstring).
+
+    ``importance``: the quasi-identifiers from the one to keep longest to the
+    one to blank first (default: fewer distinct values kept longer);
+    ``strata``: columns whose every combination is made k-anonymous on its own.
+
+    Raises
+    ------
+    ConfigError
+        An importance that is not every quasi-identifier once, a stratum
+        column that is not in the table, or a quasi-identifier without a
+        hierarchy (its top level is the blank).
+    InfeasibleError
+        A stratum with fewer than k records.
+    """
+    for q in dataset.quasi:
+        dataset.require_hierarchy(q)
+    k = requirements.k
+    rank = None
+    if importance is not None:
+        order = [str(a) for a in importance]
+        if sorted(order) != sorted(dataset.quasi):
+            raise ConfigError(f"local suppression's importance must list every quasi-identifier once, from the one"
+                              f" to keep longest; got {order}, quasi-identifiers are {', '.join(dataset.quasi)}")
+        rank = [order.index(q) + 1 for q in dataset.quasi]
+    groups = None
+    if strata:
+        missing = [c for c in strata if c not in dataset.columns]
+        if missing:
+            raise ConfigError(f"{dataset.source}: stratum column {missing[0]!r} is not in the table; columns are"
+                              f" {', '.join(dataset.columns)}")
+        frame = pd.DataFrame({c: dataset.column(c).astype(str).to_numpy() for c in strata})
+        groups = frame.groupby(list(strata), sort=True).ngroup().to_numpy(dtype=np.int64)
+    codes = _codes(dataset)
+    try:
+        blanking = blank_to_k(codes, k, importance=rank, strata=groups)
+    except ValueError as exc:
+        raise InfeasibleError(f"{dataset.source}: local suppression cannot reach {k}-anonymity: {exc}") from None
+    released = np.where(blanking.blanked, -1, codes)
+    _, first, row_class = np.unique(combination_keys(released + 1), return_index=True, return_inverse=True)
+    return CellGrouping(np.asarray(row_class, dtype=np.int64).reshape(-1), released[first], blanking.blanked,
+                        dataset.quasi)
