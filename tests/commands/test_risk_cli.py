@@ -110,17 +110,57 @@ def test_every_anonymize_summary_has_the_risk_of_the_input_and_of_the_release(tm
 
 
 def test_journalist_risk_against_a_population_table(tmp_path: Path) -> None:
-    """By hand: sample classes a x2, b x1; the population has a x4, b x5, c x3: highest 1/4, average (2/4 + 1/5)/3."""
+    """By hand: sample classes a x2, b x1; the population has a x4, b x5, c x3: highest 1/4; average the larger of
+    2 classes / 9 population records and (2/4 + 1/5)/3 (ARX's rule); above 0.2: the two records of a (1/4)."""
     pd.DataFrame({"zip": ["a", "a", "b"]}).to_csv(tmp_path / "sample.csv", index=False)
     pd.DataFrame({"zip": ["a"] * 4 + ["b"] * 5 + ["c"] * 3}).to_csv(tmp_path / "population.csv", index=False)
     config = tmp_path / "c.yaml"
     config.write_text(SAMPLE_CONFIG, encoding="utf-8")
-    result = CliRunner().invoke(main, ["risk", str(config), "--population-table", str(tmp_path / "population.csv"),
-                                       "--json", "-"])
+    result = CliRunner().invoke(main, ["risk", str(config), "--population", str(tmp_path / "population.csv"),
+                                       "--json", "-", "--threshold", "0.2"])
     assert result.exit_code == 0, result.output
-    journalist = json.loads(result.stdout)["journalist_risk"]
-    assert journalist["highest"] == pytest.approx(1 / 4)
-    assert journalist["average"] == pytest.approx((2 / 4 + 1 / 5) / 3)
+    report = json.loads(result.stdout)
+    journalist = report["journalist"]
+    assert journalist["highest_risk"] == pytest.approx(1 / 4)
+    assert journalist["average_risk"] == pytest.approx(max(2 / 9, (2 / 4 + 1 / 5) / 3))
+    assert journalist["records_above"] == {"0.2": pytest.approx(2 / 3)}
+    assert report["marketer"]["average_risk"] == pytest.approx((2 / 4 + 1 / 5) / 3)
+    assert report["prosecutor"]["highest_risk"] == 1.0  # b is alone in the sample
+
+
+def test_the_attacker_models_and_the_quasi_identifiers_equal_arx_on_adult(tmp_path: Path) -> None:
+    """ARX 3.9.2's figures on Adult (all nine columns quasi-identifying), given with the task that asked for them;
+    the journalist's with the population = all of adult.csv and the sample = every tenth record (0-based index a
+    multiple of 10)."""
+    adult = require_adult()
+    config = _config(tmp_path, adult)
+    result = CliRunner().invoke(main, ["risk", str(config), "--json", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    prosecutor = report["prosecutor"]
+    assert prosecutor["highest_risk"] == 1.0
+    assert prosecutor["average_risk"] == pytest.approx(0.6465751607983555, abs=1e-9)
+    assert prosecutor["records_above"]["0.2"] == pytest.approx(0.7781314236456468, abs=1e-9)
+    assert report["journalist"] == prosecutor  # no population: as ARX, the journalist's are the prosecutor's
+    combos = {tuple(r["attributes"]): r for r in report["quasi_identifiers"]}
+    assert len(combos) == 2**9 - 1 and report["quasi_identifiers_truncated"] is False
+    everything = combos[QUASI]
+    assert everything["distinction"] == pytest.approx(0.6465751607983555, abs=1e-9)
+    assert everything["separation"] == pytest.approx(0.999906322421153, abs=1e-9)
+    assert combos[("sex",)]["distinction"] == pytest.approx(6.630860022544923e-05, abs=1e-9)
+    assert combos[("sex",)]["separation"] == pytest.approx(0.43828434814896455, abs=1e-9)
+    assert combos[("race",)]["distinction"] == pytest.approx(0.0001657715005636231, abs=1e-9)
+    assert combos[("race",)]["separation"] == pytest.approx(0.2510168705580825, abs=1e-9)
+    table = pd.read_csv(adult / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    table.iloc[::10].to_csv(tmp_path / "sample.csv", sep=";", index=False)
+    sample = tmp_path / "sample.yaml"
+    sample.write_text(config.read_text().replace(str(adult / "adult.csv"), str(tmp_path / "sample.csv")))
+    result = CliRunner().invoke(main, ["risk", str(sample), "--population", str(adult / "adult.csv"),
+                                       "--json", str(tmp_path / "j.json")])
+    assert result.exit_code == 0, result.output
+    journalist = json.loads((tmp_path / "j.json").read_text())["journalist"]
+    assert journalist["average_risk"] == pytest.approx(0.6461459125983015, abs=1e-9)
+    assert journalist["records_above"]["0.2"] == pytest.approx(0.7832283725555187, abs=1e-9)
 
 
 @pytest.mark.parametrize(("population", "message"), [

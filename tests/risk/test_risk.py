@@ -77,10 +77,21 @@ def test_threshold_on_a_class_boundary() -> None:
 
 
 def test_journalist_risk() -> None:
+    """1/F per record: 1/4, 1/2, 1/30; the average is ARX's, the larger of 3 classes / 36 and the mean of 1/F."""
     risk = sample_risk([1, 2, 3], population_sizes=[4, 2, 30])
     assert risk.journalist is not None
     assert risk.journalist.highest == 0.5
     assert risk.journalist.average == pytest.approx((1 / 4 + 2 / 2 + 3 / 30) / 6)
+    assert risk.journalist.records_above == {0.5: 0.0, 0.2: 0.5, 0.1: 0.5, 0.05: 0.5}  # 1/2 is not above 0.5
+    assert risk.marketer == pytest.approx((1 / 4 + 2 / 2 + 3 / 30) / 6)
+
+
+def test_journalist_average_takes_the_larger_of_arxs_two_figures() -> None:
+    """f = 1, 50 of F = 2, 50: the mean of 1/F is (1/2 + 50/50)/51 = 0.0294, the classes over the population
+    2/52 = 0.0385: ARX reports the larger."""
+    risk = sample_risk([1, 50], population_sizes=[2, 50])
+    assert risk.journalist is not None and risk.journalist.average == pytest.approx(2 / 52)
+    assert risk.marketer == pytest.approx((1 / 2 + 1) / 51)
 
 
 def test_no_sample_uniques_gives_zero() -> None:

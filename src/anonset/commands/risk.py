@@ -36,9 +36,9 @@ __all__ = ["risk"]
 @click.option("--population-size", type=float, help="Records in the population the table was drawn from.")
 @click.option("--threshold", "thresholds", type=float, multiple=True,
               help="Report the records whose risk 1/class size is above it (repeatable; default 0.5 0.2 0.1 0.05).")
-@click.option("--population-table", "population_path", type=click.Path(path_type=Path),
-              help="A file of the population the input was drawn from (same quasi-identifier columns): adds the"
-                   " journalist risk.")
+@click.option("--population", "--population-table", "population_path", type=click.Path(path_type=Path),
+              help="A file of the population the input was drawn from (same quasi-identifier columns; the input is"
+                   " a subset of it, ARX's research subset): the journalist and marketer risks against it.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the report here ('-': stdout).")
 @user_errors
 def risk(config: Path, release_path: Path | None, sampling_fraction: float | None, population_size: float | None,
@@ -86,7 +86,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     run = run_for(cfg)  # one run: its input is read once for every measure
     if population_path is not None:
         if release_path is not None or not run.in_memory:
-            raise ConfigError("--population-table measures the input of a config read into memory (engine: numpy);"
+            raise ConfigError("--population measures the input of a config read into memory (engine: numpy);"
                               " a release's classes are generalized and the population's are not")
         sizes, population_sizes, source = _journalist_class_sizes(cfg, population_path)
         excluded = 0
@@ -105,14 +105,15 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
                               f" release of method {cfg.method} is judged by the records each one matches (a blank"
                               " matching any value); measure the input with --sampling-fraction instead")
         report = {"source": source, **matched_risk_report(matched, sizes, records_excluded=excluded,
-                                                          thresholds=thresholds or DEFAULT_THRESHOLDS)}
+                                                          thresholds=thresholds or DEFAULT_THRESHOLDS,
+                                                          attackers=True)}
     else:
         report = {"source": source, **risk_report(sizes, records_excluded=excluded,
                                                    thresholds=thresholds or DEFAULT_THRESHOLDS,
                                                    sampling_fraction=sampling_fraction,
                                                    population_size=population_size,
-                                                   population_sizes=population_sizes)}
-    report.update(_survey_measures(cfg, run, release_path, thresholds or DEFAULT_THRESHOLDS))
+                                                   population_sizes=population_sizes, attackers=True)}
+    report.update(_record_measures(cfg, run, release_path, thresholds or DEFAULT_THRESHOLDS))
     if json_path is not None:
         if is_stdout(json_path):
             click.echo(json.dumps(report, indent=2))
@@ -132,20 +133,37 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
         chosen = population["chosen"]
         out.print(f"population uniques ({models}); decision rule: {population['chosen_model']}"
                   + ("" if chosen is None else f" {chosen:.4g}"))
-    journalist = report.get("journalist_risk")
-    if journalist is not None:
-        out.print(f"journalist risk against the population: highest {journalist['highest']:.4g},"
-                  f" average {journalist['average']:.4g}")
+    journalist, marketer = report["journalist"], report["marketer"]
+    against = "the population" if population_path is not None else "the sample itself (no population given)"
+    out.print(f"journalist risk against {against}: highest {journalist['highest_risk']:.4g}, average"
+              f" {journalist['average_risk']:.4g}; marketer risk {marketer['average_risk']:.4g}")
     _print_survey(report)
+    _print_quasi_identifiers(report)
 
 
-def _survey_measures(cfg: RunConfig, run: Run, release_path: Path | None,
+def _record_measures(cfg: RunConfig, run: Run, release_path: Path | None,
                      thresholds: tuple[float, ...]) -> dict[str, Any]:
-    """``individual_risk``, ``global_risk``, ``k_anonymity_violations`` and ``suda2`` of the input or a release."""
+    """The measures that read the records' keys: the survey measures (``individual_risk``, ``global_risk``,
+    ``k_anonymity_violations``, ``suda2``) and ``quasi_identifiers`` (distinction and separation of every
+    combination, ``quasi_identifiers_truncated`` when some were left out), of the input or a release."""
+    from anonset.risk.attributes import quasi_identifier_risks
     from anonset.risk.survey_report import Suda2Settings, survey_report
+
     table = _released_survey_table(cfg, release_path) if release_path is not None else run.survey_table()
     settings = Suda2Settings(**cfg.risk.get("suda2", {}))
-    return survey_report(table, thresholds=thresholds, settings=settings)
+    measures = survey_report(table, thresholds=thresholds, settings=settings)
+    combinations, truncated = quasi_identifier_risks(table.codes, table.names, table.counts)
+    return {**measures, "quasi_identifiers": combinations, "quasi_identifiers_truncated": truncated}
+
+
+def _print_quasi_identifiers(report: dict[str, Any], shown: int = 5) -> None:
+    """The combinations of quasi-identifiers that tell records apart most (--json lists them all)."""
+    out = console
+    out.print(f"quasi-identifiers that single records out most (of {len(report['quasi_identifiers']):,}"
+              " combinations; --json lists them all):")
+    for row in report["quasi_identifiers"][:shown]:
+        out.print(f"  {', '.join(row['attributes'])}: distinction {row['distinction']:.4g},"
+                  f" separation {row['separation']:.4g}")
 
 
 def _print_survey(report: dict[str, Any]) -> None:

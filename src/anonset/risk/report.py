@@ -6,8 +6,11 @@ out of every figure), ``classes``, ``highest_risk``, ``average_risk``,
 ``records_at_highest_risk``, ``records_above`` (threshold -> fraction of
 records), ``sample_uniques`` (fraction), ``population_uniques`` (``pitman``,
 ``zayatz``, ``snb``, ``chosen_model``, ``chosen``; null where a model is not
-available, and null as a whole when no population was given) and
-``journalist_risk`` (when population class sizes were given).
+available, and null as a whole when no population was given), and (asked
+for by ``anonset risk``) the attacker models as ARX's sample risk summary gives them: ``prosecutor`` and
+``journalist`` (``highest_risk``, ``average_risk``, ``records_above``; the
+journalist's against the population class sizes when given, else the
+prosecutor's) and ``marketer`` (``average_risk``).
 """
 
 from __future__ import annotations
@@ -20,18 +23,19 @@ from numpy.typing import ArrayLike, NDArray
 
 from anonset.risk.classes import ClassSizes
 from anonset.risk.population import population_uniqueness
-from anonset.risk.sample import DEFAULT_THRESHOLDS, sample_risk
+from anonset.risk.sample import DEFAULT_THRESHOLDS, SampleRisk, sample_risk
 
-__all__ = ["class_sizes_of_codes", "matched_risk_report", "release_risk", "risk_report"]
+__all__ = ["attacker_models", "class_sizes_of_codes", "matched_risk_report", "release_risk", "risk_report"]
 
 
 def risk_report(sizes: ArrayLike, *, records_excluded: int = 0, thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
                 sampling_fraction: float | None = None, population_size: float | None = None,
-                population_sizes: ArrayLike | None = None) -> dict[str, Any]:
+                population_sizes: ArrayLike | None = None, attackers: bool = False) -> dict[str, Any]:
     """The risk of released classes of ``sizes`` as a JSON-ready mapping (see the module docstring for the keys).
 
     Give ``sampling_fraction`` or ``population_size`` for the population-uniqueness
-    estimates, ``population_sizes`` (aligned with ``sizes``) for the journalist risk.
+    estimates, ``population_sizes`` (aligned with ``sizes``) for the journalist risk;
+    ``attackers`` adds the ``prosecutor``, ``journalist`` and ``marketer`` keys.
     """
     classes = ClassSizes.of(sizes, records_excluded)
     sample = sample_risk(classes, thresholds=thresholds, population_sizes=population_sizes)
@@ -54,9 +58,21 @@ def risk_report(sizes: ArrayLike, *, records_excluded: int = 0, thresholds: Sequ
             "pitman": population.pitman, "zayatz": population.zayatz, "snb": population.snb,
             "chosen_model": population.chosen, "chosen": population.decision_rule,
         }
-    if sample.journalist is not None:
-        report["journalist_risk"] = {"highest": sample.journalist.highest, "average": sample.journalist.average}
+    if attackers:
+        report.update(attacker_models(sample))
     return report
+
+
+def attacker_models(sample: SampleRisk) -> dict[str, Any]:
+    """``prosecutor``, ``journalist`` and ``marketer`` as ARX's sample risk summary gives them (see the module)."""
+    above = {str(t): fraction for t, fraction in sample.records_above.items()}
+    prosecutor = {"highest_risk": sample.highest_risk, "average_risk": sample.average_risk, "records_above": above}
+    journalist = sample.journalist
+    return {"prosecutor": prosecutor,
+            "journalist": (dict(prosecutor) if journalist is None else
+                           {"highest_risk": journalist.highest, "average_risk": journalist.average,
+                            "records_above": {str(t): f for t, f in journalist.records_above.items()}}),
+            "marketer": {"average_risk": sample.marketer}}
 
 
 def release_risk(input_sizes: ArrayLike, released_sizes: ArrayLike, suppressed_rows: int,
@@ -76,21 +92,28 @@ def release_risk(input_sizes: ArrayLike, released_sizes: ArrayLike, suppressed_r
 
 
 def matched_risk_report(matched: ArrayLike, sizes: ArrayLike, *, records_excluded: int = 0,
-                        thresholds: Sequence[float] = DEFAULT_THRESHOLDS) -> dict[str, Any]:
+                        thresholds: Sequence[float] = DEFAULT_THRESHOLDS, attackers: bool = False) -> dict[str, Any]:
     """The keys of :func:`risk_report` for classes whose records match ``matched`` records each (a blank matching
-    any value): a record's risk is 1 / its matched count; ``classes`` counts the released classes."""
+    any value): a record's risk is 1 / its matched count; ``classes`` counts the released classes.  With
+    ``attackers``, the prosecutor's figures (the journalist's the same, no population; the marketer's the
+    average)."""
     per_class = np.asarray(matched, dtype=np.float64)
     counts = np.asarray(sizes, dtype=np.int64)
     risk = np.repeat(1.0 / per_class, counts)
     records = int(counts.sum())
     highest = float(risk.max())
-    return {
+    out: dict[str, Any] = {
         "records": records, "records_excluded": int(records_excluded), "classes": len(counts),
         "highest_risk": highest, "average_risk": float(risk.mean()),
         "records_at_highest_risk": float(np.mean(risk == highest)),
         "records_above": {str(t): float(np.mean(risk > t)) for t in thresholds},
         "sample_uniques": float(np.mean(risk == 1.0)), "population_uniques": None,
     }
+    if attackers:
+        prosecutor = {key: out[key] for key in ("highest_risk", "average_risk", "records_above")}
+        out.update({"prosecutor": prosecutor, "journalist": dict(prosecutor),
+                    "marketer": {"average_risk": out["average_risk"]}})
+    return out
 
 
 def class_sizes_of_codes(codes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:

@@ -14,7 +14,12 @@ release (the prosecutor model).  From that:
 
 With population class sizes F_j (the sizes of the same classes in the
 population the release was drawn from), the journalist model gives highest
-risk ``1 / min F_j`` and average risk ``(1/n) * sum_j f_j / F_j``.
+risk ``1 / min F_j``, the records above a threshold t (those with
+1/F_j > t), and, as ARX's sample risk summary computes it, average risk
+``max(c / sum_j F_j, (1/n) * sum_j f_j / F_j)`` (c classes); the marketer
+risk is then ``(1/n) * sum_j f_j / F_j`` (ARX's).  Without a population
+every F_j = f_j: the journalist measures are the prosecutor's, the marketer
+risk c / n.
 
 These are the measures of El Emam, "Guide to the De-Identification of
 Personal Health Information" (its chapters on measuring risk), and of Dankar
@@ -47,6 +52,7 @@ class JournalistRisk:
 
     highest: float
     average: float
+    records_above: dict[float, float]
 
 
 @dataclass(frozen=True)
@@ -71,14 +77,18 @@ class SampleRisk:
     journalist: JournalistRisk | None
 
 
-def _journalist(cs: ClassSizes, population_sizes: ArrayLike) -> JournalistRisk:
+def _journalist(cs: ClassSizes, population_sizes: ArrayLike, thresholds: Sequence[float]) -> JournalistRisk:
+    """ARX's journalist measures: 1/F_j per record, the average the larger of c / Σ F_j and the mean of 1/F_j."""
     pop = np.asarray(population_sizes, dtype=np.float64)
     if pop.shape != cs.sizes.shape:
         raise ConfigError(f"population class sizes must align with the {cs.n_classes} sample classes, "
                           f"got shape {pop.shape}")
     if not np.all(pop >= cs.sizes):
         raise ConfigError("a population class size is smaller than its sample class size")
-    return JournalistRisk(highest=float(1.0 / pop.min()), average=float(np.sum(cs.sizes / pop) / cs.n_records))
+    sizes = cs.sizes.astype(np.float64)
+    mean_inverse = float(np.sum(sizes / pop) / cs.n_records)
+    return JournalistRisk(highest=float(1.0 / pop.min()), average=max(cs.n_classes / float(pop.sum()), mean_inverse),
+                          records_above={t: float(sizes[1.0 / pop > t].sum() / cs.n_records) for t in thresholds})
 
 
 def sample_risk(sizes: ArrayLike | ClassSizes, *, records_excluded: int = 0,
@@ -107,6 +117,7 @@ def sample_risk(sizes: ArrayLike | ClassSizes, *, records_excluded: int = 0,
             k += 1
         above[t] = float(cum[k - 1] / n) if k > 0 else 0.0
     average = cs.n_classes / n
+    journalist = None if population_sizes is None else _journalist(cs, population_sizes, ts)
     return SampleRisk(
         records=n,
         records_excluded=cs.records_excluded,
@@ -118,6 +129,7 @@ def sample_risk(sizes: ArrayLike | ClassSizes, *, records_excluded: int = 0,
         records_above=above,
         prosecutor_highest=1.0 / smallest,
         prosecutor_average=average,
-        marketer=average,
-        journalist=None if population_sizes is None else _journalist(cs, population_sizes),
+        marketer=average if population_sizes is None else float(
+            np.sum(cs.sizes / np.asarray(population_sizes, dtype=np.float64)) / n),
+        journalist=journalist,
     )
