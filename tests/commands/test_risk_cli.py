@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -232,3 +233,28 @@ def test_the_limits_themselves_are_computed(tmp_path: Path, args: list[str]) -> 
     assert result.exit_code == 0, result.output
     population = json.loads(result.stdout)["population_uniques"]
     assert population["chosen"] is None or 0.0 <= population["chosen"] <= 1.0
+
+
+def test_the_sensitive_attribute_inside_the_classes_by_hand(tmp_path: Path) -> None:
+    """Classes: a x5 with x x x x y (share 0.8, entropy 0.7219 bits), b x3 with x y z (1/3, log2 3), c x2 with
+    z z (1.0, 0 bits).  At 80%, a and c are homogeneous (7 records); with k = 3, c (2 records) is counted, never
+    listed."""
+    table = pd.DataFrame({"zip": list("aaaaabbbcc"), "diag": list("xxxxyxyzzz")})
+    table.to_csv(tmp_path / "t.csv", index=False)
+    reports = []
+    for engine in ("numpy", "duckdb"):
+        config = tmp_path / f"{engine}.yaml"
+        config.write_text("input: {path: t.csv}\nattributes: {zip: {role: quasi}, diag: {role: sensitive}}\n"
+                          f"privacy: {{k: 3}}\nengine: {engine}\n", encoding="utf-8")
+        result = CliRunner().invoke(main, ["risk", str(config), "--json", "-"])
+        assert result.exit_code == 0, result.output
+        reports.append(json.loads(result.stdout)["sensitive"]["diag"])
+    view = reports[0]
+    entropy_a = -(0.8 * np.log2(0.8) + 0.2 * np.log2(0.2))
+    assert (view["classes"], view["highest_share"], view["floor"]) == (3, 1.0, 3)
+    assert view["mean_entropy"] == pytest.approx((5 * entropy_a + 3 * np.log2(3)) / 10)
+    assert view["homogeneous"] == {"threshold": 0.8, "classes": 2, "records": 7}
+    assert view["listed"] == [{"attributes": {"zip": "a"}, "records": 5, "value": "x", "share": 0.8}]
+    duckdb = reports[1]  # counted inside DuckDB: the same (the entropy summed in another order, perhaps)
+    assert duckdb["mean_entropy"] == pytest.approx(view["mean_entropy"], rel=1e-12)
+    assert {**duckdb, "mean_entropy": None} == {**view, "mean_entropy": None}

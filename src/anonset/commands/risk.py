@@ -114,6 +114,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
                                                    population_size=population_size,
                                                    population_sizes=population_sizes, attackers=True)}
     report.update(_record_measures(cfg, run, release_path, thresholds or DEFAULT_THRESHOLDS))
+    report["sensitive"] = _sensitive_views(cfg, run, release_path)
     if json_path is not None:
         if is_stdout(json_path):
             click.echo(json.dumps(report, indent=2))
@@ -139,6 +140,12 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
               f" {journalist['average_risk']:.4g}; marketer risk {marketer['average_risk']:.4g}")
     _print_survey(report)
     _print_quasi_identifiers(report)
+    for name, view in report["sensitive"].items():
+        if view["classes"]:
+            homogeneous = view["homogeneous"]
+            out.print(f"sensitive {name!r}: one value holds up to {view['highest_share']:.0%} of a class;"
+                      f" {homogeneous['classes']:,} classes ({homogeneous['records']:,} records) with one value at"
+                      f" {homogeneous['threshold']:.0%} or more; mean entropy {view['mean_entropy']:.3g} bits")
 
 
 def _record_measures(cfg: RunConfig, run: Run, release_path: Path | None,
@@ -154,6 +161,30 @@ def _record_measures(cfg: RunConfig, run: Run, release_path: Path | None,
     measures = survey_report(table, thresholds=thresholds, settings=settings)
     combinations, truncated = quasi_identifier_risks(table.codes, table.names, table.counts)
     return {**measures, "quasi_identifiers": combinations, "quasi_identifiers_truncated": truncated}
+
+
+def _sensitive_views(cfg: RunConfig, run: Run, release_path: Path | None) -> dict[str, Any]:
+    """Per sensitive attribute: the most frequent value's share and entropy in the classes, homogeneous classes."""
+    from anonset.recheck.columns import SUPPRESSED
+    from anonset.risk.sensitive import sensitive_view
+
+    quasi = cfg.quasi_columns()
+    sensitive = [n for n, e in cfg.attributes.items() if e.get("role") == "sensitive"]
+    floor = max(cfg.requirements.k, 2)
+    released = None
+    if release_path is not None and sensitive:
+        from anonset.io.tables import read_table
+        from anonset.runs.base import release_delimiter
+
+        table = read_table(release_path, release_delimiter(cfg))
+        released = table[~(table[quasi].astype(str) == SUPPRESSED).all(axis=1)]
+    views = {}
+    for name in sensitive:
+        columns = [*quasi, name]
+        groups = (run.value_counts(columns) if released is None else
+                  released[columns].groupby(columns, sort=False, dropna=False).size().reset_index(name="_n"))
+        views[name] = sensitive_view(groups, quasi, name, floor)
+    return views
 
 
 def _print_quasi_identifiers(report: dict[str, Any], shown: int = 5) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -32,6 +32,7 @@ from anonset.errors import ConfigError
 
 if TYPE_CHECKING:
     import numpy as np
+    import pandas as pd
     from numpy.typing import NDArray
 
     from anonset.anonymizer import Anonymizer
@@ -174,6 +175,10 @@ class Run(ABC):
     @abstractmethod
     def input_class_sizes(self) -> tuple[NDArray[np.int64], str]:
         """Class sizes of the input on the config's quasi-identifiers, and how messages name the input."""
+
+    @abstractmethod
+    def value_counts(self, columns: Sequence[str]) -> pd.DataFrame:
+        """The input's distinct combinations of ``columns`` (a column each, missing as None) with ``_n`` records."""
 
     @abstractmethod
     def survey_table(self) -> SurveyTable:

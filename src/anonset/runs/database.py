@@ -28,7 +28,10 @@ from anonset.errors import ConfigError, DataError
 from anonset.runs.base import ReleaseRequest, Run, RunOutcome, attribute_specs, release_delimiter
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
+    import pandas as pd
     from numpy.typing import NDArray
 
     from anonset.anonymizer import Anonymizer
@@ -151,6 +154,17 @@ class DatabaseRun(Run):
             return stats.sizes, dataset.source
         finally:
             backend.close()
+
+    def value_counts(self, columns: Sequence[str]) -> pd.DataFrame:
+        """The input's distinct combinations of ``columns`` with ``_n``, grouped by the database."""
+        from anonset.engine.sql.keys import key_groups
+
+        backend = self.connect()
+        try:
+            groups = key_groups(backend, self.source_table, list(columns), None)
+        finally:
+            backend.close()
+        return groups.rename(columns={f"_q{j}": c for j, c in enumerate(columns)})
 
     def survey_table(self) -> SurveyTable:
         """The input's distinct keys with their records and weights, grouped by the database."""

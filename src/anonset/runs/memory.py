@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from anonset.runs.base import ReleaseRequest, Run, RunOutcome, read_in_memory, release_delimiter
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
+    import pandas as pd
     from numpy.typing import NDArray
 
     from anonset.anonymizer import Anonymizer
@@ -76,6 +79,13 @@ class MemoryRun(Run):
     def explore_front(self, model: Anonymizer) -> ParetoResult:
         """The front of a trade-off method on the input, no member released."""
         return model.front(self.load()[0])
+
+    def value_counts(self, columns: Sequence[str]) -> pd.DataFrame:
+        """The input's distinct combinations of ``columns`` with ``_n``, counted by pandas."""
+        frame = self.load()[0].table
+        assert frame is not None
+        counted = frame[list(columns)].groupby(list(columns), sort=False, dropna=False).size()
+        return counted.reset_index(name="_n")
 
     def survey_table(self) -> SurveyTable:
         """The input's keys for the survey measures: quasi-identifier codes (missing: -1) and the weights."""

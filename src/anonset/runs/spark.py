@@ -24,7 +24,10 @@ from anonset.errors import ConfigError, DataError
 from anonset.runs.base import ReleaseRequest, Run, RunOutcome, attribute_specs
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
+    import pandas as pd
     from numpy.typing import NDArray
     from pyspark.sql import DataFrame as SparkFrame
 
@@ -152,6 +155,14 @@ class SparkRun(Run):
             placed.discard()  # a release whose summary could not be written does not stay
             raise
         return RunOutcome(release, summary, dataset)
+
+    def value_counts(self, columns: Sequence[str]) -> pd.DataFrame:
+        """The input's distinct combinations of ``columns`` with ``_n``, grouped by Spark."""
+        from anonset.engine.spark.source import key_groups
+
+        frame, _ = self._frame()
+        groups = key_groups(frame, list(columns), None, self.config.input.location)
+        return groups.rename(columns={f"_q{j}": c for j, c in enumerate(columns)})
 
     def survey_table(self) -> SurveyTable:
         """The input's distinct keys with their records and weights, grouped by Spark."""
