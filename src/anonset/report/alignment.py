@@ -188,16 +188,10 @@ def released_levels(dataset: Dataset, released: ReleasedCodes, suppressed: NDArr
     return out
 
 
-def partition_of_blanked_release(dataset: Dataset, released: ReleasedCodes, suppressed: NDArray[np.bool_] | None,
-                                 aligned: bool) -> Partition | None:
-    """The partition of a release whose ``*`` are blanked values (local suppression), or None when a value is unknown.
-
-    The classes are the groups of identical released quasi-identifiers (the
-    records in ``suppressed`` left out); a class's value is its leaf (the
-    input's value, as written) or the top level where it shows ``*``, as the
-    run that blanked them builds it.  ``row_class`` is set only for
-    ``aligned`` rows.
-    """
+def _released_classes(released: ReleasedCodes, suppressed: NDArray[np.bool_] | None) -> tuple[
+        NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], int]:
+    """The groups of identical released quasi-identifiers (``suppressed`` rows in none): each row's class
+    (−1: none), the classes' sizes, each class's first row, and the rows kept."""
     row_class = released.classes()
     if suppressed is not None and suppressed.any():
         row_class = np.where(suppressed, -1, row_class)
@@ -208,6 +202,20 @@ def partition_of_blanked_release(dataset: Dataset, released: ReleasedCodes, supp
     sizes = np.bincount(row_class_kept, minlength=len(used)).astype(np.int64)
     first = np.full(len(used), -1, dtype=np.int64)
     first[row_class_kept[::-1]] = kept_rows[::-1]
+    return row_class, sizes, first, len(kept_rows)
+
+
+def partition_of_blanked_release(dataset: Dataset, released: ReleasedCodes, suppressed: NDArray[np.bool_] | None,
+                                 aligned: bool) -> Partition | None:
+    """The partition of a release whose ``*`` are blanked values (local suppression), or None when a value is unknown.
+
+    The classes are the groups of identical released quasi-identifiers (the
+    records in ``suppressed`` left out); a class's value is its leaf (the
+    input's value, as written) or the top level where it shows ``*``, as the
+    run that blanked them builds it.  ``row_class`` is set only for
+    ``aligned`` rows.
+    """
+    row_class, sizes, first, kept = _released_classes(released, suppressed)
     values: dict[str, GeneralizedValues] = {}
     for q in dataset.quasi:
         h = dataset.hierarchy(q)
@@ -221,7 +229,7 @@ def partition_of_blanked_release(dataset: Dataset, released: ReleasedCodes, supp
         codes = np.where(blank, 0, np.nan_to_num(codes)).astype(np.int64)
         values[q] = HierarchyNodes(np.where(blank, h.max_level, 0).astype(np.int16),
                                    np.where(blank, h.maps[h.max_level][0], codes).astype(np.int32))
-    return Partition(values=values, sizes=sizes, n_suppressed=dataset.n_rows - len(kept_rows),
+    return Partition(values=values, sizes=sizes, n_suppressed=dataset.n_rows - kept,
                      row_class=row_class if aligned else None, blanks_match_any=True)
 
 
@@ -238,16 +246,7 @@ def partition_of_release(dataset: Dataset, released: ReleasedCodes, levels: Mapp
     set only for ``aligned`` rows: otherwise nothing says which input
     record is in which class.
     """
-    row_class = released.classes()
-    if suppressed is not None and suppressed.any():
-        row_class = np.where(suppressed, -1, row_class)
-    kept_rows = np.flatnonzero(row_class >= 0)
-    used, row_class_kept = np.unique(row_class[kept_rows], return_inverse=True)
-    row_class = np.full(len(row_class), -1, dtype=np.int64)
-    row_class[kept_rows] = row_class_kept
-    sizes = np.bincount(row_class_kept, minlength=len(used)).astype(np.int64)
-    first = np.full(len(used), -1, dtype=np.int64)
-    first[row_class_kept[::-1]] = kept_rows[::-1]
+    row_class, sizes, first, kept = _released_classes(released, suppressed)
     values: dict[str, GeneralizedValues] = {}
     for q in dataset.quasi:
         value = _class_values(dataset, q, released.texts[q], released.codes[q][first],
@@ -255,7 +254,7 @@ def partition_of_release(dataset: Dataset, released: ReleasedCodes, levels: Mapp
         if value is None:
             return None
         values[q] = value
-    return Partition(values=values, sizes=sizes, n_suppressed=dataset.n_rows - len(kept_rows),
+    return Partition(values=values, sizes=sizes, n_suppressed=dataset.n_rows - kept,
                      row_class=row_class if aligned else None)
 
 

@@ -50,8 +50,8 @@ if TYPE_CHECKING:
 
     from anonset.core.dataset import Dataset
 
-__all__ = ["KS", "Suda2Settings", "SurveyTable", "survey_report", "survey_table", "survey_table_of_frame",
-           "survey_table_of_groups"]
+__all__ = ["KS", "Suda2Settings", "SurveyTable", "missing_as_negative", "survey_report", "survey_table",
+           "survey_table_of_frame", "survey_table_of_groups"]
 
 #: The k of the k-anonymity violation counts.
 KS = (2, 3, 5)
@@ -85,6 +85,17 @@ class SurveyTable:
         return np.ones(len(self.codes)) if self.counts is None else np.asarray(self.counts, dtype=np.float64)
 
 
+def missing_as_negative(dataset: Dataset) -> NDArray[np.int64]:
+    """The records' quasi-identifier leaf codes, −1 where a declared missing marker stands (it matches any value)."""
+    codes = dataset.qi_codes().astype(np.int64)
+    for j, name in enumerate(dataset.quasi):
+        known = dataset.value_codes(name)
+        missing = [known[m] for m in dataset.specs[name].missing if m in known]
+        if missing:
+            codes[np.isin(codes[:, j], missing), j] = -1
+    return codes
+
+
 def survey_table(dataset: Dataset) -> SurveyTable:
     """The keys of a dataset in memory: its quasi-identifiers' codes, a declared missing marker -1, and its weights.
 
@@ -94,12 +105,7 @@ def survey_table(dataset: Dataset) -> SurveyTable:
         A weight below 1 (the individual risk takes a weight as the people a
         record stands for, itself included).
     """
-    codes = dataset.qi_codes().astype(np.int64)
-    for j, name in enumerate(dataset.quasi):
-        known = dataset.value_codes(name)
-        missing = [known[m] for m in dataset.specs[name].missing if m in known]
-        if missing:
-            codes[np.isin(codes[:, j], missing), j] = -1
+    codes = missing_as_negative(dataset)
     weights = dataset.weights()
     if weights is not None and weights.min() < 1:
         first = int(np.argmax(weights < 1))

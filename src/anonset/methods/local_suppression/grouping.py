@@ -29,6 +29,7 @@ from anonset.errors import ConfigError, InfeasibleError
 from anonset.methods.local_suppression.blanking import blank_to_k
 from anonset.privacy.base import Requirements
 from anonset.risk.survey import combination_keys
+from anonset.risk.survey_report import missing_as_negative
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -64,7 +65,7 @@ class CellGrouping:
 
     def assign(self, dataset: Dataset) -> NDArray[np.int64]:
         """Each new record's class: one whose shown values the record has (the largest such), or −1."""
-        codes = _codes(dataset)
+        codes = missing_as_negative(dataset)
         sizes = np.bincount(self.row_class, minlength=len(self.keys))
         out = np.full(len(codes), -1, dtype=np.int64)
         best = np.zeros(len(codes), dtype=np.int64)
@@ -102,17 +103,6 @@ class CellGrouping:
                          blanks_match_any=True)
 
 
-def _codes(dataset: Dataset) -> NDArray[np.int64]:
-    """The records' leaf codes, −1 where a declared missing marker stands."""
-    codes = dataset.qi_codes().astype(np.int64)
-    for j, name in enumerate(dataset.quasi):
-        known = dataset.value_codes(name)
-        missing = [known[m] for m in dataset.specs[name].missing if m in known]
-        if missing:
-            codes[np.isin(codes[:, j], missing), j] = -1
-    return codes
-
-
 def local_suppression(dataset: Dataset, requirements: Requirements, importance: Sequence[str] | None = None,
                       strata: Sequence[str] | None = None) -> CellGrouping:
     """Blank the fewest important values until every record's key is shared by k records (see the module docstring).
@@ -148,7 +138,7 @@ def local_suppression(dataset: Dataset, requirements: Requirements, importance: 
                               f" {', '.join(dataset.columns)}")
         frame = pd.DataFrame({c: dataset.column(c).astype(str).to_numpy() for c in strata})
         groups = frame.groupby(list(strata), sort=True).ngroup().to_numpy(dtype=np.int64)
-    codes = _codes(dataset)
+    codes = missing_as_negative(dataset)
     try:
         blanking = blank_to_k(codes, k, importance=rank, strata=groups)
     except ValueError as exc:
