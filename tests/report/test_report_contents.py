@@ -412,3 +412,38 @@ def test_a_table_without_weights_has_no_survey_section() -> None:
     assert release.table is not None
     report = build_report(dataset, release.table, requirements, release.summary(), partition=release.partition)
     assert report["risk"]["survey"] is None and "Survey measures" not in render_html(report)
+
+
+def test_the_sensitive_attribute_inside_the_groups_is_counted_from_the_release() -> None:
+    """Counted again here with pandas: each released group's most frequent diagnosis and its share; groups of
+    80% or more are homogeneous; only the release's groups of at least max(k, 2) records are listed."""
+    dataset = _dataset()
+    requirements = Requirements([KAnonymity(K)], max_suppression=0.02)
+    release = _release("optimal", dataset, requirements)
+    assert release.table is not None
+    report = build_report(dataset, release.table, requirements, release.summary(), partition=release.partition)
+    view = report["sensitive"]["diagnosis"]
+    released = release.table
+    kept = released[(released[list(dataset.quasi)].astype(str) != SUPPRESSED).any(axis=1)]
+    groups = kept.groupby(list(dataset.quasi))["diagnosis"]
+    top = groups.agg(lambda v: v.value_counts().iloc[0] / len(v))
+    sizes = groups.size()
+    assert view["release"]["highest_share"] == pytest.approx(top.max())
+    assert view["release"]["homogeneous"]["classes"] == int((top >= 0.8).sum())
+    assert view["release"]["homogeneous"]["records"] == int(sizes[top >= 0.8].sum())
+    assert all(c["records"] >= max(K, 2) and c["share"] >= 0.8 for c in view["release"]["listed"])
+    assert view["input"]["listed"] == []  # the input's values are what the release hides: counted, never listed
+    assert "Sensitive attributes inside the groups" in render_html(report)
+
+
+def test_a_sensitive_value_is_escaped_in_the_page() -> None:
+    table = pd.DataFrame({"zip": ["1"] * 6 + ["2"] * 6, "diagnosis": ["<script>alert(1)</script>"] * 6 + ["b"] * 6})
+    dataset = Dataset(table, {"zip": {"role": "quasi"}, "diagnosis": {"role": "sensitive"}})
+    model = Anonymizer({}, Requirements([KAnonymity(3)]), method="optimal").fit(dataset)
+    released = model.release_.table
+    assert released is not None
+    report = build_report(dataset, released, Requirements([KAnonymity(3)]), model.release_.summary(),
+                          partition=model.release_.partition)
+    assert report["sensitive"]["diagnosis"]["release"]["listed"]  # two groups of six, each one value
+    page = render_html(report)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page

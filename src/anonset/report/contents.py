@@ -55,6 +55,7 @@ from anonset.report.explain import alternatives, why_this_release
 from anonset.report.floor import display_floor
 from anonset.risk.report import class_sizes_of_codes, matched_risk_report, risk_report
 from anonset.risk.sample import DEFAULT_THRESHOLDS
+from anonset.risk.sensitive import sensitive_view
 from anonset.risk.survey_report import survey_report, survey_table, survey_table_of_frame
 from anonset.version import __version__
 
@@ -219,6 +220,7 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         "risk": {"thresholds": [float(t) for t in DEFAULT_THRESHOLDS], "input": before, "release": after,
                  "k_threshold": 1.0 / k if k > 1 else None,
                  "survey": _survey(dataset, released, star_suppressed, where)},
+        "sensitive": _sensitive(dataset, released, star_suppressed, max(k, 2)),
         "utility": [{"name": name, "value": value, "optimized": name == facts.get("search", {}).get("optimized"),
                      "source": sources[name], **describe_metric(name).to_json()} for name, value in metrics.items()],
         "utility_source": _utility_source(sources, from_run),
@@ -421,6 +423,29 @@ def _breakdown_omitted(alignment: Alignment, verification: VerificationReport) -
         return ("not broken down: the records released as * everywhere are more than the suppression budget, so"
                 " the re-check judged them a class of their own")
     return f"not broken down: which input records were suppressed is not known, since {alignment.reason}"
+
+
+def _sensitive(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.bool_],
+               floor: int) -> dict[str, Any]:
+    """Per sensitive attribute, how its values sit in the groups before and after (:mod:`anonset.risk.sensitive`).
+
+    The release's homogeneous groups of ``floor`` records or more are listed
+    with their released values; the input's are only counted (their values
+    are what the release hides).  The suppressed records are left out.
+    """
+    out: dict[str, Any] = {}
+    table = dataset.table
+    quasi = list(dataset.quasi)
+    kept = released[~suppressed]
+    for name in dataset.sensitive:
+        columns = [*quasi, name]
+        before = None
+        if table is not None:
+            groups = table[columns].groupby(columns, sort=False, dropna=False).size().reset_index(name="_n")
+            before = sensitive_view(groups, quasi, name, floor, shown=0)
+        groups = kept[columns].astype(str).groupby(columns, sort=False).size().reset_index(name="_n")
+        out[name] = {"input": before, "release": sensitive_view(groups, quasi, name, floor)}
+    return out
 
 
 def _survey(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.bool_],

@@ -49,6 +49,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         _suppression(report["suppression"]),
         _classes(report["classes"]),
         _risk(report["risk"]),
+        _sensitive(report.get("sensitive") or {}),
         _utility(report["utility"], report["utility_source"], report.get("utility_omitted") or {}),
         _workload(report.get("workload")),
         _method(report["method"]),
@@ -187,6 +188,51 @@ def _risk(r: Mapping[str, Any]) -> str:
             f" quasi-identifiers. Suppressed records are left out of the release's figures.{escape(k_note)}</p>"
             f"<table><tr><th>measure</th><th>original</th><th>release</th></tr>{body}</table>"
             f'<div class="chart">{chart}</div>{_survey(r.get("survey"))}</section>')
+
+
+def _sensitive(sections: Mapping[str, Any]) -> str:
+    """Each sensitive attribute inside the groups, original against release, and the release's homogeneous groups."""
+    if not sections:
+        return ""
+    parts = []
+    for name, views in sections.items():
+        before, after = views["input"], views["release"]
+
+        def cell(view: Mapping[str, Any] | None, key: str, percent: bool = False) -> str:
+            value = None if view is None else view[key]
+            if value is None:
+                return "—"
+            return f"{value:.0%}" if percent else f"{value:.3g}"
+
+        def homogeneous(view: Mapping[str, Any] | None) -> str:
+            if view is None:
+                return "—"
+            h = view["homogeneous"]
+            return f"{h['classes']:,} ({h['records']:,} records)"
+
+        threshold = after["homogeneous"]["threshold"]
+        rows = ("<tr><td>largest share of one value in a group</td>"
+                f"<td class=\"num\">{cell(before, 'highest_share', True)}</td>"
+                f"<td class=\"num\">{cell(after, 'highest_share', True)}</td></tr>"
+                f"<tr><td>mean entropy of a record's group (bits; 0: one value per group)</td>"
+                f"<td class=\"num\">{cell(before, 'mean_entropy')}</td><td class=\"num\">{cell(after, 'mean_entropy')}"
+                f"</td></tr><tr><td>groups where one value holds {threshold:.0%} or more</td>"
+                f"<td class=\"num\">{homogeneous(before)}</td><td class=\"num\">{homogeneous(after)}</td></tr>")
+        listed = "".join(
+            f"<tr><td>{escape(', '.join(f'{q} {v}' for q, v in c['attributes'].items()))}</td>"
+            f"<td class=\"num\">{c['records']:,}</td><td>{escape(str(c['value']))}</td>"
+            f"<td class=\"num\">{c['share']:.0%}</td></tr>" for c in after["listed"])
+        table = ("" if not listed else
+                 "<table><tr><th>released group</th><th>records</th><th>value</th><th>share</th></tr>"
+                 f"{listed}</table>")
+        parts.append(f"<h3>{escape(name)}</h3>"
+                     f"<table><tr><th>measure</th><th>original</th><th>release</th></tr>{rows}</table>{table}")
+    floor = next(iter(sections.values()))["release"]["floor"]
+    return ('<section id="sensitive"><h2>Sensitive attributes inside the groups</h2>'
+            "<p class=\"muted\">A group can be large and still give its sensitive value away: if nearly all its"
+            " records share one value, whoever places a person in the group learns it. The release's groups"
+            f" where one value dominates are listed (groups of fewer than {floor} records only counted); the"
+            " original's are only counted.</p>" + "".join(parts) + "</section>")
 
 
 def _survey(survey: Mapping[str, Any] | None) -> str:
