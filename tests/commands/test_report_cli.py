@@ -9,6 +9,7 @@ code 1; no report names a value held by fewer than k records.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -67,6 +68,11 @@ def test_anonymize_writes_the_report_and_report_of_the_file_agrees(tmp_path: Pat
     summary = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
     assert {m["name"]: m["value"] for m in after["utility"]} == pytest.approx(summary["metrics"])
     assert during["run"]["input"]["sha256"] == after["run"]["input"]["sha256"]
+    # the release's own bytes, hashed here, name it in both (the run hashed the file before putting it in place)
+    written = hashlib.sha256((tmp_path / "release.csv").read_bytes()).hexdigest()
+    assert during["run"]["release_sha256"] == after["run"]["release_sha256"] == written
+    assert during["run"]["config_text"] == config.read_text(encoding="utf-8")
+    assert "The configuration" in (tmp_path / "run-report.html").read_text(encoding="utf-8")
     released = pd.read_csv(tmp_path / "release.csv", dtype=str)
     assert during["suppression"]["records"] == int((released[["age", "sex", "zip"]] == "*").all(axis=1).sum())
 
@@ -290,3 +296,11 @@ def test_report_of_a_shuffled_release_leaves_out_what_needs_the_input_order(tmp_
     row_level = {"non_uniform_entropy", "kl_divergence"}
     assert ours == pytest.approx({k: v for k, v in summary["metrics"].items() if k not in row_level})
     assert set(moved["utility_omitted"]) == row_level
+
+
+def test_a_database_password_in_the_config_is_masked_in_the_provenance() -> None:
+    from anonset.report.staging import _masked
+
+    text = "input: {sql: {url: 'postgresql://bob:s3cret@db:5432/x', table: t}}\noutput: {table: out}\n"
+    masked = _masked(text)
+    assert "s3cret" not in masked and "postgresql://bob:" in masked and masked.endswith("output: {table: out}\n")

@@ -67,7 +67,7 @@ def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path:
     summary = _read_summary(summary_path) if summary_path is not None else None
     released = read_table(release, release_delimiter(cfg))
     dataset = read_in_memory(cfg, "a report")
-    contents = report_contents(dataset, released, cfg.requirements, summary, run=run_facts(cfg, str(release)),
+    contents = report_contents(dataset, released, cfg.requirements, summary, run=run_facts(cfg, str(release), release),
                                workload=cfg.evaluation, where=str(release),
                                summary_where=str(summary_path) if summary_path is not None else "summary",
                                method=cfg.method)

@@ -334,6 +334,11 @@ class StagedOutputs:
         else:
             self._regular.append((tmp, placed))
 
+    def written(self, path: str | Path) -> Path | None:
+        """The temporary file staged for the regular file ``path`` (its bytes as they will be placed), or None."""
+        placed = _placement(Path(path))
+        return next((tmp for tmp, target in self._regular if target == placed), None)
+
     def verify(self) -> None:
         """Check that every staged file is still there, as long as when it was written.
 

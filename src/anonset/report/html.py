@@ -29,7 +29,8 @@ font-variant-numeric:tabular-nums}
 .ok{color:#2f7d32;font-weight:600}.bad{color:#b3261e;font-weight:600}
 .charts{display:flex;flex-wrap:wrap;gap:1.2em}.chart{break-inside:avoid;page-break-inside:avoid}
 section{break-inside:auto}code{background:#f5f7fa;padding:0 .25em}
-@media print{body{margin:0;max-width:none}h2{break-after:avoid;page-break-after:avoid}
+@media print{body{margin:0;max-width:none}h2,h3{break-after:avoid;page-break-after:avoid}
+tr{break-inside:avoid;page-break-inside:avoid}
 .box{border:1px solid #cbd2d9}a{color:inherit}}
 """
 
@@ -356,6 +357,7 @@ def _provenance(run: Mapping[str, Any]) -> str:
         ("input", run.get("source")), ("records in the input", f"{run['records']:,}"),
         ("input checksum (SHA-256)", (run.get("input") or {}).get("sha256")),
         ("configuration", run.get("config")), ("release written to", run.get("release")),
+        ("release checksum (SHA-256)", run.get("release_sha256")),
         ("method", run.get("method")), ("method options", run.get("method_options")),
         ("metric optimized", run.get("metric")), ("engine", run.get("engine")), ("seed", run.get("seed")),
         ("quasi-identifiers", ", ".join(run["quasi_identifiers"])),
@@ -368,7 +370,10 @@ def _provenance(run: Mapping[str, Any]) -> str:
     ]
     body = "".join(f"<tr><td>{escape(k)}</td><td>{escape(_plain(v))}</td></tr>" for k, v in items
                    if v not in (None, "", {}))
-    return f'<section id="provenance"><h2>Run and provenance</h2><table>{body}</table></section>'
+    config = run.get("config_text")
+    text = ("" if not config else "<h3>The configuration</h3>"
+            f"<pre class=\"box\">{escape(str(config))}</pre>")
+    return f'<section id="provenance"><h2>Run and provenance</h2><table>{body}</table>{text}</section>'
 
 
 def _levels(levels: Mapping[str, int]) -> str:

@@ -78,12 +78,26 @@ def report_contents(dataset: Dataset, released: pd.DataFrame, requirements: Requ
                         summary_where=summary_where, verification=verification, blanks_match_any=blanks)
 
 
-def run_facts(cfg: RunConfig, release_location: str | None) -> dict[str, Any]:
-    """The config, the input file with its SHA-256, and where the release went: for a report's provenance."""
+def run_facts(cfg: RunConfig, release_location: str | None, release_file: Path | None = None) -> dict[str, Any]:
+    """For a report's provenance: the config (its path and its text, a database password masked), the input file
+    with its SHA-256, where the release went, and the SHA-256 of the release file's bytes (``release_file``:
+    the file, or the staged temporary file that becomes it)."""
     from anonset.report.files import file_sha256
 
-    out: dict[str, Any] = {"config": str(cfg.path), "release": release_location}
+    out: dict[str, Any] = {"config": str(cfg.path), "release": release_location,
+                           "config_text": _masked(cfg.path.read_text(encoding="utf-8"))}
     path = cfg.input_file
     if path is not None and path.is_file():
         out["input"] = {"path": str(path), "sha256": file_sha256(path)}
+    if release_file is not None and release_file.is_file():
+        out["release_sha256"] = file_sha256(release_file)
     return out
+
+
+def _masked(text: str) -> str:
+    """``text`` with the password of every URL in it masked (``postgresql://user:***@host/db``)."""
+    import re
+
+    from anonset.engine.sql.base import redact_url
+
+    return re.sub(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+", lambda m: redact_url(m.group(0)), text)

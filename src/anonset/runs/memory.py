@@ -71,7 +71,8 @@ class MemoryRun(Run):
         def report_on(summary: dict[str, Any]) -> None:
             assert release.table is not None
             stage_reports(files, dataset, release.table, cfg.requirements, summary, partition=release.partition,
-                          run=run_facts(cfg, release.location), workload=cfg.evaluation,
+                          run=run_facts(cfg, release.location, None if target is None else files.written(target)),
+                          workload=cfg.evaluation,
                           verification=release.recheck)
 
         return RunOutcome(release, self.place(files, release, started, report_on), dataset)

@@ -237,6 +237,10 @@ class FileSink:
         """Write ``item`` to a temporary file (DataError when it cannot be written)."""
         self._staged.stage(item.path, item.write)
 
+    def written(self, path: str | Path) -> Path | None:
+        """The temporary file staged for ``path`` (what will be placed there), or None."""
+        return self._staged.written(path)
+
     def verify(self) -> None:
         """Every staged file is still there, as long as it was written (DataError otherwise)."""
         self._staged.verify()
