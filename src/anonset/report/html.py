@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from anonset.report.attributes import level_text
+from anonset.report.search_words import search_rows
 from anonset.report.svg import Series, bar_chart, scatter_plot
 
 __all__ = ["render_html"]
@@ -319,10 +320,12 @@ def _workload(w: Mapping[str, Any] | None) -> str:
 
 def _method(m: Mapping[str, Any]) -> str:
     parts = ['<section id="method"><h2>How the method found it</h2>']
-    search = {k: v for k, v in (m.get("search") or {}).items() if not isinstance(v, (dict, list))}
-    if search:
-        parts.append("<table>" + "".join(f"<tr><td>{escape(str(k).replace('_', ' '))}</td><td>{escape(_plain(v))}"
-                                         "</td></tr>" for k, v in search.items()) + "</table>")
+    figures = search_rows(m.get("search") or {})
+    if figures:
+        parts.append("<table><tr><th>figure</th><th>value</th><th>what it means</th></tr>"
+                     + "".join(f"<tr><td>{escape(label)}</td><td>{escape(_plain(value))}</td>"
+                               f"<td class=\"muted\">{escape(meaning)}</td></tr>" for label, value, meaning in figures)
+                     + "</table>")
     if m.get("success_list"):
         picked = int((m.get("search") or {}).get("picked", 0))
         rows = "".join(f"<tr><td>{i}{' (released)' if i == picked else ''}</td><td>{escape(_levels(e['levels']))}"
