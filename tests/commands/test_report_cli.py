@@ -304,3 +304,27 @@ def test_a_database_password_in_the_config_is_masked_in_the_provenance() -> None
     text = "input: {sql: {url: 'postgresql://bob:s3cret@db:5432/x', table: t}}\noutput: {table: out}\n"
     masked = _masked(text)
     assert "s3cret" not in masked and "postgresql://bob:" in masked and masked.endswith("output: {table: out}\n")
+
+
+def test_the_report_measures_the_journalist_against_a_population(tmp_path: Path) -> None:
+    """By hand: the sample zip a x2, b x2 (released as it is at k = 2), the population a x4, b x5, c x3: the
+    journalist's highest risk 1/4, average the larger of 2/9 and (2/4 + 2/5)/4 = 0.225; the marketer 0.225."""
+    pd.DataFrame({"zip": ["a", "a", "b", "b"], "d": ["x", "y", "x", "y"]}).to_csv(tmp_path / "sample.csv", index=False)
+    pd.DataFrame({"zip": ["a"] * 4 + ["b"] * 5 + ["c"] * 3}).to_csv(tmp_path / "population.csv", index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text("input: {path: sample.csv}\nattributes: {zip: {role: quasi}, d: {role: insensitive}}\n"
+                      "privacy: {k: 2}\noutput: {path: out.csv}\n", encoding="utf-8")
+    code, out = _run("anonymize", str(config), "-q")
+    assert code == 0, out
+    code, out = _run("report", str(config), str(tmp_path / "out.csv"), "--population", str(tmp_path / "population.csv"),
+                     "-o", str(tmp_path / "r.json"), "-o", str(tmp_path / "r.html"))
+    assert code == 0, out
+    attackers = json.loads((tmp_path / "r.json").read_text())["risk"]["attackers"]
+    assert attackers["population_records"] == 12
+    for side in ("input", "release"):
+        assert attackers[side]["journalist"]["highest_risk"] == pytest.approx(1 / 4)
+        assert attackers[side]["journalist"]["average_risk"] == pytest.approx(max(2 / 9, (2 / 4 + 2 / 5) / 4))
+        assert attackers[side]["marketer"]["average_risk"] == pytest.approx((2 / 4 + 2 / 5) / 4)
+    assert "Against the population" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    code, out = _run("report", str(config), str(tmp_path / "out.csv"), "-o", str(tmp_path / "plain.json"))
+    assert code == 0 and json.loads((tmp_path / "plain.json").read_text())["risk"]["attackers"] is None

@@ -31,11 +31,15 @@ __all__ = ["report"]
 @click.argument("release", type=click.Path(path_type=Path))
 @click.option("--output", "-o", "outputs", type=click.Path(path_type=Path), multiple=True, required=True,
               help="Write the report here: .html for the page, .json for the data (repeatable).")
+@click.option("--population", "population_path", type=click.Path(path_type=Path),
+              help="The population the input was drawn from (same quasi-identifier columns): adds ARX's journalist"
+                   " and marketer risks before and after (default: the population a privacy model reads).")
 @click.option("--summary", "summary_path", type=click.Path(path_type=Path),
               help="The run's JSON summary (anonymize --summary): adds the search, the success list or front,"
                    " and the metrics as the run computed them.")
 @user_errors
-def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path: Path | None) -> None:
+def report(config: Path, release: Path, outputs: tuple[Path, ...], population_path: Path | None,
+           summary_path: Path | None) -> None:
     """Report on an existing RELEASE made with CONFIG: guarantees, suppression, risk, utility, why.
 
     The groups, guarantees, risk, levels and utility metrics are recomputed
@@ -62,7 +66,8 @@ def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path:
     if not isinstance(cfg.input, FileInput):
         raise ConfigError(f"{cfg.path}: the input is {cfg.input.location}; a report reads the input and the release"
                           " as files")
-    files = FileSink(report_outputs(outputs), {**cfg.input_files(), "release": release, "summary": summary_path})
+    files = FileSink(report_outputs(outputs), {**cfg.input_files(), "release": release, "summary": summary_path,
+                                               "population": population_path})
     files.check()
     summary = _read_summary(summary_path) if summary_path is not None else None
     released = read_table(release, release_delimiter(cfg))
@@ -70,7 +75,8 @@ def report(config: Path, release: Path, outputs: tuple[Path, ...], summary_path:
     contents = report_contents(dataset, released, cfg.requirements, summary, run=run_facts(cfg, str(release), release),
                                workload=cfg.evaluation, where=str(release),
                                summary_where=str(summary_path) if summary_path is not None else "summary",
-                               method=cfg.method)
+                               method=cfg.method,
+                               population=None if population_path is None else read_table(population_path))
     with files:
         for path in outputs:
             files.stage(FileOutput(path, report_writer(contents, path)))

@@ -58,8 +58,7 @@ def population_counts_of_labels(labels: Mapping[str, NDArray[np.object_]], popul
     n_classes = len(next(iter(labels.values()))) if labels else 0
     columns = []  # per quasi-identifier: (each class's label index, which labels match each combination's value)
     for j, q in enumerate(quasi):
-        values = combos.index.get_level_values(j).to_numpy(dtype=object) if len(quasi) > 1 else \
-            combos.index.to_numpy(dtype=object)
+        values = combos.index.get_level_values(j).to_numpy(dtype=object)  # one level per column, one column too
         distinct, which = np.unique(values.astype(str), return_inverse=True)
         names, label_of = np.unique(np.asarray(labels[q], dtype=object).astype(str), return_inverse=True)
         columns.append((label_of.astype(np.int64), _matching(names, distinct, hierarchies.get(q)),

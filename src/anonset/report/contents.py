@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from anonset.core.dataset import Dataset, Role
 from anonset.core.partition import Partition, partition_of_assignment
@@ -34,6 +35,8 @@ from anonset.errors import DataError
 from anonset.metrics import reported_metrics
 from anonset.metrics.descriptions import describe_metric
 from anonset.privacy.base import Requirements
+from anonset.privacy.population import PopulationModel
+from anonset.recheck.population import population_counts_of_labels
 from anonset.recheck.verify import VerificationReport, verify_release
 from anonset.release.caveats import (
     concentrated_suppression,
@@ -88,7 +91,7 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
                  family: str | None = None, method_summary: str = "", run: Mapping[str, Any] | None = None,
                  workload: Mapping[str, Any] | None = None, where: str = "release",
                  summary_where: str = "summary", verification: VerificationReport | None = None,
-                 blanks_match_any: bool = False) -> dict[str, Any]:
+                 blanks_match_any: bool = False, population: pd.DataFrame | pa.Table | None = None) -> dict[str, Any]:
     """The report of a release, as a JSON-ready mapping (the keys are documented in docs/report.md).
 
     Parameters
@@ -131,6 +134,9 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         A ``*`` is a blanked value matching any value (local suppression):
         the re-check and the risk count, for each record, the records it
         cannot be told from.
+    population : pandas.DataFrame or pyarrow.Table, optional
+        The population the input was drawn from (default: the one a privacy
+        model reads): adds ARX's journalist and marketer figures to the risk.
 
     Raises
     ------
@@ -219,7 +225,8 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
                      f" k records; every record matches at least {verification.min_class_size} records.")},
         "risk": {"thresholds": [float(t) for t in DEFAULT_THRESHOLDS], "input": before, "release": after,
                  "k_threshold": 1.0 / k if k > 1 else None,
-                 "survey": _survey(dataset, released, star_suppressed, where)},
+                 "survey": _survey(dataset, released, star_suppressed, where),
+                 "attackers": _attackers(dataset, released, star_suppressed, requirements, population)},
         "sensitive": _sensitive(dataset, released, star_suppressed, max(k, 2)),
         "utility": [{"name": name, "value": value, "optimized": name == facts.get("search", {}).get("optimized"),
                      "source": sources[name], **describe_metric(name).to_json()} for name, value in metrics.items()],
@@ -423,6 +430,40 @@ def _breakdown_omitted(alignment: Alignment, verification: VerificationReport) -
         return ("not broken down: the records released as * everywhere are more than the suppression budget, so"
                 " the re-check judged them a class of their own")
     return f"not broken down: which input records were suppressed is not known, since {alignment.reason}"
+
+
+def _attackers(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.bool_], requirements: Requirements,
+               population: pd.DataFrame | pa.Table | None) -> dict[str, Any] | None:
+    """ARX's prosecutor, journalist and marketer figures against a population, before and after; None without one.
+
+    The population is the one given, else the one a privacy model of the
+    requirements reads (k-map or δ-presence against a table).  Each class's
+    population count is the population records its values (original, or
+    released and generalized) cover.
+    """
+    if population is None:
+        population = next((m.population for m in requirements.models if isinstance(m, PopulationModel)), None)
+    table = dataset.table
+    if population is None or table is None:
+        return None
+    quasi = list(dataset.quasi)
+    hierarchies = {q: dataset.hierarchy(q) for q in quasi}
+    out: dict[str, Any] = {"population_records": int(population.num_rows) if isinstance(population, pa.Table)
+                           else len(population)}
+    for side, frame in (("input", table), ("release", released[~suppressed])):
+        if frame.empty:
+            out[side] = None
+            continue
+        counted = frame[quasi].astype(str).groupby(quasi, sort=False).size()
+        index = counted.index.to_frame(index=False)
+        labels = {q: index[q].to_numpy(dtype=object) for q in quasi}
+        in_population = population_counts_of_labels(labels, population, dataset, hierarchies)
+        if np.any(in_population < counted.to_numpy()):
+            raise DataError(f"the population ({out['population_records']:,} records) holds fewer records of a class"
+                            f" than the {side} does: give the population the input was drawn from")
+        report = risk_report(counted.to_numpy(), population_sizes=in_population, attackers=True)
+        out[side] = {key: report[key] for key in ("prosecutor", "journalist", "marketer")}
+    return out
 
 
 def _sensitive(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.bool_],

@@ -189,7 +189,29 @@ def _risk(r: Mapping[str, Any]) -> str:
             "<p class=\"muted\">Prosecutor model: the attacker knows the person is in the table and knows their"
             f" quasi-identifiers. Suppressed records are left out of the release's figures.{escape(k_note)}</p>"
             f"<table><tr><th>measure</th><th>original</th><th>release</th></tr>{body}</table>"
-            f'<div class="chart">{chart}</div>{_survey(r.get("survey"))}</section>')
+            f'<div class="chart">{chart}</div>{_attackers(r.get("attackers"))}{_survey(r.get("survey"))}</section>')
+
+
+def _attackers(attackers: Mapping[str, Any] | None) -> str:
+    """ARX's journalist and marketer figures against the population, original against release."""
+    if attackers is None:
+        return ""
+    before, after = attackers["input"], attackers["release"]
+
+    def value(side: Mapping[str, Any] | None, model: str, key: str) -> str:
+        return "—" if side is None else f"{side[model][key]:.4g}"
+
+    rows = [("journalist: highest risk (1 / the fewest people of the population a group stands for)",
+             "journalist", "highest_risk"),
+            ("journalist: average risk", "journalist", "average_risk"),
+            ("marketer: expected share of records re-identified", "marketer", "average_risk")]
+    body = "".join(f"<tr><td>{escape(label)}</td><td class=\"num\">{value(before, model, key)}</td>"
+                   f"<td class=\"num\">{value(after, model, key)}</td></tr>" for label, model, key in rows)
+    return ("<h3>Against the population</h3>"
+            f"<p class=\"muted\">The attacker matches against the population the table was drawn from"
+            f" ({attackers['population_records']:,} records) and does not know whether the person is in the"
+            " release (ARX's journalist and marketer models).</p>"
+            f"<table><tr><th>measure</th><th>original</th><th>release</th></tr>{body}</table>")
 
 
 def _sensitive(sections: Mapping[str, Any]) -> str:

@@ -58,7 +58,8 @@ def report_contents(dataset: Dataset, released: pd.DataFrame, requirements: Requ
               summary: Mapping[str, Any] | None, *, partition: Partition | None = None,
               run: Mapping[str, Any] | None = None, workload: Mapping[str, Any] | None = None,
               where: str = "release", summary_where: str = "summary",
-              verification: VerificationReport | None = None, method: str | None = None) -> dict[str, Any]:
+              verification: VerificationReport | None = None, method: str | None = None,
+              population: pd.DataFrame | None = None) -> dict[str, Any]:
     """The report of a release (:func:`~anonset.report.contents.build_report`), with its method's family and words.
 
     The method is the summary's, else ``method`` (the config's); a method
@@ -75,7 +76,8 @@ def report_contents(dataset: Dataset, released: pd.DataFrame, requirements: Requ
         family, method_summary, blanks = spec.family.value, spec.summary, spec.blanks_match_any
     return build_report(dataset, released, requirements, summary, partition=partition, family=family,
                         method_summary=method_summary, run=run, workload=workload, where=where,
-                        summary_where=summary_where, verification=verification, blanks_match_any=blanks)
+                        summary_where=summary_where, verification=verification, blanks_match_any=blanks,
+                        population=population)
 
 
 def run_facts(cfg: RunConfig, release_location: str | None, release_file: Path | None = None) -> dict[str, Any]:
