@@ -37,6 +37,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"config", "distributed", "evaluation", "precompile", "testing"}),
     frozenset({"report", "starter"}),
     frozenset({"runs"}),
+    frozenset({"app"}),
     frozenset({"commands"}),
     frozenset({"cli"}),
     frozenset({"__init__"}),

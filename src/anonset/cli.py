@@ -14,6 +14,7 @@ import os
 import click
 
 from anonset.commands.anonymize import anonymize
+from anonset.commands.app import app
 from anonset.commands.check import check
 from anonset.commands.compare import compare
 from anonset.commands.compile import compile_kernels
@@ -48,7 +49,7 @@ def main(threads: int | None) -> None:
         os.environ[THREADS_VARIABLE] = str(threads)
 
 
-for command in (anonymize, evaluate, risk, check, demo, compile_kernels, methods, report, compare, init):
+for command in (anonymize, evaluate, risk, check, demo, compile_kernels, methods, report, compare, init, app):
     main.add_command(command)
 
 if __name__ == "__main__":  # pragma: no cover

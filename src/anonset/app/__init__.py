@@ -1,0 +1,1 @@
+"""``anonset app``: a local web workbench over the run layer, behind the checks of :mod:`anonset.app.security`."""

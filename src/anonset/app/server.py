@@ -1,0 +1,248 @@
+"""The workbench's routes: tables under the root, a proposed config, a run, its report, and the release written.
+
+Served by Starlette (:func:`workbench`), behind :class:`~anonset.app.security.Guard`:
+
+* ``GET /`` — the page (``static/app.js`` drives it; no script from
+  elsewhere, every value it shows set as text, never as markup);
+* ``GET /api/tables`` — the CSV and Parquet files under the root;
+* ``POST /api/propose`` ``{"path"}`` — the configuration ``anonset init``
+  proposes for a table (roles, types, hierarchies), as YAML text to edit;
+* ``POST /api/run`` ``{"config"}`` — the configuration run in memory through
+  the run layer (checked as ``anonset anonymize`` checks it; its input must
+  be under the root): the run's summary, and a job id;
+* ``GET /jobs/{id}/report`` — the run's HTML report;
+* ``POST /api/jobs/{id}/release`` ``{"release", "config", "report"}`` — the
+  release, the configuration and the report written under the root, never
+  over one of the run's inputs, all placed only once every one is written.
+
+An error the user can fix is a 400 with ``{"error": message}``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from anonset.app.security import Guard, under_root
+from anonset.errors import AnonsetError, ConfigError
+
+__all__ = ["workbench"]
+
+STATIC = Path(__file__).with_name("static")
+#: What a page of the workbench may load and run: its own files only.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;"
+       " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+TABLES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
+
+
+@dataclass
+class Job:
+    """One run of the workbench: its config (text and parsed), its release and its report."""
+
+    text: str
+    config: Any
+    release: Any
+    report: dict[str, Any]
+
+
+class Workbench:
+    """The routes' state: the root folder and the jobs run so far."""
+
+    def __init__(self, root: Path):
+        self.root = root.resolve()
+        self.jobs: dict[str, Job] = {}
+        self.lock = threading.Lock()
+
+    # ------------------------------------------------------------------ pages
+    async def page(self, request: Request) -> Response:
+        return _secured(FileResponse(STATIC / "index.html", media_type="text/html"))
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ("app.js", "app.css"):
+            return _secured(Response("not found\n", status_code=404))
+        media = "text/javascript" if name.endswith(".js") else "text/css"
+        return _secured(FileResponse(STATIC / name, media_type=media))
+
+    def tables(self, request: Request) -> Response:
+        found = sorted(str(p.relative_to(self.root)) for p in self.root.rglob("*")
+                       if p.is_file() and p.suffix.lower() in TABLES and not p.name.startswith(".")
+                       and self.root in p.resolve().parents)
+        return _secured(JSONResponse({"root": self.root.name, "tables": found[:500]}))
+
+    # ------------------------------------------------------------------ actions
+    async def propose(self, request: Request) -> Response:
+        body = await _json(request)
+        return await _answer(lambda: self._propose(str(body.get("path", ""))))
+
+    def _propose(self, relative: str) -> dict[str, Any]:
+        from anonset.starter import starter_config
+
+        path = under_root(self.root, relative)
+        if not path.is_file():
+            raise ConfigError(f"{relative}: no such file under the workbench's folder")
+        proposed = starter_config(path, base=self.root)
+        return {"config": proposed.text, "notes": list(proposed.notes), "method": proposed.method}
+
+    async def run(self, request: Request) -> Response:
+        body = await _json(request)
+        return await _answer(lambda: self._run(str(body.get("config", ""))))
+
+    def _run(self, text: str) -> dict[str, Any]:
+        from anonset.config import FileInput, parse_config
+        from anonset.report.staging import report_contents
+        from anonset.runs.base import ReleaseRequest
+        from anonset.runs.memory import MemoryRun
+
+        try:
+            raw = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"the configuration is not valid YAML: {' '.join(str(exc).split())}") from None
+        cfg = parse_config(raw, self.root / "workbench.yaml")
+        if not isinstance(cfg.input, FileInput):
+            raise ConfigError("the workbench runs a table file under its folder (input.path)")
+        for name, path in cfg.input_files().items():
+            if name != "config" and self.root not in path.resolve().parents:
+                raise ConfigError(f"{path}: the {name} is not under the workbench's folder; give a path inside it")
+        run = MemoryRun(cfg)
+        dataset = run.load()[0]
+        model = run.anonymizer(ReleaseRequest())
+        release = model.fit(dataset).release_
+        assert release.table is not None
+        report = report_contents(dataset, release.table, cfg.requirements, release.summary(),
+                                 partition=release.partition, verification=release.recheck,
+                                 run={"config": "(the workbench's configuration)", "release": None})
+        job = secrets.token_hex(8)
+        with self.lock:
+            self.jobs[job] = Job(text, cfg, release, report)
+        summary = release.summary()
+        return {"job": job, "headline": report["headline"], "guarantees": report["guarantees"],
+                "warnings": list(release.warnings), "levels": summary.get("levels"),
+                "classes": summary["classes"], "suppressed_rows": summary["suppressed_rows"],
+                "metrics": summary["metrics"]}
+
+    def report(self, request: Request) -> Response:
+        from anonset.report.html import render_html
+
+        job = self.jobs.get(request.path_params["job"])
+        if job is None:
+            return _secured(Response("no such run\n", status_code=404))
+        return _secured(HTMLResponse(render_html(job.report)))
+
+    async def release(self, request: Request) -> Response:
+        body = await _json(request)
+        return await _answer(lambda: self._release(request.path_params["job"], body))
+
+    def _release(self, job_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        from anonset.io.tables import table_writer
+        from anonset.report.files import report_writer
+        from anonset.runs.base import release_delimiter
+        from anonset.sinks.base import FileOutput, FileSink
+
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise ConfigError("no such run: run the configuration again")
+        names = {key: str(body.get(key) or "").strip() for key in ("release", "config", "report")}
+        if not names["release"]:
+            raise ConfigError("give the release file's name (e.g. released.csv)")
+        paths = {key: under_root(self.root, name) for key, name in names.items() if name}
+        inputs = {**job.config.input_files()}
+        inputs.pop("config", None)
+        files = FileSink({"release": paths["release"], "config": paths.get("config"),
+                          "report": paths.get("report")}, inputs)
+        files.check()
+        table = job.release.table
+        files.stage(FileOutput(paths["release"], table_writer(table, paths["release"],
+                                                              delimiter=release_delimiter(job.config))))
+        if "config" in paths:
+            text = _config_for(job.text, self.root, paths["config"], paths["release"])
+            files.stage(FileOutput(paths["config"], lambda tmp: _write_text(tmp, text)))
+        if "report" in paths:
+            files.stage(FileOutput(paths["report"], report_writer(job.report, paths["report"])))
+        files.verify()
+        files.place()
+        return {"written": {key: str(path.relative_to(self.root)) for key, path in paths.items()}}
+
+
+def _config_for(text: str, root: Path, config: Path, release: Path) -> str:
+    """The run's configuration as a file next to ``config``: paths relative to its folder, output the release."""
+    raw = yaml.safe_load(text)
+    folder = config.parent
+    inp = raw.get("input")
+    path = inp if isinstance(inp, str) else (inp or {}).get("path")
+    if isinstance(path, str):
+        absolute = (root / path).resolve()
+        relative = str(Path(_relative(absolute, folder)))
+        raw["input"] = relative if isinstance(inp, str) else {**inp, "path": relative}
+    for entry in (raw.get("attributes") or {}).values():
+        if isinstance(entry, dict) and isinstance(entry.get("hierarchy"), str):
+            entry["hierarchy"] = _relative((root / entry["hierarchy"]).resolve(), folder)
+    raw["output"] = {**(raw.get("output") or {}), "path": _relative(release, folder)}
+    return str(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True))
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (a staged file)."""
+    path.write_text(text, encoding="utf-8")
+
+
+def _relative(path: Path, folder: Path) -> str:
+    """``path`` relative to ``folder`` (both under the root)."""
+    import os
+
+    return os.path.relpath(path, folder)
+
+
+async def _json(request: Request) -> dict[str, Any]:
+    """The request's JSON object body (an empty one when it is not one)."""
+    try:
+        body = await request.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+async def _answer(work: Callable[[], dict[str, Any]]) -> Response:
+    """``work()``'s result as JSON (run off the event loop), or a 400 with the error a user can fix."""
+    try:
+        return _secured(JSONResponse(await run_in_threadpool(work)))
+    except AnonsetError as exc:
+        return _secured(JSONResponse({"error": str(exc)}, status_code=400))
+
+
+def _secured(response: Response) -> Response:
+    """The response with the headers every page of the workbench carries."""
+    response.headers["content-security-policy"] = CSP
+    response.headers["x-content-type-options"] = "nosniff"
+    response.headers["referrer-policy"] = "no-referrer"
+    response.headers["cache-control"] = "no-store"
+    return response
+
+
+def workbench(root: Path, host: str, port: int, token: str | None = None) -> Guard:
+    """The workbench's ASGI app for the folder ``root``, bound to ``host:port``, behind its guard."""
+    bench = Workbench(root)
+    app = Starlette(routes=[
+        Route("/", bench.page),
+        Route("/static/{name}", bench.static),
+        Route("/api/tables", bench.tables),
+        Route("/api/propose", bench.propose, methods=["POST"]),
+        Route("/api/run", bench.run, methods=["POST"]),
+        Route("/jobs/{job}/report", bench.report),
+        Route("/api/jobs/{job}/release", bench.release, methods=["POST"]),
+    ])
+    guard = Guard(app, host, port)
+    if token is not None:
+        guard.token = token
+    return guard

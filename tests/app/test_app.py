@@ -1,0 +1,127 @@
+"""The workbench (anonset app): its security rules, each refused or escaped, and a run from table to written release.
+
+Requests go through Starlette's test client to the guarded app, as a browser's would reach it: with the
+token (or without), a Host header, an Origin for a change.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from anonset.app.server import workbench
+from anonset.cli import main
+from anonset.datasets.synthetic import patient_register
+
+BASE = "http://127.0.0.1:8765"
+TOKEN = "a-test-token"
+
+
+def _client(root: Path) -> TestClient:
+    return TestClient(workbench(root, "127.0.0.1", 8765, token=TOKEN), base_url=BASE)
+
+
+def _post(client: TestClient, path: str, body: dict, **headers: str) -> object:
+    return client.post(path, json=body, headers={"X-Anonset-Token": TOKEN, "Origin": BASE, **headers})
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    patient_register(400, seed=3).to_csv(tmp_path / "register.csv", index=False)
+    return tmp_path
+
+
+def test_every_request_needs_the_token(folder: Path) -> None:
+    client = _client(folder)
+    assert client.get("/").status_code == 403
+    assert client.get("/api/tables", headers={"X-Anonset-Token": "wrong"}).status_code == 403
+    first = client.get(f"/?token={TOKEN}")
+    assert first.status_code == 200 and "anonset_token=" in first.headers["set-cookie"]
+    assert "HttpOnly" in first.headers["set-cookie"] and "SameSite=Strict" in first.headers["set-cookie"]
+    assert client.get("/api/tables").status_code == 200  # the cookie the first visit set
+    assert "script-src 'self'" in first.headers["content-security-policy"]
+
+
+def test_a_foreign_host_or_origin_is_refused(folder: Path) -> None:
+    client = _client(folder)
+    headers = {"X-Anonset-Token": TOKEN}
+    assert client.get("/api/tables", headers={**headers, "Host": "evil.example:8765"}).status_code == 403
+    assert client.get("/api/tables", headers={**headers, "Host": "localhost:8765"}).status_code == 200
+    body = {"path": "register.csv"}
+    assert client.post("/api/propose", json=body, headers=headers).status_code == 403  # no Origin
+    assert _post(client, "/api/propose", body, Origin="http://evil.example").status_code == 403
+    assert _post(client, "/api/propose", body).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["../register.csv", "/etc/passwd", "sub/../../x.csv", "link/passwd"])
+def test_paths_that_leave_the_folder_are_refused(folder: Path, path: str) -> None:
+    os.symlink("/etc", folder / "link")
+    answer = _post(_client(folder), "/api/propose", {"path": path})
+    assert answer.status_code == 400 and "folder" in answer.json()["error"]
+
+
+def test_an_oversized_request_is_refused(folder: Path) -> None:
+    answer = _post(_client(folder), "/api/propose", {"path": "x" * 100}, **{"Content-Length": str(300 * 2**20)})
+    assert answer.status_code == 413
+
+
+def test_a_value_is_shown_as_text_never_as_markup(tmp_path: Path) -> None:
+    table = pd.DataFrame({"zip": ["1"] * 6 + ["2"] * 6, "note": ["<script>alert(1)</script>"] * 12,
+                          "diagnosis": ["<img src=x onerror=alert(1)>"] * 6 + ["b"] * 6})
+    table.to_csv(tmp_path / "t.csv", index=False)
+    client = _client(tmp_path)
+    config = ("input: {path: t.csv}\nattributes: {zip: {role: quasi}, note: {role: insensitive},"
+              " diagnosis: {role: sensitive}}\nprivacy: {k: 3}\n")
+    run = _post(client, "/api/run", {"config": config})
+    assert run.status_code == 200, run.text
+    page = client.get(f"/jobs/{run.json()['job']}/report", headers={"X-Anonset-Token": TOKEN}).text
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    script = (Path(__file__).resolve().parents[2] / "src" / "anonset" / "app" / "static" / "app.js").read_text()
+    assert "innerHTML" not in script and "textContent" in script  # the page sets every value as text
+
+
+def test_a_table_is_proposed_run_and_released_and_the_release_re_verifies(folder: Path) -> None:
+    client = _client(folder)
+    assert client.get("/api/tables", headers={"X-Anonset-Token": TOKEN}).json()["tables"] == ["register.csv"]
+    proposed = _post(client, "/api/propose", {"path": "register.csv"}).json()
+    assert "role: quasi" in proposed["config"]
+    run = _post(client, "/api/run", {"config": proposed["config"]})
+    assert run.status_code == 200, run.text
+    job = run.json()
+    assert all(g["holds"] for g in job["guarantees"])
+    refused = _post(client, f"/api/jobs/{job['job']}/release", {"release": "register.csv"})
+    assert refused.status_code == 400  # never over an input
+    written = _post(client, f"/api/jobs/{job['job']}/release",
+                    {"release": "out/released.csv", "config": "out/released.yaml", "report": "out/report.html"})
+    assert written.status_code == 400  # the folder out/ does not exist: nothing written
+    (folder / "out").mkdir()
+    written = _post(client, f"/api/jobs/{job['job']}/release",
+                    {"release": "out/released.csv", "config": "out/released.yaml", "report": "out/report.html"})
+    assert written.status_code == 200, written.text
+    assert (folder / "out" / "report.html").read_text().startswith("<!DOCTYPE html>")
+    # the written config runs as it is, and its release is the one written
+    rerun = CliRunner().invoke(main, ["anonymize", str(folder / "out" / "released.yaml"), "-q", "--output",
+                                      str(folder / "again.csv")])
+    assert rerun.exit_code == 0, rerun.output
+    assert (folder / "again.csv").read_text() == (folder / "out" / "released.csv").read_text()
+    config = yaml.safe_load(proposed["config"])
+    quasi = [name for name, entry in config["attributes"].items() if (entry or {}).get("role") == "quasi"]
+    privacy = config["privacy"]
+    checked = CliRunner().invoke(main, ["check", str(folder / "out" / "released.csv"), "--quasi", ",".join(quasi),
+                                        "-k", str(privacy["k"]),
+                                        "--max-suppression", str(privacy.get("max_suppression", 0))])
+    assert checked.exit_code == 0, checked.output
+
+
+def test_a_bad_configuration_is_one_error(folder: Path) -> None:
+    answer = _post(_client(folder), "/api/run", {"config": "input: {path: register.csv}\nattributes: [\n"})
+    assert answer.status_code == 400 and "YAML" in answer.json()["error"]
+    answer = _post(_client(folder), "/api/run", {"config": "input: {path: /etc/hosts}\nattributes: {a: {role: quasi}}\n"
+                                                            "privacy: {k: 2}\n"})
+    assert answer.status_code == 400 and "not under the workbench's folder" in answer.json()["error"]
