@@ -10,7 +10,7 @@ of the page printed to PDF.
 
 Network: the page may fetch nothing.  Every http(s)/ws(s)/ftp request is blocked inside the
 browser (DevTools ``Network.setBlockedURLs``) and the browser resolves no host name at all
-(``--host-resolver-rules``), so no request leaves the machine; each attempt is still reported,
+(``--host-resolver-rules``, 127.0.0.1 excepted), so no request leaves the machine; each attempt is still reported,
 from the DevTools network events and from the page's resource timing entries.
 
 The tests share one browser, the session fixture ``browser`` (tests/conftest.py, which keeps
@@ -80,7 +80,9 @@ CHROME_FLAGS = (
     "--disable-default-apps",
     "--disable-extensions",
     "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND",  # no host name resolves: nothing can reach a server by name
+    # no host name resolves: nothing can reach a server by name; 127.0.0.1 stays itself, for a server a test runs
+    # (a page reaches it only while the test lifts the URL block: Browser.reaching_loopback)
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 )
 
 #: Installed before any script of each page: records uncaught errors and unhandled rejections.
@@ -313,6 +315,19 @@ class Browser:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextmanager
+    def reaching_loopback(self) -> Iterator[None]:
+        """Let pages fetch over http while the block is lifted (a server this test runs on 127.0.0.1).
+
+        Host names still resolve to nothing (``--host-resolver-rules``), so only an address such as
+        127.0.0.1 is reachable; the block is back when the block ends.
+        """
+        self._cdp("Network.setBlockedURLs", {"urls": []})
+        try:
+            yield
+        finally:
+            self._cdp("Network.setBlockedURLs", {"urls": list(BLOCKED_URLS)})
 
     def _cdp(self, command: str, params: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = self.driver.execute_cdp_cmd(command, params)

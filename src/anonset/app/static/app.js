@@ -38,7 +38,7 @@ async function run() {
   try {
     const data = await call("/api/run", { config: $("config").value });
     job = data.job;
-    say($("headline"), data.headline.concat(data.guarantees.map((g) => `${g.holds ? "holds" : "VIOLATED"}: ${g.name}`)));
+    say($("headline"), data.headline.concat(data.guarantees.map((g) => `${g.holds ? "holds" : "VIOLATED"}: ${g.requirement} (${g.detail})`)));
     say($("warnings"), data.warnings.map((w) => `warning: ${w}`));
     $("report").href = `/jobs/${job}/report`;
   } finally { $("running").textContent = ""; }
