@@ -7,6 +7,7 @@ token (or without), a Host header, an Origin for a change.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -29,6 +30,20 @@ def _client(root: Path) -> TestClient:
 
 def _post(client: TestClient, path: str, body: dict, **headers: str) -> object:
     return client.post(path, json=body, headers={"X-Anonset-Token": TOKEN, "Origin": BASE, **headers})
+
+
+def _finished(client: TestClient, config: str) -> dict:
+    """Run ``config`` and poll its job until it ends; the last status (with its id)."""
+    started = _post(client, "/api/run", {"config": config})
+    assert started.status_code == 200, started.text
+    job = started.json()["job"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        status = client.get(f"/api/jobs/{job}", headers={"X-Anonset-Token": TOKEN}).json()
+        if status["state"] != "running":
+            return {**status, "job": job}
+        time.sleep(0.05)
+    raise AssertionError("the run never ended")
 
 
 @pytest.fixture
@@ -78,9 +93,9 @@ def test_a_value_is_shown_as_text_never_as_markup(tmp_path: Path) -> None:
     client = _client(tmp_path)
     config = ("input: {path: t.csv}\nattributes: {zip: {role: quasi}, note: {role: insensitive},"
               " diagnosis: {role: sensitive}}\nprivacy: {k: 3}\n")
-    run = _post(client, "/api/run", {"config": config})
-    assert run.status_code == 200, run.text
-    page = client.get(f"/jobs/{run.json()['job']}/report", headers={"X-Anonset-Token": TOKEN}).text
+    run = _finished(client, config)
+    assert run["state"] == "done", run
+    page = client.get(f"/jobs/{run['job']}/report", headers={"X-Anonset-Token": TOKEN}).text
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     script = (Path(__file__).resolve().parents[2] / "src" / "anonset" / "app" / "static" / "app.js").read_text()
     assert "innerHTML" not in script and "textContent" in script  # the page sets every value as text
@@ -91,10 +106,9 @@ def test_a_table_is_proposed_run_and_released_and_the_release_re_verifies(folder
     assert client.get("/api/tables", headers={"X-Anonset-Token": TOKEN}).json()["tables"] == ["register.csv"]
     proposed = _post(client, "/api/propose", {"path": "register.csv"}).json()
     assert "role: quasi" in proposed["config"]
-    run = _post(client, "/api/run", {"config": proposed["config"]})
-    assert run.status_code == 200, run.text
-    job = run.json()
-    assert all(g["holds"] for g in job["guarantees"])
+    job = _finished(client, proposed["config"])
+    assert job["state"] == "done", job
+    assert all(g["holds"] for g in job["result"]["guarantees"])
     refused = _post(client, f"/api/jobs/{job['job']}/release", {"release": "register.csv"})
     assert refused.status_code == 400  # never over an input
     written = _post(client, f"/api/jobs/{job['job']}/release",
@@ -125,3 +139,43 @@ def test_a_bad_configuration_is_one_error(folder: Path) -> None:
     answer = _post(_client(folder), "/api/run", {"config": "input: {path: /etc/hosts}\nattributes: {a: {role: quasi}}\n"
                                                             "privacy: {k: 2}\n"})
     assert answer.status_code == 400 and "not under the workbench's folder" in answer.json()["error"]
+
+
+def test_a_run_reports_its_steps_and_stops_when_cancelled(folder: Path) -> None:
+    """The job's reporter holds the library's open tasks while it runs; a cancel stops the run at its next step
+    (here before its first: the cancel comes before the job's thread reports anything, or at one of its steps)."""
+    from anonset.app.jobs import Job
+
+    job = Job()
+    job.cancel()
+    job.start(lambda: _a_run_that_reports())
+    deadline = time.monotonic() + 10
+    while job.state == "running" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert job.state == "cancelled" and job.status()["steps"] == []
+    running = Job()
+    seen: list = []
+    running.start(lambda: _a_run_that_reports(seen, running))
+    while running.state == "running":
+        time.sleep(0.01)
+    assert running.state == "done" and seen == [[{"description": "testing", "completed": 2.0, "total": 3,
+                                                  "unit": "steps"}]]
+
+
+def _a_run_that_reports(seen: list | None = None, job: object = None) -> str:
+    from anonset import progress
+
+    with progress.task("testing", total=3, unit="steps") as bar:
+        bar.advance()
+        bar.advance()
+        if seen is not None:
+            seen.append(job.status()["steps"])  # type: ignore[attr-defined]
+    return "finished"
+
+
+def test_the_cancel_route_reaches_the_job(folder: Path) -> None:
+    client = _client(folder)
+    assert _post(client, "/api/jobs/nope/cancel", {}).status_code == 404
+    done = _finished(client, _post(client, "/api/propose", {"path": "register.csv"}).json()["config"])
+    answer = _post(client, f"/api/jobs/{done['job']}/cancel", {})
+    assert answer.status_code == 200 and answer.json()["state"] == "done"  # too late: the run had ended

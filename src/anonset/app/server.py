@@ -7,9 +7,12 @@ Served by Starlette (:func:`workbench`), behind :class:`~anonset.app.security.Gu
 * ``GET /api/tables`` — the CSV and Parquet files under the root;
 * ``POST /api/propose`` ``{"path"}`` — the configuration ``anonset init``
   proposes for a table (roles, types, hierarchies), as YAML text to edit;
-* ``POST /api/run`` ``{"config"}`` — the configuration run in memory through
-  the run layer (checked as ``anonset anonymize`` checks it; its input must
-  be under the root): the run's summary, and a job id;
+* ``POST /api/run`` ``{"config"}`` — the configuration checked (as
+  ``anonset anonymize`` checks it; every file it reads under the root) and
+  run in memory through the run layer in a job of its own: its id;
+* ``GET /api/jobs/{id}`` — the job's state, its open steps (the progress the
+  library reports) and, once done, the run's headline, guarantees, warnings
+  and figures; ``POST /api/jobs/{id}/cancel`` stops it at its next step;
 * ``GET /jobs/{id}/report`` — the run's HTML report;
 * ``POST /api/jobs/{id}/release`` ``{"release", "config", "report"}`` — the
   release, the configuration and the report written under the root, never
@@ -34,6 +37,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from anonset.app.jobs import Job
 from anonset.app.security import Guard, under_root
 from anonset.errors import AnonsetError, ConfigError
 
@@ -47,8 +51,8 @@ TABLES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
 
 @dataclass
-class Job:
-    """One run of the workbench: its config (text and parsed), its release and its report."""
+class Finished:
+    """What a run of the workbench made: its config (text and parsed), its release and its report."""
 
     text: str
     config: Any
@@ -100,10 +104,18 @@ class Workbench:
         return await _answer(lambda: self._run(str(body.get("config", ""))))
 
     def _run(self, text: str) -> dict[str, Any]:
+        """Check the configuration now (a bad one is a 400), run it in a job of its own."""
+        cfg = self._config(text)
+        job = Job()
+        job_id = secrets.token_hex(8)
+        with self.lock:
+            self.jobs[job_id] = job
+        job.start(lambda: self._execute(text, cfg))
+        return {"job": job_id}
+
+    def _config(self, text: str) -> Any:
+        """The configuration text parsed and checked: its input and every file it reads under the root."""
         from anonset.config import FileInput, parse_config
-        from anonset.report.staging import report_contents
-        from anonset.runs.base import ReleaseRequest
-        from anonset.runs.memory import MemoryRun
 
         try:
             raw = yaml.safe_load(text)
@@ -115,30 +127,61 @@ class Workbench:
         for name, path in cfg.input_files().items():
             if name != "config" and self.root not in path.resolve().parents:
                 raise ConfigError(f"{path}: the {name} is not under the workbench's folder; give a path inside it")
+        return cfg
+
+    @staticmethod
+    def _execute(text: str, cfg: Any) -> Finished:
+        """The run itself (in the job's thread): load, fit, release, re-check, report."""
+        from anonset.report.staging import report_contents
+        from anonset.runs.base import ReleaseRequest
+        from anonset.runs.memory import MemoryRun
+
         run = MemoryRun(cfg)
         dataset = run.load()[0]
-        model = run.anonymizer(ReleaseRequest())
-        release = model.fit(dataset).release_
+        release = run.anonymizer(ReleaseRequest()).fit(dataset).release_
         assert release.table is not None
         report = report_contents(dataset, release.table, cfg.requirements, release.summary(),
                                  partition=release.partition, verification=release.recheck,
                                  run={"config": "(the workbench's configuration)", "release": None})
-        job = secrets.token_hex(8)
-        with self.lock:
-            self.jobs[job] = Job(text, cfg, release, report)
-        summary = release.summary()
-        return {"job": job, "headline": report["headline"], "guarantees": report["guarantees"],
-                "warnings": list(release.warnings), "levels": summary.get("levels"),
-                "classes": summary["classes"], "suppressed_rows": summary["suppressed_rows"],
-                "metrics": summary["metrics"]}
+        return Finished(text, cfg, release, report)
+
+    def status(self, request: Request) -> Response:
+        job = self.jobs.get(request.path_params["job"])
+        if job is None:
+            return _secured(JSONResponse({"error": "no such run"}, status_code=404))
+        out = job.status()
+        if out["state"] == "done":
+            finished: Finished = job.result
+            summary = finished.release.summary()
+            out["result"] = {"headline": finished.report["headline"], "guarantees": finished.report["guarantees"],
+                             "warnings": list(finished.release.warnings), "levels": summary.get("levels"),
+                             "classes": summary["classes"], "suppressed_rows": summary["suppressed_rows"],
+                             "metrics": summary["metrics"]}
+        return _secured(JSONResponse(out))
+
+    async def cancel(self, request: Request) -> Response:
+        job = self.jobs.get(request.path_params["job"])
+        if job is None:
+            return _secured(JSONResponse({"error": "no such run"}, status_code=404))
+        job.cancel()
+        return _secured(JSONResponse({"state": job.status()["state"]}))
+
+    def _finished(self, job_id: str) -> Finished:
+        """The product of a run that is done; a ConfigError for a run that is not (or is not known)."""
+        job = self.jobs.get(job_id)
+        if job is None or job.state != "done":
+            raise ConfigError("that run is not done: run the configuration (again) and wait for it")
+        finished: Finished = job.result
+        return finished
 
     def report(self, request: Request) -> Response:
         from anonset.report.html import render_html
 
-        job = self.jobs.get(request.path_params["job"])
-        if job is None:
-            return _secured(Response("no such run\n", status_code=404))
-        return _secured(HTMLResponse(render_html(job.report)))
+        try:
+            finished = self._finished(request.path_params["job"])
+        except ConfigError as exc:
+            return _secured(Response(f"{exc}\n", status_code=404))
+        return _secured(HTMLResponse(render_html(finished.report)))
 
     async def release(self, request: Request) -> Response:
         body = await _json(request)
@@ -150,9 +193,7 @@ class Workbench:
         from anonset.runs.base import release_delimiter
         from anonset.sinks.base import FileOutput, FileSink
 
-        job = self.jobs.get(job_id)
-        if job is None:
-            raise ConfigError("no such run: run the configuration again")
+        job = self._finished(job_id)
         names = {key: str(body.get(key) or "").strip() for key in ("release", "config", "report")}
         if not names["release"]:
             raise ConfigError("give the release file's name (e.g. released.csv)")
@@ -239,6 +280,8 @@ def workbench(root: Path, host: str, port: int, token: str | None = None) -> Gua
         Route("/api/tables", bench.tables),
         Route("/api/propose", bench.propose, methods=["POST"]),
         Route("/api/run", bench.run, methods=["POST"]),
+        Route("/api/jobs/{job}", bench.status),
+        Route("/api/jobs/{job}/cancel", bench.cancel, methods=["POST"]),
         Route("/jobs/{job}/report", bench.report),
         Route("/api/jobs/{job}/release", bench.release, methods=["POST"]),
     ])

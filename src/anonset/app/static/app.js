@@ -33,15 +33,47 @@ async function propose() {
   say($("notes"), data.notes);
 }
 
+function sleep(ms) { return new Promise((done) => setTimeout(done, ms)); }
+
+function showProgress(steps) {
+  const step = steps[steps.length - 1];
+  $("progress-line").classList.remove("hidden");
+  if (!step) { $("step").textContent = "working…"; $("progress").removeAttribute("value"); return; }
+  $("step").textContent = step.total ? `${step.description}: ${step.completed} of ${step.total} ${step.unit}` : step.description;
+  if (step.total) { $("progress").max = step.total; $("progress").value = step.completed; } else { $("progress").removeAttribute("value"); }
+}
+
 async function run() {
-  $("running").textContent = "running…";
+  job = null;
+  say($("headline"), []); say($("warnings"), []);
+  const started = await call("/api/run", { config: $("config").value });
+  const id = started.job;
+  $("run").disabled = true; $("cancel").disabled = false; $("cancel").dataset.job = id;
   try {
-    const data = await call("/api/run", { config: $("config").value });
-    job = data.job;
-    say($("headline"), data.headline.concat(data.guarantees.map((g) => `${g.holds ? "holds" : "VIOLATED"}: ${g.requirement} (${g.detail})`)));
-    say($("warnings"), data.warnings.map((w) => `warning: ${w}`));
-    $("report").href = `/jobs/${job}/report`;
-  } finally { $("running").textContent = ""; }
+    for (;;) {
+      const status = await call(`/api/jobs/${id}`);
+      if (status.state === "running") { showProgress(status.steps); await sleep(300); continue; }
+      if (status.state === "done") {
+        job = id;
+        const r = status.result;
+        say($("headline"), r.headline.concat(r.guarantees.map((g) => `${g.holds ? "holds" : "VIOLATED"}: ${g.requirement} (${g.detail})`)));
+        say($("warnings"), r.warnings.map((w) => `warning: ${w}`));
+        $("report").href = `/jobs/${id}/report`;
+      } else if (status.state === "cancelled") {
+        say($("headline"), ["the run was cancelled"]);
+      } else {
+        $("error").textContent = status.error || "the run failed";
+      }
+      return;
+    }
+  } finally {
+    $("run").disabled = false; $("cancel").disabled = true; $("progress-line").classList.add("hidden");
+  }
+}
+
+async function cancel() {
+  const id = $("cancel").dataset.job;
+  if (id) { await call(`/api/jobs/${id}/cancel`, {}); }
 }
 
 async function write() {
@@ -54,6 +86,7 @@ async function write() {
 document.addEventListener("DOMContentLoaded", () => {
   $("propose").addEventListener("click", () => propose().catch(() => {}));
   $("run").addEventListener("click", () => run().catch(() => {}));
+  $("cancel").addEventListener("click", () => cancel().catch(() => {}));
   $("write").addEventListener("click", () => write().catch(() => {}));
   tables().catch(() => {});
 });
