@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from anonset.risk.survey import combination_keys
 
@@ -56,15 +57,21 @@ def quasi_identifier_risks(codes: NDArray[np.int64], names: Sequence[str], count
     the most distinguishing first (distinction, then separation, then fewer
     attributes), and whether combinations were left out for ``limit``.
     """
-    codes = np.asarray(codes, dtype=np.int64) + 1  # a missing value (-1) is a value of its own
-    rows = np.ones(len(codes)) if counts is None else np.asarray(counts, dtype=np.float64)
+    records = np.asarray(codes, dtype=np.int64) + 1  # a missing value (-1) is a value of its own
+    weights = np.ones(len(records)) if counts is None else np.asarray(counts, dtype=np.float64)
+    # every combination groups the distinct keys (with their records), not every record
+    key_of, _ = pd.factorize(combination_keys(records))
+    first = np.full(int(key_of.max()) + 1 if len(key_of) else 0, -1, dtype=np.int64)
+    first[key_of[::-1]] = np.arange(len(key_of) - 1, -1, -1)
+    rows = np.bincount(key_of, weights=weights).astype(np.float64)
+    codes = records[first]
     n = float(rows.sum())
     pairs = n * (n - 1)
     combinations, truncated = _combinations(codes.shape[1], limit)
     out: list[dict[str, Any]] = []
     for columns in combinations:
-        _, group = np.unique(combination_keys(codes, columns), return_inverse=True)
-        sizes = np.bincount(np.asarray(group).reshape(-1), weights=rows)
+        group, _ = pd.factorize(combination_keys(codes, columns))  # a hash per key: no sort
+        sizes = np.bincount(group, weights=rows)
         sizes = sizes[sizes > 0]
         separation = 1.0 - float(np.sum(sizes * (sizes - 1))) / pairs if pairs > 0 else 0.0
         out.append({"attributes": [names[j] for j in columns], "distinction": len(sizes) / n,

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from anonset.risk.survey import combination_keys
 
@@ -72,8 +73,7 @@ def _weights(m: int, max_size: int, original: bool) -> NDArray[np.float64]:
 def _unique_on(codes: NDArray[np.int64], columns: tuple[int, ...], missing: NDArray[np.bool_] | None,
                records: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Rows of one record holding a value on each of ``columns`` that no other record agrees with there."""
-    _, inverse = np.unique(combination_keys(codes, columns), return_inverse=True)
-    inverse = np.asarray(inverse).reshape(-1)
+    inverse, _ = pd.factorize(combination_keys(codes, columns))  # a hash per key: no sort
     unique: NDArray[np.bool_] = np.bincount(inverse, weights=records)[inverse] == 1
     if missing is not None:
         unique &= ~missing[:, list(columns)].any(axis=1)
