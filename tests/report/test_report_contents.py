@@ -447,3 +447,40 @@ def test_a_sensitive_value_is_escaped_in_the_page() -> None:
     assert report["sensitive"]["diagnosis"]["release"]["listed"]  # two groups of six, each one value
     page = render_html(report)
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_keeping_an_attribute_finer_is_the_best_of_that_part_of_the_lattice() -> None:
+    """Each entry against every node of its part of the lattice, judged and scored one by one (no search):
+    the entry's value is the smallest loss of a feasible node there; an infeasible entry has none."""
+    import itertools
+
+    from anonset.core.partition import Partition
+    from anonset.engine.numpy.engine import NumpyEngine
+    from anonset.metrics import make_metric
+
+    dataset = _dataset()
+    requirements = Requirements([KAnonymity(K)], max_suppression=0.02)
+    release = _release("optimal", dataset, requirements)
+    assert release.table is not None and release.levels is not None
+    report = build_report(dataset, release.table, requirements, release.summary(), partition=release.partition)
+    entries = report["keeping"]
+    assert entries and "Keeping an attribute finer" in render_html(report)
+    engine = NumpyEngine(dataset, requirements.request)
+    loss = make_metric("loss", k=K)
+    tops = [h.max_level for h in dataset.hierarchies]
+    for entry in entries:
+        j = dataset.quasi.index(entry["attribute"])
+        assert entry["at_most"] < release.levels[entry["attribute"]]
+        ranges = [range(entry["at_most"] + 1) if i == j else range(t + 1) for i, t in enumerate(tops)]
+        best = None
+        for node in itertools.product(*ranges):
+            stats = engine.class_stats(node)
+            verdict = requirements.judge(stats, dataset.n_rows)
+            if verdict.feasible:
+                value = loss.score(Partition.from_node(dataset.quasi, stats, verdict.kept), dataset)
+                best = value if best is None else min(best, value)
+        if entry["feasible"]:
+            assert entry["value"] == pytest.approx(best, rel=1e-9)
+            assert entry["levels"][entry["attribute"]] <= entry["at_most"]
+        else:
+            assert best is None

@@ -54,7 +54,7 @@ from anonset.report.alignment import (
     released_levels,
 )
 from anonset.report.attributes import attribute_sections, level_text, suppressed_breakdown
-from anonset.report.explain import alternatives, why_this_release
+from anonset.report.explain import alternatives, keeping_alternatives, why_this_release
 from anonset.report.floor import display_floor
 from anonset.risk.report import class_sizes_of_codes, matched_risk_report, risk_report
 from anonset.risk.sample import DEFAULT_THRESHOLDS
@@ -189,8 +189,11 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
                                  records_excluded=verification.suppressed_rows))
     method = summary["method"] if summary is not None else "unknown (no run summary given)"
     family = family or ("full-domain" if levels is not None else None)
-    nearby = (alternatives(dataset, requirements, levels, (summary or {}).get("search", {}).get("optimized"))
-              if family == "full-domain" and levels is not None and summary is not None else None)
+    optimized = (summary or {}).get("search", {}).get("optimized")
+    full_domain = family == "full-domain" and levels is not None and summary is not None
+    nearby = alternatives(dataset, requirements, levels, optimized) if full_domain and levels is not None else None
+    keeping = (keeping_alternatives(dataset, requirements, levels, optimized)
+               if full_domain and levels is not None else None)
     # what the release shows is the re-check's; the summary adds the method's record
     facts = {**(summary or {"method": method, "requirements": requirements.describe(), "search": {}}),
              "rows": dataset.n_rows, "classes": verification.classes,
@@ -238,6 +241,7 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
                 if summary is not None
                 else _why_unknown(levels)),
         "alternatives": nearby,
+        "keeping": keeping,
         "workload": _workload(dataset, partition, workload, alignment),
         "warnings": (list(summary.get("warnings", [])) if summary is not None
                      else _release_warnings(dataset, partition, suppressed, requirements)),

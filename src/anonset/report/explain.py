@@ -2,7 +2,10 @@
 
 For a full-domain release the alternatives are computed: every node one
 level finer in one attribute (what would it break, how many records would
-need suppressing) and one level coarser (what would it cost).  The other
+need suppressing) and one level coarser (what would it cost), and, beyond
+one step, for each attribute held at each level finer than released, the
+cheapest release that keeps it there (an exact search of that part of the
+lattice).  The other
 families explain from their own record: the success list, the front, the
 classes formed.
 """
@@ -20,7 +23,7 @@ from anonset.metrics.descriptions import describe_metric
 from anonset.privacy.base import Requirements
 from anonset.report.attributes import level_text
 
-__all__ = ["alternatives", "why_this_release"]
+__all__ = ["alternatives", "keeping_alternatives", "why_this_release"]
 
 #: Metrics an alternative is costed in when the search optimized something a bare metric cannot score.
 _FALLBACK_METRIC = "loss"
@@ -60,6 +63,57 @@ def alternatives(dataset: Dataset, requirements: Requirements, levels: Mapping[s
                                        if not Requirements([m], requirements.max_suppression)
                                        .judge(stats, dataset.n_rows).feasible]
             out.append(entry)
+    return out
+
+
+#: The largest capped lattice searched for a metric that gives the search no bound (each such search checks it all).
+_UNBOUNDED_LIMIT = 5_000
+
+
+def keeping_alternatives(dataset: Dataset, requirements: Requirements, levels: Mapping[str, int],
+                         metric_name: str | None) -> list[dict[str, Any]]:
+    """For each attribute and each level finer than released: the cheapest feasible release that keeps it there.
+
+    Each entry: ``attribute``, ``at_most`` (the attribute held at this level
+    or finer; a level whose best release is the one of the level above, which
+    keeps the attribute finer still, is not repeated), ``levels`` (the node found: the exact optimum of the metric
+    over the part of the lattice where the attribute stays at or below
+    ``at_most``) or None when no release there meets the requirements,
+    ``feasible``, ``suppressed_rows`` and ``metric``/``value``.  A metric
+    that gives the search no bound is searched only on parts of at most
+    :data:`_UNBOUNDED_LIMIT` nodes; a larger part is left out.
+    """
+    from anonset.core.lattice import Lattice
+    from anonset.errors import InfeasibleError
+    from anonset.methods.full_domain.search import optimal_search
+    from anonset.progress import reporting
+
+    name = metric_name if metric_name in SEARCH_METRICS and metric_name != "research_value" else _FALLBACK_METRIC
+    metric = make_metric(name, k=requirements.k)
+    engine = NumpyEngine(dataset, requirements.request)
+    full = [h.max_level for h in dataset.hierarchies]
+    out: list[dict[str, Any]] = []
+    for j, q in enumerate(dataset.quasi):
+        level = int(levels[q]) - 1
+        while level >= 0:
+            capped = Lattice([level if i == j else m for i, m in enumerate(full)], dataset.quasi)
+            if metric.node_bounds(dataset, capped.nodes[:1]) is None and capped.size > _UNBOUNDED_LIMIT:
+                level -= 1
+                continue
+            entry: dict[str, Any] = {"attribute": q, "at_most": level, "max_level": full[j], "metric": name,
+                                     "levels": None, "feasible": False, "suppressed_rows": None, "value": None}
+            try:
+                with reporting(None):  # short searches beside the report: no progress bars of their own
+                    found = optimal_search(dataset, engine, requirements, metric, lattice=capped)
+            except InfeasibleError:
+                out.append(entry)
+                break  # finer levels of this attribute fail too: a finer part of the lattice is a subset
+            entry.update(levels=dict(zip(dataset.quasi, found.levels, strict=True)), feasible=True,
+                         suppressed_rows=int(found.verdict.suppressed_rows), value=float(found.score))
+            out.append(entry)
+            # the node found is also the best of every finer part that still holds it: the next level that
+            # can differ is one below the level it keeps the attribute at
+            level = min(level, int(found.levels[j])) - 1
     return out
 
 

@@ -46,7 +46,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         f" by anonset {escape(report['anonset'])}</p>",
         _in_short(report),
         _guarantees(report["guarantees"]),
-        _why(report["why"]),
+        _why(report["why"]) + _keeping(report.get("keeping")),
         _attributes(report["attributes"], report.get("display_floor")),
         _suppression(report["suppression"]),
         _classes(report["classes"]),
@@ -88,6 +88,28 @@ def _guarantees(rows: Sequence[Mapping[str, Any]]) -> str:
 def _why(paragraphs: Sequence[str]) -> str:
     return ('<section id="why"><h2>Why this release</h2>' + "".join(f"<p>{escape(p)}</p>" for p in paragraphs)
             + "</section>")
+
+
+def _keeping(entries: Sequence[Mapping[str, Any]] | None) -> str:
+    """The cheapest release that keeps each attribute at each finer level (beyond one step)."""
+    if not entries:
+        return ""
+    rows = []
+    for e in entries:
+        if e["feasible"]:
+            node = ", ".join(f"{q} {v}" for q, v in e["levels"].items())
+            found = (f"{escape(node)}</td><td class=\"num\">{e['value']:.4g}</td>"
+                     f"<td class=\"num\">{e['suppressed_rows']:,}")
+        else:
+            found = "no release meets the requirements</td><td>—</td><td>—"
+        rows.append(f"<tr><td>{escape(e['attribute'])} at level {e['at_most']} or finer</td><td>{found}</td></tr>")
+    metric = escape(str(entries[0]["metric"]))
+    return ('<section id="keeping"><h3>Keeping an attribute finer: the cheapest release for each</h3>'
+            "<p class=\"muted\">For each attribute and each level finer than this release's, the best release"
+            f" (by {metric}) of the generalizations that keep it at that level or finer, found by an exact search of"
+            " that part of the lattice.</p>"
+            f"<table><tr><th>keeping</th><th>levels</th><th>{metric}</th><th>suppressed records</th></tr>"
+            f"{''.join(rows)}</table></section>")
 
 
 def _attributes(sections: Sequence[Mapping[str, Any]], floor: int | None) -> str:
