@@ -204,3 +204,20 @@ def test_two_weight_columns_are_refused(tmp_path: Path) -> None:
                       "privacy: {k: 2}\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["risk", str(config)])
     assert result.exit_code == 2 and "both have role weight" in result.stderr
+
+
+def test_the_grouped_keys_of_a_run_in_memory_give_its_figures(tmp_path: Path) -> None:
+    """The contract every run keeps (its key_groups, weights summed as a database sums them) gives the same
+    survey figures as the record-by-record codes the in-memory run uses itself."""
+    from anonset.config import load_config
+    from anonset.risk.survey_report import survey_report
+    from anonset.runs.base import Run
+    from anonset.runs.memory import MemoryRun
+
+    TABLE.to_csv(tmp_path / "t.csv", index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text(f"input: {{path: t.csv}}\n{ATTRIBUTES}privacy: {{k: 2}}\n", encoding="utf-8")
+    run = MemoryRun(load_config(config))
+    grouped = Run.survey_table(run)  # the base's, from key_groups
+    assert grouped.counts is not None and int(grouped.counts.sum()) == len(TABLE)
+    assert _rounded(survey_report(grouped)) == _rounded(survey_report(run.survey_table()))

@@ -177,13 +177,39 @@ class Run(ABC):
         """Class sizes of the input on the config's quasi-identifiers, and how messages name the input."""
 
     @abstractmethod
+    def key_groups(self, columns: Sequence[str], weight: str | None) -> tuple[pd.DataFrame, str]:
+        """The input's distinct combinations of ``columns`` counted where the records are, and how messages name
+        the input.
+
+        The frame has ``_q{j}`` (the value of ``columns[j]``, None when
+        missing), ``_n`` (records) and, with a ``weight`` column, ``_w``,
+        ``_w_min`` and ``_w_count`` (the weights' sum, smallest, and how many
+        are numbers).
+        """
+
     def value_counts(self, columns: Sequence[str]) -> pd.DataFrame:
         """The input's distinct combinations of ``columns`` (a column each, missing as None) with ``_n`` records."""
+        groups, _ = self.key_groups(columns, None)
+        return groups.rename(columns={f"_q{j}": c for j, c in enumerate(columns)})
 
-    @abstractmethod
     def survey_table(self) -> SurveyTable:
-        """The input's keys for the survey measures: codes (missing: -1), weights, and records per row when grouped
-        where the records are."""
+        """The input's keys for the survey measures: its distinct keys with their records and weights.
+
+        Raises
+        ------
+        ConfigError
+            No attribute has role quasi.
+        DataError
+            A weight that is missing, not a number or below 1.
+        """
+        from anonset.risk.survey_report import survey_table_of_groups
+
+        cfg = self.config
+        quasi = cfg.quasi_columns()
+        if not quasi:
+            raise ConfigError(f"{cfg.path}: no attribute has role quasi, so there are no keys to measure")
+        groups, source = self.key_groups(quasi, cfg.weight_column())
+        return survey_table_of_groups(groups, quasi, cfg.missing_markers(), cfg.weight_column(), source)
 
     # ------------------------------------------------------------------ shared steps
     def place(self, files: FileSink, release: Release, started: float,

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
     from anonset.core.dataset import Dataset
     from anonset.engine.sql.base import SqlBackend, TableName
-    from anonset.risk.survey_report import SurveyTable
     from anonset.sinks.base import FileSink
 
 __all__ = ["DUCKDB_RELEASE_TABLE", "DUCKDB_VIEW", "DatabaseRun"]
@@ -155,33 +154,15 @@ class DatabaseRun(Run):
         finally:
             backend.close()
 
-    def value_counts(self, columns: Sequence[str]) -> pd.DataFrame:
-        """The input's distinct combinations of ``columns`` with ``_n``, grouped by the database."""
+    def key_groups(self, columns: Sequence[str], weight: str | None) -> tuple[pd.DataFrame, str]:
+        """The input's distinct combinations of ``columns``, grouped by the database (one ``GROUP BY``)."""
         from anonset.engine.sql.keys import key_groups
 
         backend = self.connect()
         try:
-            groups = key_groups(backend, self.source_table, list(columns), None)
+            return key_groups(backend, self.source_table, list(columns), weight), backend.where(self.source_table)
         finally:
             backend.close()
-        return groups.rename(columns={f"_q{j}": c for j, c in enumerate(columns)})
-
-    def survey_table(self) -> SurveyTable:
-        """The input's distinct keys with their records and weights, grouped by the database."""
-        from anonset.engine.sql.keys import key_groups
-        from anonset.risk.survey_report import survey_table_of_groups
-
-        cfg = self.config
-        quasi = cfg.quasi_columns()
-        if not quasi:
-            raise ConfigError(f"{cfg.path}: no attribute has role quasi, so there are no keys to measure")
-        backend = self.connect()
-        try:
-            groups = key_groups(backend, self.source_table, quasi, cfg.weight_column())
-            source = backend.where(self.source_table)
-        finally:
-            backend.close()
-        return survey_table_of_groups(groups, quasi, cfg.missing_markers(), cfg.weight_column(), source)
 
     def written(self, request: ReleaseRequest) -> bool:
         """A release into PostgreSQL is always written (a table); DuckDB's only to a file."""

@@ -81,12 +81,27 @@ class MemoryRun(Run):
         """The front of a trade-off method on the input, no member released."""
         return model.front(self.load()[0])
 
-    def value_counts(self, columns: Sequence[str]) -> pd.DataFrame:
-        """The input's distinct combinations of ``columns`` with ``_n``, counted by pandas."""
-        frame = self.load()[0].table
+    def key_groups(self, columns: Sequence[str], weight: str | None) -> tuple[pd.DataFrame, str]:
+        """The input's distinct combinations of ``columns``, counted by pandas (weights as the other runs give them)."""
+        import numpy as np
+        import pandas as pd
+
+        dataset = self.load()[0]
+        frame = dataset.table
         assert frame is not None
-        counted = frame[list(columns)].groupby(list(columns), sort=False, dropna=False).size()
-        return counted.reset_index(name="_n")
+        keys = {f"_q{j}": frame[c] for j, c in enumerate(columns)}
+        if weight is not None:
+            numbers = pd.to_numeric(frame[weight], errors="coerce")
+            keys.update(_w=numbers, _w_min=numbers, _w_count=numbers)
+        data = pd.DataFrame(keys)
+        names = [f"_q{j}" for j in range(len(columns))]
+        grouped = data.groupby(names, sort=False, dropna=False)
+        out = grouped.size().rename("_n").reset_index()
+        if weight is not None:
+            out["_w"] = grouped["_w"].sum().to_numpy(dtype=np.float64)
+            out["_w_min"] = grouped["_w_min"].min().to_numpy(dtype=np.float64)
+            out["_w_count"] = grouped["_w_count"].count().to_numpy(dtype=np.int64)
+        return out, dataset.source
 
     def survey_table(self) -> SurveyTable:
         """The input's keys for the survey measures: quasi-identifier codes (missing: -1) and the weights."""

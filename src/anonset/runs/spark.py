@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from anonset.anonymizer import Anonymizer
     from anonset.config import RunConfig
     from anonset.engine.sql.base import TableName
-    from anonset.risk.survey_report import SurveyTable
     from anonset.sinks.base import FileSink
 
 __all__ = ["SparkRun"]
@@ -156,27 +155,13 @@ class SparkRun(Run):
             raise
         return RunOutcome(release, summary, dataset)
 
-    def value_counts(self, columns: Sequence[str]) -> pd.DataFrame:
-        """The input's distinct combinations of ``columns`` with ``_n``, grouped by Spark."""
+    def key_groups(self, columns: Sequence[str], weight: str | None) -> tuple[pd.DataFrame, str]:
+        """The input's distinct combinations of ``columns``, grouped by Spark (one job)."""
         from anonset.engine.spark.source import key_groups
 
         frame, _ = self._frame()
-        groups = key_groups(frame, list(columns), None, self.config.input.location)
-        return groups.rename(columns={f"_q{j}": c for j, c in enumerate(columns)})
-
-    def survey_table(self) -> SurveyTable:
-        """The input's distinct keys with their records and weights, grouped by Spark."""
-        from anonset.engine.spark.source import key_groups
-        from anonset.risk.survey_report import survey_table_of_groups
-
-        cfg = self.config
-        quasi = cfg.quasi_columns()
-        if not quasi:
-            raise ConfigError(f"{cfg.path}: no attribute has role quasi, so there are no keys to measure")
-        frame, _ = self._frame()
-        source = cfg.input.location
-        groups = key_groups(frame, quasi, cfg.weight_column(), source)
-        return survey_table_of_groups(groups, quasi, cfg.missing_markers(), cfg.weight_column(), source)
+        source = self.config.input.location
+        return key_groups(frame, list(columns), weight, source), source
 
     def input_class_sizes(self) -> tuple[NDArray[np.int64], str]:
         """Class sizes of the input, counted by Spark (its most specific class table)."""
