@@ -10,6 +10,7 @@ figures.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,8 @@ from anonset.errors import ConfigError, DataError
 from anonset.io.outputs import atomic_write, check_output_paths, is_stdout
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from anonset.config import RunConfig
     from anonset.runs.base import Run
 
@@ -83,6 +86,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
     check_output_paths({"report": json_path},
                        {**cfg.input_files(), "release": release_path, "population": population_path})
     population_sizes = None
+    released: _Released | None = None
     run = run_for(cfg)  # one run: its input is read once for every measure
     if population_path is not None:
         if release_path is not None or not run.in_memory:
@@ -91,14 +95,15 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
         sizes, population_sizes, source = _journalist_class_sizes(cfg, population_path)
         excluded = 0
     elif release_path is not None:
-        sizes, excluded, source = _released_class_sizes(cfg, release_path)
+        released = _read_release(cfg, release_path)
+        sizes, excluded, source = _released_class_sizes(cfg, released)
     else:
         sizes, source = run.input_class_sizes()
         excluded = 0
     records = int(np.asarray(sizes).sum()) + excluded
     if sampling_fraction is not None or population_size is not None:
         population(records)
-    matched = _released_matches(cfg, release_path) if release_path is not None else None
+    matched = _released_matches(cfg, released) if released is not None else None
     if matched is not None:  # blanks match any value: each record's risk is 1 / the records it matches
         if sampling_fraction is not None or population_size is not None:
             raise ConfigError(f"{release_path}: the population models count classes of identical records, and a"
@@ -113,8 +118,8 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
                                                    sampling_fraction=sampling_fraction,
                                                    population_size=population_size,
                                                    population_sizes=population_sizes, attackers=True)}
-    report.update(_record_measures(cfg, run, release_path, thresholds or DEFAULT_THRESHOLDS))
-    report["sensitive"] = _sensitive_views(cfg, run, release_path)
+    report.update(_record_measures(cfg, run, released, thresholds or DEFAULT_THRESHOLDS))
+    report["sensitive"] = _sensitive_views(cfg, run, released)
     if json_path is not None:
         if is_stdout(json_path):
             click.echo(json.dumps(report, indent=2))
@@ -148,7 +153,7 @@ def risk(config: Path, release_path: Path | None, sampling_fraction: float | Non
                       f" {homogeneous['threshold']:.0%} or more; mean entropy {view['mean_entropy']:.3g} bits")
 
 
-def _record_measures(cfg: RunConfig, run: Run, release_path: Path | None,
+def _record_measures(cfg: RunConfig, run: Run, released: _Released | None,
                      thresholds: tuple[float, ...]) -> dict[str, Any]:
     """The measures that read the records' keys: the survey measures (``individual_risk``, ``global_risk``,
     ``k_anonymity_violations``, ``suda2``) and ``quasi_identifiers`` (distinction and separation of every
@@ -156,33 +161,25 @@ def _record_measures(cfg: RunConfig, run: Run, release_path: Path | None,
     from anonset.risk.attributes import quasi_identifier_risks
     from anonset.risk.survey_report import Suda2Settings, survey_report
 
-    table = _released_survey_table(cfg, release_path) if release_path is not None else run.survey_table()
+    table = _released_survey_table(cfg, released) if released is not None else run.survey_table()
     settings = Suda2Settings(**cfg.risk.get("suda2", {}))
     measures = survey_report(table, thresholds=thresholds, settings=settings)
     combinations, truncated = quasi_identifier_risks(table.codes, table.names, table.counts)
     return {**measures, "quasi_identifiers": combinations, "quasi_identifiers_truncated": truncated}
 
 
-def _sensitive_views(cfg: RunConfig, run: Run, release_path: Path | None) -> dict[str, Any]:
+def _sensitive_views(cfg: RunConfig, run: Run, released: _Released | None) -> dict[str, Any]:
     """Per sensitive attribute: the most frequent value's share and entropy in the classes, homogeneous classes."""
-    from anonset.recheck.columns import SUPPRESSED
     from anonset.risk.sensitive import sensitive_view
 
     quasi = cfg.quasi_columns()
     sensitive = [n for n, e in cfg.attributes.items() if e.get("role") == "sensitive"]
     floor = max(cfg.requirements.k, 2)
-    released = None
-    if release_path is not None and sensitive:
-        from anonset.io.tables import read_table
-        from anonset.runs.base import release_delimiter
-
-        table = read_table(release_path, release_delimiter(cfg))
-        released = table[~(table[quasi].astype(str) == SUPPRESSED).all(axis=1)]
     views = {}
     for name in sensitive:
         columns = [*quasi, name]
         groups = (run.value_counts(columns) if released is None else
-                  released[columns].groupby(columns, sort=False, dropna=False).size().reset_index(name="_n"))
+                  released.kept[columns].groupby(columns, sort=False, dropna=False).size().reset_index(name="_n"))
         views[name] = sensitive_view(groups, quasi, name, floor)
     return views
 
@@ -246,43 +243,17 @@ def _blanks_match_any(cfg: RunConfig) -> bool:
     return registry.get(cfg.method).blanks_match_any
 
 
-def _released_matches(cfg: RunConfig, path: Path) -> Any:
-    """Per class of a released file (as :func:`_released_class_sizes` orders them), the records it matches when
-    the config's method blanks values that match any value; None for any other method."""
-    if not _blanks_match_any(cfg):
-        return None
-    import numpy as np
+@dataclass(frozen=True)
+class _Released:
+    """A released file, read once: its path and its records not suppressed (every quasi-identifier ``*``)."""
 
-    from anonset.io.tables import read_table
-    from anonset.recheck.columns import SUPPRESSED
-    from anonset.recheck.verify import matched_class_sizes
-    from anonset.runs.base import release_delimiter
-
-    quasi = tuple(cfg.quasi_columns())
-    values = read_table(path, release_delimiter(cfg))[list(quasi)].astype(str)
-    kept = values[~(values == SUPPRESSED).all(axis=1)].reset_index(drop=True)
-    grouped = kept.groupby(list(quasi), sort=False, dropna=False).ngroup().to_numpy().astype(np.int64)
-    return matched_class_sizes(kept, quasi, grouped, np.bincount(grouped).astype(np.int64))
+    path: Path
+    kept: pd.DataFrame
+    suppressed: int
 
 
-def _released_survey_table(cfg: RunConfig, path: Path) -> Any:
-    """A released file's keys for the survey measures: suppressed records (every quasi-identifier ``*``) left out."""
-    from anonset.io.tables import read_table
-    from anonset.recheck.columns import SUPPRESSED
-    from anonset.risk.survey_report import survey_table_of_frame
-    from anonset.runs.base import release_delimiter
-
-    table = read_table(path, release_delimiter(cfg))
-    quasi = cfg.quasi_columns()
-    kept = table[~(table[quasi].astype(str) == SUPPRESSED).all(axis=1)]
-    markers = cfg.missing_markers()
-    if _blanks_match_any(cfg):  # a blanked value is missing: it matches any value
-        markers = {name: (*found, SUPPRESSED) for name, found in markers.items()}
-    return survey_table_of_frame(kept, quasi, markers, cfg.weight_column(), str(path))
-
-
-def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:
-    """Class sizes of a released file on the config's quasi-identifiers; all-``*`` records are suppressed."""
+def _read_release(cfg: RunConfig, path: Path) -> _Released:
+    """The released file (read with the config's delimiter), checked to hold the config's quasi-identifiers."""
     from anonset.io.tables import read_table
     from anonset.recheck.columns import SUPPRESSED
     from anonset.runs.base import release_delimiter
@@ -293,10 +264,41 @@ def _released_class_sizes(cfg: RunConfig, path: Path) -> tuple[Any, int, str]:
     if missing:
         raise DataError(f"{path}: column {missing[0]!r} of the config's quasi-identifiers is not in the release;"
                         f" columns are {', '.join(map(str, table.columns))}: give the release made with this config")
-    values = table[quasi].astype(str)
-    suppressed = (values == SUPPRESSED).all(axis=1)
-    kept = values[~suppressed]
-    if kept.empty:
+    suppressed = (table[quasi].astype(str) == SUPPRESSED).all(axis=1)
+    if suppressed.all():
         raise DataError(f"{path}: every record is suppressed, so no class is left to measure")
-    sizes = kept.groupby(quasi, sort=False, dropna=False).size().to_numpy()
-    return sizes, int(suppressed.sum()), str(path)
+    return _Released(path, table[~suppressed].reset_index(drop=True), int(suppressed.sum()))
+
+
+def _released_matches(cfg: RunConfig, released: _Released) -> Any:
+    """Per class of a released file (as :func:`_released_class_sizes` orders them), the records it matches when
+    the config's method blanks values that match any value; None for any other method."""
+    if not _blanks_match_any(cfg):
+        return None
+    import numpy as np
+
+    from anonset.recheck.verify import matched_class_sizes
+
+    quasi = tuple(cfg.quasi_columns())
+    values = released.kept[list(quasi)].astype(str)
+    grouped = values.groupby(list(quasi), sort=False, dropna=False).ngroup().to_numpy().astype(np.int64)
+    return matched_class_sizes(values, quasi, grouped, np.bincount(grouped).astype(np.int64))
+
+
+def _released_survey_table(cfg: RunConfig, released: _Released) -> Any:
+    """A released file's keys for the survey measures, its suppressed records left out."""
+    from anonset.recheck.columns import SUPPRESSED
+    from anonset.risk.survey_report import survey_table_of_frame
+
+    markers = cfg.missing_markers()
+    if _blanks_match_any(cfg):  # a blanked value is missing: it matches any value
+        markers = {name: (*found, SUPPRESSED) for name, found in markers.items()}
+    return survey_table_of_frame(released.kept, cfg.quasi_columns(), markers, cfg.weight_column(),
+                                 str(released.path))
+
+
+def _released_class_sizes(cfg: RunConfig, released: _Released) -> tuple[Any, int, str]:
+    """Class sizes of a released file on the config's quasi-identifiers, the suppressed records, its name."""
+    quasi = cfg.quasi_columns()
+    sizes = released.kept[quasi].astype(str).groupby(quasi, sort=False, dropna=False).size().to_numpy()
+    return sizes, released.suppressed, str(released.path)

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from anonset.risk.perturbed import paired_values
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
@@ -28,12 +30,7 @@ __all__ = ["perturbation_loss"]
 
 def perturbation_loss(original: NDArray[np.float64], released: NDArray[np.float64]) -> dict[str, float]:
     """``il1s``, ``eigen``, ``means`` and ``covariances`` of a release against the original (both (n, p))."""
-    x = np.asarray(original, dtype=np.float64)
-    xm = np.asarray(released, dtype=np.float64)
-    if x.ndim == 1:
-        x, xm = x[:, None], xm[:, None]
-    if x.shape != xm.shape:
-        raise ValueError(f"original {x.shape} and released {xm.shape} values differ in shape")
+    x, xm = paired_values(original, released)
     spread = np.nanstd(x, axis=0, ddof=1) * np.sqrt(2)
     il1s = float(np.nansum(np.abs(x - xm) / spread))
     before, after = pd.DataFrame(x), pd.DataFrame(xm)

@@ -28,11 +28,12 @@ from scipy.spatial import cKDTree
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["interval_disclosure", "record_linkage"]
+__all__ = ["interval_disclosure", "paired_values", "record_linkage"]
 
 
-def _pair(original: NDArray[np.float64], perturbed: NDArray[np.float64]) -> tuple[NDArray[np.float64],
-                                                                                   NDArray[np.float64]]:
+def paired_values(original: NDArray[np.float64], perturbed: NDArray[np.float64]) -> tuple[NDArray[np.float64],
+                                                                                           NDArray[np.float64]]:
+    """The original and perturbed values as (n, p) float arrays of one shape (a single column made (n, 1))."""
     x = np.asarray(original, dtype=np.float64)
     xm = np.asarray(perturbed, dtype=np.float64)
     if x.ndim == 1:
@@ -45,7 +46,7 @@ def _pair(original: NDArray[np.float64], perturbed: NDArray[np.float64]) -> tupl
 def interval_disclosure(original: NDArray[np.float64], perturbed: NDArray[np.float64], k: float = 0.05) -> float:
     """Share of records whose every original value is within ``k`` perturbed standard deviations of the released
     one (a missing value on either side does not count against it, as in sdcMicro)."""
-    x, xm = _pair(original, perturbed)
+    x, xm = paired_values(original, perturbed)
     spread = np.nanstd(xm, axis=0, ddof=1) * k
     with np.errstate(invalid="ignore"):
         outside = (x < xm - spread) | (x > xm + spread)
@@ -57,7 +58,7 @@ def record_linkage(original: NDArray[np.float64], perturbed: NDArray[np.float64]
 
     Records with a missing value (on either side) are left out.
     """
-    x, xm = _pair(original, perturbed)
+    x, xm = paired_values(original, perturbed)
     complete = ~(np.isnan(x).any(axis=1) | np.isnan(xm).any(axis=1))
     x, xm = x[complete], xm[complete]
     if not len(x):
