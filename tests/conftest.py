@@ -184,11 +184,23 @@ def pg_schema() -> Iterator[PgSchema]:
 
 
 @pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    """A local Spark session for the whole test session (local[2]); skips without pyspark or Java, fails in CI."""
+def spark_and_stderr(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
+    """The session's local Spark and its JVM's standard error (support.JvmStderr)."""
     from support import require_spark
 
-    yield require_spark()
+    return require_spark(tmp_path_factory.mktemp("spark"))
+
+
+@pytest.fixture(scope="session")
+def spark(spark_and_stderr: tuple[Any, Any]) -> Any:
+    """A local Spark session for the whole test session (local[1]); skips without pyspark or Java, fails in CI."""
+    return spark_and_stderr[0]
+
+
+@pytest.fixture(scope="session")
+def spark_stderr(spark_and_stderr: tuple[Any, Any]) -> Any:
+    """What the session's Spark JVM wrote to its standard error (support.JvmStderr)."""
+    return spark_and_stderr[1]
 
 
 @pytest.fixture(scope="session")
@@ -226,7 +238,6 @@ def make_engine(engine_factory: EngineFactory, request: pytest.FixtureRequest, t
 #: Used to send the longest work out first, and for the ``slow`` marker (SLOW_SECONDS and above).
 SECONDS: dict[tuple[str, str], float] = {
     ("test_out_of_core.py", "test_a_parquet_file_twice_the_memory_limit"): 14.0,  # 2026-11-28, fewer records
-    ("test_spark.py", "test_a_run_shows_only_what_anonset_says"): 20.0,
     ("test_docs_examples.py", "test_one_session_doc_runs_in_order"): 3.0,  # 2026-11-28, commands forked
     ("test_spark.py", "test_a_driver_memory_spark_refuses_is_named"): 6.0,
     ("test_spark.py", "test_unreachable_master_fails_within_its_timeout"): 6.0,
@@ -249,7 +260,7 @@ SLOW_SECONDS = 2.0
 #: Modules that are slow as a whole (every test runs the CLI in a fresh process).
 SLOW_MODULES = frozenset({"test_docs_examples.py"})
 
-SPARK_FIXTURES = frozenset({"spark"})
+SPARK_FIXTURES = frozenset({"spark", "spark_stderr", "spark_and_stderr"})
 POSTGRES_FIXTURES = frozenset({"pg_schema", "pg", "adult_pg", "small_pg"})
 BROWSER_FIXTURES = frozenset({"browser"})
 #: What a test that opens a schema of its own (not through a fixture) writes.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -85,25 +87,59 @@ def require_adult() -> Path:
 JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
-def require_spark() -> Any:
-    """A local Spark session (``local[2]``), started once per process; skips loudly without pyspark or Java.
+@dataclass(frozen=True)
+class JvmStderr:
+    """The standard error of the tests' Spark JVM: a file of its own (the JVM inherits it when it starts).
 
-    In CI (the environment variable ``CI`` set) a missing pyspark or Java fails instead: there every
-    service the suite needs is installed.
+    ``at_start`` is how many bytes it held once the session was up: what Spark's start-up printed.
+    """
+
+    path: Path
+    at_start: int
+
+    def size(self) -> int:
+        """Bytes written so far."""
+        return self.path.stat().st_size
+
+    def lines(self, start: int = 0, end: int | None = None) -> list[str]:
+        """The non-blank lines written between byte ``start`` and ``end`` (default: all written so far)."""
+        data = self.path.read_bytes()[start:end]
+        return [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+
+
+def require_spark(folder: Path) -> tuple[Any, JvmStderr]:
+    """A local Spark session (``local[1]``), started once per process, and its JVM's standard error (in ``folder``).
+
+    Skips loudly without pyspark or Java; in CI (the environment variable ``CI`` set) a missing
+    pyspark or Java fails instead: there every service the suite needs is installed.  The session
+    is started by anonset's own :func:`~anonset.engine.spark.session.spark_session`, as a run
+    starts it, with the JVM's standard error sent to a file rather than to whatever captured
+    the test that happened to start it, so that tests can read what Spark said.
     """
     from anonset.engine.spark.session import spark_session
     from anonset.errors import ConfigError
 
+    log = folder / "spark-stderr.log"
+    sys.stderr.flush()
+    saved = os.dup(2)
     try:
-        # the tests' tables are small: the JVM's optimizing compiler and parallel collector would only cost time
-        # here (a fifth of the Spark tests' time); Spark's behaviour is the same
-        return spark_session("local[2]", options={"spark.sql.shuffle.partitions": "4",
-                                                  "spark.default.parallelism": "2",
-                                                  "spark.driver.extraJavaOptions": JVM_OPTIONS})
+        with log.open("wb") as target:
+            os.dup2(target.fileno(), 2)  # the JVM, a child process, inherits this descriptor
+        # the tests' tables are small: one task thread, two shuffle partitions, the JVM's first compiler tier and
+        # the serial collector cost the least here (a tenth of the Spark tests' CPU time); Spark's results are the
+        # same (a shuffle still has two partitions)
+        session = spark_session("local[1]", options={"spark.sql.shuffle.partitions": "2",
+                                                     "spark.default.parallelism": "1",
+                                                     "spark.driver.extraJavaOptions": JVM_OPTIONS})
     except ConfigError as exc:
         if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
             pytest.fail(f"Spark is required in CI: {exc}")
         pytest.skip(f"Spark unavailable: {exc}")
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+    return session, JvmStderr(log, log.stat().st_size)
 
 
 def random_hierarchy(rng: np.random.Generator, name: str, n_leaves: int, depth: int) -> Hierarchy:
