@@ -7,9 +7,11 @@ token (or without), a Host header, an Origin for a change.
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -179,3 +181,75 @@ def test_the_cancel_route_reaches_the_job(folder: Path) -> None:
     done = _finished(client, _post(client, "/api/propose", {"path": "register.csv"}).json()["config"])
     answer = _post(client, f"/api/jobs/{done['job']}/cancel", {})
     assert answer.status_code == 200 and answer.json()["state"] == "done"  # too late: the run had ended
+
+
+def _get(client: TestClient, path: str) -> object:
+    return client.get(path, headers={"X-Anonset-Token": TOKEN})
+
+
+def test_the_lattice_shows_the_search_and_any_node_opens(folder: Path) -> None:
+    """The overview holds every node with the search's state; a node opened is judged, its figures recomputed here
+    from the release of that node (the `levels` option), and a node is released on its own."""
+    client = _client(folder)
+    config = _post(client, "/api/propose", {"path": "register.csv"}).json()["config"]
+    job = _finished(client, config)
+    assert job["state"] == "done", job
+    space = _get(client, f"/api/jobs/{job['job']}/lattice").json()
+    assert space["size"] == len(space["nodes"]) == int(np.prod([top + 1 for top in space["max_levels"]]))
+    assert space["released"] == space["optimum"]
+    states = {tuple(n["levels"]): n for n in space["nodes"]}
+    assert states[tuple(space["optimum"])]["state"] == 1  # judged, feasible
+    assert all(n["height"] == sum(n["levels"]) for n in space["nodes"])
+    # a node the search did not judge, more general than the optimum in one attribute: feasible at k-anonymity
+    i = next(j for j, v in enumerate(space["optimum"]) if v < space["max_levels"][j])
+    chosen = list(space["optimum"])
+    chosen[i] += 1
+    details = _get(client, f"/api/jobs/{job['job']}/node?levels={','.join(map(str, chosen))}").json()
+    assert details["feasible"] and not details["optimum"]
+    # independently: the same node released by the optimal method's `levels`, through the Anonymizer
+    quasi = space["quasi"]
+    released = _post(client, f"/api/jobs/{job['job']}/release",
+                     {"release": "node.csv", "config": "node.yaml", "levels": chosen})
+    assert released.status_code == 200, released.text
+    written = yaml.safe_load((folder / "node.yaml").read_text())
+    assert written["method"]["levels"] == dict(zip(quasi, chosen, strict=True))
+    table = pd.read_csv(folder / "node.csv", dtype=str, keep_default_na=False)
+    suppressed = (table[quasi] == "*").all(axis=1)
+    sizes = table[~suppressed].groupby(quasi).size().to_numpy()
+    assert details["suppressed_rows"] == int(suppressed.sum())
+    assert details["classes"] == len(sizes) and details["smallest_class"] == sizes.min()
+    assert details["risk"]["highest_risk"] == pytest.approx(1 / sizes.min())
+    assert details["risk"]["average_risk"] == pytest.approx(len(sizes) / sizes.sum())
+    # the sensitive attribute's view, recomputed from the written release
+    counts = table[~suppressed].groupby([*quasi, "diagnosis"]).size()
+    share = (counts / counts.groupby(level=list(range(len(quasi)))).transform("sum")).groupby(
+        level=list(range(len(quasi)))).max()
+    assert details["sensitive"]["diagnosis"]["highest_share"] == pytest.approx(share.max())
+    for listed in details["sensitive"]["diagnosis"]["listed"]:
+        assert listed["records"] >= max(written["privacy"]["k"], 2)  # small classes are never listed
+    # every example value is one that classes of at least k records hold
+    for attribute in details["attributes"]:
+        for value in attribute["examples"]:
+            assert value in set(table.loc[~suppressed, attribute["name"]])
+    # the node once opened is judged in the overview
+    again = _get(client, f"/api/jobs/{job['job']}/lattice").json()
+    assert {tuple(n["levels"]): n["state"] for n in again["nodes"]}[tuple(chosen)] == 1
+
+
+def test_a_node_outside_the_lattice_and_a_run_without_one_are_one_error(folder: Path) -> None:
+    client = _client(folder)
+    config = _post(client, "/api/propose", {"path": "register.csv"}).json()["config"]
+    job = _finished(client, config)
+    for levels in ("9,9,9,9,9,9,9", "1,x", ""):
+        answer = _get(client, f"/api/jobs/{job['job']}/node?levels={levels}")
+        assert answer.status_code == 400 and "level" in answer.json()["error"]
+    # the most specific node: 400 records with hundreds of ZIP codes leave most classes below k; refused
+    refused = _post(client, f"/api/jobs/{job['job']}/release", {"release": "n.csv", "levels": [0] * 7})
+    assert refused.status_code == 400 and "does not satisfy" in refused.json()["error"]
+    assert not (folder / "n.csv").exists()
+    partitioning = re.sub(r"max_suppression: [0-9.]+", "max_suppression: 0",
+                          config.replace("method: {name: optimal, metric: loss}", "method: {name: mondrian}"))
+    mondrian = _finished(client, partitioning)
+    assert mondrian["state"] == "done", mondrian
+    answer = _get(client, f"/api/jobs/{mondrian['job']}/lattice")
+    assert answer.status_code == 400 and "lattice" in answer.json()["error"]

@@ -14,9 +14,16 @@ Served by Starlette (:func:`workbench`), behind :class:`~anonset.app.security.Gu
   library reports) and, once done, the run's headline, guarantees, warnings
   and figures; ``POST /api/jobs/{id}/cancel`` stops it at its next step;
 * ``GET /jobs/{id}/report`` — the run's HTML report;
-* ``POST /api/jobs/{id}/release`` ``{"release", "config", "report"}`` — the
-  release, the configuration and the report written under the root, never
-  over one of the run's inputs, all placed only once every one is written.
+* ``GET /api/jobs/{id}/lattice`` — a full-domain run's lattice as the search
+  left it (:mod:`anonset.app.explorer`); ``GET /api/jobs/{id}/node?levels=1,0,2``
+  — what releasing that node gives (verdict, suppression, the run's metric,
+  risk, the sensitive attributes' view), judged when first opened;
+* ``POST /api/jobs/{id}/release`` ``{"release", "config", "report", "levels"}`` —
+  the release, the configuration and the report written under the root, never
+  over one of the run's inputs, all placed only once every one is written;
+  with ``levels``, of that node instead: the configuration gets
+  ``method: {name: optimal, levels: ...}`` and runs again, checked as
+  ``anonset anonymize`` checks it, before anything is written.
 
 An error the user can fix is a 400 with ``{"error": message}``.
 """
@@ -37,6 +44,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from anonset.app.explorer import LatticeView
 from anonset.app.jobs import Job
 from anonset.app.security import Guard, under_root
 from anonset.errors import AnonsetError, ConfigError
@@ -52,12 +60,13 @@ TABLES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
 @dataclass
 class Finished:
-    """What a run of the workbench made: its config (text and parsed), its release and its report."""
+    """What a run of the workbench made: its config (text and parsed), its release, its report, its lattice."""
 
     text: str
     config: Any
     release: Any
     report: dict[str, Any]
+    lattice: LatticeView | None = None
 
 
 class Workbench:
@@ -138,12 +147,17 @@ class Workbench:
 
         run = MemoryRun(cfg)
         dataset = run.load()[0]
-        release = run.anonymizer(ReleaseRequest()).fit(dataset).release_
+        fitted = run.anonymizer(ReleaseRequest()).fit(dataset)
+        release = fitted.release_
         assert release.table is not None
         report = report_contents(dataset, release.table, cfg.requirements, release.summary(),
                                  partition=release.partition, verification=release.recheck,
                                  run={"config": "(the workbench's configuration)", "release": None})
-        return Finished(text, cfg, release, report)
+        lattice = None
+        if fitted.result_ is not None and fitted.levels_ is not None:
+            lattice = LatticeView(fitted.dataset_, fitted.requirements, fitted.metric_, fitted.result_,
+                                  tuple(fitted.levels_.values()))
+        return Finished(text, cfg, release, report, lattice)
 
     def status(self, request: Request) -> Response:
         job = self.jobs.get(request.path_params["job"])
@@ -183,6 +197,21 @@ class Workbench:
             return _secured(Response(f"{exc}\n", status_code=404))
         return _secured(HTMLResponse(render_html(finished.report)))
 
+    def _lattice(self, job_id: str) -> LatticeView:
+        """The lattice of a finished full-domain run; a ConfigError otherwise."""
+        lattice = self._finished(job_id).lattice
+        if lattice is None:
+            raise ConfigError("this run's method searches no lattice of full-domain nodes: choose a full-domain"
+                              " method (optimal, exhaustive, rv-*) to explore one")
+        return lattice
+
+    async def lattice(self, request: Request) -> Response:
+        return await _answer(lambda: self._lattice(request.path_params["job"]).overview())
+
+    async def node(self, request: Request) -> Response:
+        text = request.query_params.get("levels", "")
+        return await _answer(lambda: self._lattice(request.path_params["job"]).node(_levels(text)))
+
     async def release(self, request: Request) -> Response:
         body = await _json(request)
         return await _answer(lambda: self._release(request.path_params["job"], body))
@@ -197,6 +226,8 @@ class Workbench:
         names = {key: str(body.get(key) or "").strip() for key in ("release", "config", "report")}
         if not names["release"]:
             raise ConfigError("give the release file's name (e.g. released.csv)")
+        if body.get("levels") is not None:
+            job = self._node_run(job_id, body["levels"])
         paths = {key: under_root(self.root, name) for key, name in names.items() if name}
         inputs = {**job.config.input_files()}
         inputs.pop("config", None)
@@ -214,6 +245,30 @@ class Workbench:
         files.verify()
         files.place()
         return {"written": {key: str(path.relative_to(self.root)) for key, path in paths.items()}}
+
+
+    def _node_run(self, job_id: str, levels: Any) -> Finished:
+        """The run's configuration with ``method.levels`` set to a node of its lattice, run again (in this thread)."""
+        lattice = self._lattice(job_id)
+        node = lattice.node(_levels(",".join(str(v) for v in levels) if isinstance(levels, list) else str(levels)))
+        job = self._finished(job_id)
+        raw = yaml.safe_load(job.text)
+        method = raw.get("method")
+        method = {"name": method} if isinstance(method, str) else dict(method or {})
+        kept = {"assume_practical_monotonicity"} if method.get("name") == "optimal" else set()
+        method = {"name": "optimal", **{k: v for k, v in method.items() if k in kept},
+                  "levels": dict(zip(lattice.dataset.quasi, node["levels"], strict=True))}
+        raw["method"] = method
+        text = str(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True))
+        return self._execute(text, self._config(text))
+
+
+def _levels(text: str) -> list[int]:
+    """``1,0,2`` as levels; a ConfigError for anything else."""
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ConfigError("levels are whole numbers separated by commas (1,0,2)") from None
 
 
 def _config_for(text: str, root: Path, config: Path, release: Path) -> str:
@@ -283,6 +338,8 @@ def workbench(root: Path, host: str, port: int, token: str | None = None) -> Gua
         Route("/api/jobs/{job}", bench.status),
         Route("/api/jobs/{job}/cancel", bench.cancel, methods=["POST"]),
         Route("/jobs/{job}/report", bench.report),
+        Route("/api/jobs/{job}/lattice", bench.lattice),
+        Route("/api/jobs/{job}/node", bench.node),
         Route("/api/jobs/{job}/release", bench.release, methods=["POST"]),
     ])
     guard = Guard(app, host, port)

@@ -13,7 +13,16 @@ from anonset.engine.numpy.engine import NumpyEngine
 from anonset.errors import InfeasibleError
 from anonset.hierarchy import read_hierarchy
 from anonset.io.tables import read_table
-from anonset.methods.full_domain.search import exhaustive_search, lattice_of, optimal_search
+from anonset.methods.full_domain.search import (
+    FEASIBLE,
+    INFEASIBLE,
+    PRUNED,
+    TAGGED,
+    SearchResult,
+    exhaustive_search,
+    lattice_of,
+    optimal_search,
+)
 from anonset.metrics import Loss, make_metric
 from anonset.privacy import (
     BetaLikeness,
@@ -59,6 +68,27 @@ def _models(kind: str, k: int, rng: np.random.Generator) -> list:
     return models
 
 
+def _record_agrees(found: SearchResult, reference: SearchResult) -> None:
+    """What the search's record says of each node agrees with the exhaustive sweep, which judged every node."""
+    assert found.record is not None and reference.record is not None
+    truth = reference.record
+    assert set(np.unique(truth.state)) <= {FEASIBLE, INFEASIBLE}
+    state = found.record.state
+    assert np.all(truth.state[np.isin(state, (FEASIBLE, TAGGED))] == FEASIBLE)
+    assert np.all(truth.state[np.isin(state, (INFEASIBLE, PRUNED))] == INFEASIBLE)
+    judged = state == FEASIBLE
+    np.testing.assert_allclose(found.record.objective[judged], truth.objective[judged], rtol=1e-12, atol=1e-12)
+    assert np.isnan(found.record.objective[~judged]).all()
+    assert int(np.isin(state, (FEASIBLE, INFEASIBLE)).sum()) <= found.checks
+    optimum = lattice_of_nodes_index(found.record.nodes, found.levels)
+    assert state[optimum] == FEASIBLE
+
+
+def lattice_of_nodes_index(nodes: np.ndarray, levels: tuple[int, ...]) -> int:
+    """The row of ``nodes`` equal to ``levels``."""
+    return int(np.flatnonzero((nodes == np.asarray(levels)).all(axis=1))[0])
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31 - 1),
@@ -93,6 +123,7 @@ def test_optimal_equals_exhaustive(seed: int, kind: str, metric_name: str, budge
     assert found.levels == reference.levels
     assert found.score == pytest.approx(reference.score, rel=1e-12, abs=1e-12)
     assert found.checks <= lattice_of(ds).size
+    _record_agrees(found, reference)
     # the chosen node really is feasible, judged on statistics computed straight from the rows
     fresh = NumpyEngine(ds, req.request)
     _, stats = fresh.row_classes(found.levels)

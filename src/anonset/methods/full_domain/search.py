@@ -66,14 +66,41 @@ from anonset.progress import task as progress_task
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["SearchResult", "exhaustive_search", "fixed_node", "lattice_of", "optimal_search"]
+__all__ = ["FEASIBLE", "INFEASIBLE", "NOT_CHECKED", "PRUNED", "TAGGED", "NodeRecord", "SearchResult",
+           "exhaustive_search", "fixed_node", "lattice_of", "optimal_search"]
 
 _REL_TOL = 1e-12
 
 
+#: The states of a node in a search's record (:class:`NodeRecord`): not looked at (the search stopped before it,
+#: its bound could not beat the optimum); judged in full, feasible or not; known infeasible without being judged
+#: (its records' lower bound exceeds the budget, or it lies below a node whose monotone part failed); known
+#: feasible without being judged (above a feasible node, when every model is monotone).
+NOT_CHECKED, FEASIBLE, INFEASIBLE, PRUNED, TAGGED = 0, 1, 2, 3, 4
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    """What a search learned about each node of its lattice: what the workbench's lattice view shows.
+
+    Attributes
+    ----------
+    nodes : (size, d) int64 array
+        The lattice's nodes (levels per quasi-identifier), in the lattice's order.
+    state : (size,) int8 array
+        Each node's state (:data:`NOT_CHECKED` .. :data:`TAGGED`).
+    objective : (size,) float64 array
+        The metric's objective of a node judged feasible; NaN elsewhere.
+    """
+
+    nodes: NDArray[np.int64]
+    state: NDArray[np.int8]
+    objective: NDArray[np.float64]
+
+
 @dataclass
 class SearchResult:
-    """Outcome of a full-domain search."""
+    """Outcome of a full-domain search (``record``: what it learned about each node, where it keeps one)."""
 
     levels: tuple[int, ...]
     stats: ClassStats
@@ -85,6 +112,7 @@ class SearchResult:
     seconds: float
     feasible_found: int = 0
     details: dict[str, object] = field(default_factory=dict)
+    record: NodeRecord | None = None
 
 
 def lattice_of(dataset: Dataset) -> Lattice:
@@ -121,6 +149,8 @@ class _Evaluator:
         self.best: tuple[float, int, int, tuple[int, ...]] | None = None
         self.best_payload: tuple[ClassStats, Verdict, float] | None = None
         self.closest: tuple[int, tuple[int, ...]] | None = None
+        #: every node judged in full: its objective when feasible, else NaN
+        self.judged: dict[tuple[int, ...], float] = {}
 
     def evaluate(self, levels: tuple[int, ...], counted: bool = False) -> tuple[ClassStats, Verdict]:
         """Judge the node in full; ``counted``: its classes were computed (and counted as a check) already."""
@@ -130,10 +160,12 @@ class _Evaluator:
         if not verdict.feasible:
             if self.closest is None or verdict.suppressed_rows < self.closest[0]:
                 self.closest = (verdict.suppressed_rows, levels)
+            self.judged[levels] = np.nan
             return stats, verdict
         self.feasible += 1
         partition = Partition.from_node(self.dataset.quasi, stats, verdict.kept)
         score = self.metric.score(partition, self.dataset)
+        self.judged[levels] = self.metric.objective(score)
         key = _key(self.metric.objective(score), verdict.suppressed_rows, levels)
         if _better(key, self.best):
             self.best = key
@@ -172,14 +204,29 @@ class _Evaluator:
             if self.closest is None or verdict.suppressed_rows < self.closest[0]:
                 self.closest = (verdict.suppressed_rows, levels)
 
-    def result(self, lattice: Lattice, started: float) -> SearchResult:
+    def record(self, lattice: Lattice, pruned: NDArray[np.bool_] | None = None,
+               tagged: NDArray[np.bool_] | None = None) -> NodeRecord:
+        """The record of the nodes judged here, and of those ``pruned`` (known infeasible) or ``tagged`` (feasible)."""
+        state = np.full(lattice.size, NOT_CHECKED, dtype=np.int8)
+        if pruned is not None:
+            state[pruned] = PRUNED
+        if tagged is not None:
+            state[tagged & ~(pruned if pruned is not None else False)] = TAGGED
+        objective = np.full(lattice.size, np.nan)
+        for levels, value in self.judged.items():
+            i = lattice.index(levels)
+            state[i] = INFEASIBLE if np.isnan(value) else FEASIBLE
+            objective[i] = value
+        return NodeRecord(lattice.nodes, state, objective)
+
+    def result(self, lattice: Lattice, started: float, record: NodeRecord | None = None) -> SearchResult:
         if self.best is None or self.best_payload is None:
             raise _infeasible(self.requirements, self.closest, self.dataset)
         stats, verdict, score = self.best_payload
         return SearchResult(
             levels=self.best[3], stats=stats, verdict=verdict, score=score, objective=self.best[0],
             checks=self.checks, lattice_size=lattice.size, seconds=time.perf_counter() - started,
-            feasible_found=self.feasible,
+            feasible_found=self.feasible, record=record if record is not None else self.record(lattice),
         )
 
 
@@ -341,7 +388,8 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     if ev.best is None and requirements.floors_groups:
         # nothing is feasible: the closest miss among the nodes not judged in full, by their lower bounds
         ev.closest_miss([(int(least[i]), tuple(int(v) for v in nodes[i])) for i in np.flatnonzero(~evaluated)])
-    result = ev.result(lattice, started)
+    # feasible without a judgement only where every model is monotone: otherwise known_ok holds the floor alone
+    result = ev.result(lattice, started, ev.record(lattice, infeasible, known_ok if monotone else None))
     result.details.update(strategy="bound-ordered", prefiltered=prefiltered)
     if assume_practical_monotonicity and not requirements.monotonic:
         result.details["assumed_practical_monotonicity"] = True
