@@ -253,3 +253,47 @@ def test_a_node_outside_the_lattice_and_a_run_without_one_are_one_error(folder: 
     assert mondrian["state"] == "done", mondrian
     answer = _get(client, f"/api/jobs/{mondrian['job']}/lattice")
     assert answer.status_code == 400 and "lattice" in answer.json()["error"]
+
+
+def test_the_classes_of_a_partitioning_run_are_listed_smallest_first_and_never_below_k(folder: Path) -> None:
+    client = _client(folder)
+    config = _post(client, "/api/propose", {"path": "register.csv"}).json()["config"]
+    config = re.sub(r"max_suppression: [0-9.]+", "max_suppression: 0",
+                    config.replace("method: {name: optimal, metric: loss}", "method: {name: mondrian}"))
+    job = _finished(client, config)
+    assert job["state"] == "done", job
+    listing = _get(client, f"/api/jobs/{job['job']}/classes").json()
+    _post(client, f"/api/jobs/{job['job']}/release", {"release": "m.csv"})
+    table = pd.read_csv(folder / "m.csv", dtype=str, keep_default_na=False)
+    sizes = table.groupby(listing["quasi"]).size()
+    assert listing["classes"] == len(sizes) and listing["unlisted"] == int((sizes < listing["floor"]).sum())
+    listed = [c["records"] for c in listing["listed"]]
+    assert listed == sorted(listed) and min(listed) >= listing["floor"]
+    for entry in listing["listed"][:20]:
+        key = tuple(entry["values"])
+        assert sizes[key] == entry["records"]
+        shares = table.loc[(table[listing["quasi"]] == list(key)).all(axis=1), "diagnosis"].value_counts(
+            normalize=True)
+        assert entry["highest_share"]["diagnosis"] == pytest.approx(shares.max())
+
+
+def test_a_front_is_listed_and_its_members_open_as_nodes(folder: Path) -> None:
+    client = _client(folder)
+    config = _post(client, "/api/propose", {"path": "register.csv"}).json()["config"]
+    pareto = config.replace("method: {name: optimal, metric: loss}", "method: {name: pareto-exhaustive}")
+    job = _finished(client, pareto)
+    assert job["state"] == "done", job
+    front = _get(client, f"/api/jobs/{job['job']}/front").json()
+    assert len(front["members"]) >= 2 and sum(m["released"] for m in front["members"]) == 1
+    # a member opens as a node, judged under the configured requirements (the front's members each have their
+    # own k, below the configured one too): the released member meets them, the most specific one does not
+    for member in front["members"]:
+        details = _get(client, f"/api/jobs/{job['job']}/node?levels={','.join(map(str, member['levels']))}").json()
+        assert details["levels"] == member["levels"] and details["released"] == member["released"]
+        if member["released"]:
+            assert details["feasible"]
+        if member["objectives"]["k"] == 1:
+            assert not details["feasible"]
+    optimal = _finished(client, config)
+    answer = _get(client, f"/api/jobs/{optimal['job']}/front")
+    assert answer.status_code == 400 and "front" in answer.json()["error"]

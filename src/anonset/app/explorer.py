@@ -34,14 +34,14 @@ from anonset.methods.full_domain.search import (
     NOT_CHECKED,
     PRUNED,
     TAGGED,
-    SearchResult,
+    NodeRecord,
     lattice_of,
 )
 from anonset.metrics.base import Metric
 from anonset.privacy.base import Requirements
 from anonset.risk.sensitive import sensitive_view
 
-__all__ = ["STATES", "LatticeView"]
+__all__ = ["STATES", "LatticeView", "class_listing", "front_listing"]
 
 #: The words for each state of a node, as the page shows them.
 STATES = {NOT_CHECKED: "not checked", FEASIBLE: "feasible", INFEASIBLE: "infeasible",
@@ -61,22 +61,24 @@ class LatticeView:
         What the run had to meet.
     metric : Metric
         The metric the run's search minimized (prepared by the run).
-    result : SearchResult
-        The search's result; its ``record`` (None for a search that keeps
-        none: every node then shows as not checked).
+    record : NodeRecord, optional
+        What the search learned about each node (None for a search that
+        keeps none, or a trade-off search: every node then shows as not
+        checked until opened).
+    optimum : tuple of int
+        The node the search found best (a trade-off search's: the released member).
     released : tuple of int
         The released node.
     """
 
-    def __init__(self, dataset: Dataset, requirements: Requirements, metric: Metric, result: SearchResult,
-                 released: Sequence[int]):
+    def __init__(self, dataset: Dataset, requirements: Requirements, metric: Metric, record: NodeRecord | None,
+                 optimum: Sequence[int], released: Sequence[int]):
         self.dataset = dataset
         self.requirements = requirements
         self.metric = metric
         self.lattice = lattice_of(dataset)
         self.released = tuple(int(v) for v in released)
-        self.optimum = tuple(int(v) for v in result.levels)
-        record = result.record
+        self.optimum = tuple(int(v) for v in optimum)
         if record is not None and record.state.shape[0] == self.lattice.size:
             self.state, self.objective = record.state.copy(), record.objective.copy()
         else:
@@ -213,3 +215,42 @@ def _prosecutor(sizes: Any, records: int) -> dict[str, Any]:
 def _number(value: float) -> float | None:
     """A float for JSON: None for NaN."""
     return None if np.isnan(value) else float(value)
+
+
+def front_listing(front: Any, released: Sequence[int]) -> dict[str, Any]:
+    """A trade-off search's front (:class:`~anonset.methods.pareto.objectives.ParetoResult`): its members."""
+    chosen = tuple(int(v) for v in released)
+    return {"quasi": list(front.quasi), "objectives": list(front.objectives),
+            "members": [{"levels": list(m.levels), "objectives": {k: _number(v) for k, v in m.objectives.items()},
+                         "suppressed_rows": int(m.suppressed_rows), "released": tuple(m.levels) == chosen}
+                        for m in front.front]}
+
+
+def class_listing(table: pd.DataFrame, quasi: Sequence[str], sensitive: Sequence[str], suppressed: Any,
+                  floor: int, shown: int = 200) -> dict[str, Any]:
+    """The released classes (records alike on every quasi-identifier), smallest first: what a partitioning run made.
+
+    Only classes of at least ``floor`` records are listed (the report's small-class rule); the others are
+    counted.  Each class has its released values, its records and, per sensitive attribute, its most
+    frequent value's share.  ``suppressed`` marks the records withheld (left out).
+    """
+    kept = table.loc[~np.asarray(suppressed, dtype=bool), [*quasi, *sensitive]].astype(str)
+    if kept.empty:
+        return {"quasi": list(quasi), "sensitive": list(sensitive), "classes": 0, "unlisted": 0, "floor": floor,
+                "listed": []}
+    class_id, keys = pd.MultiIndex.from_frame(kept[list(quasi)]).factorize()
+    sizes = np.bincount(class_id)
+    top: dict[str, Any] = {}
+    for name in sensitive:
+        value_id, _ = pd.factorize(kept[name])
+        pair = class_id.astype(np.int64) * (int(value_id.max()) + 1) + value_id
+        counts = np.bincount(pair)
+        best = np.zeros(len(sizes))
+        np.maximum.at(best, np.flatnonzero(counts) // (int(value_id.max()) + 1), counts[np.flatnonzero(counts)])
+        top[name] = best / sizes
+    large = np.flatnonzero(sizes >= floor)
+    order = large[np.lexsort((large, sizes[large]))][:shown]
+    listed = [{"values": [str(v) for v in keys[c]], "records": int(sizes[c]),
+               "highest_share": {name: float(top[name][c]) for name in sensitive}} for c in order]
+    return {"quasi": list(quasi), "sensitive": list(sensitive), "classes": int(len(sizes)),
+            "unlisted": int(len(sizes) - len(large)), "floor": floor, "listed": listed}

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -44,7 +45,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from anonset.app.explorer import LatticeView
+from anonset.app.explorer import LatticeView, class_listing, front_listing
 from anonset.app.jobs import Job
 from anonset.app.security import Guard, under_root
 from anonset.errors import AnonsetError, ConfigError
@@ -66,7 +67,9 @@ class Finished:
     config: Any
     release: Any
     report: dict[str, Any]
+    dataset: Any
     lattice: LatticeView | None = None
+    front: dict[str, Any] | None = None
 
 
 class Workbench:
@@ -153,11 +156,16 @@ class Workbench:
         report = report_contents(dataset, release.table, cfg.requirements, release.summary(),
                                  partition=release.partition, verification=release.recheck,
                                  run={"config": "(the workbench's configuration)", "release": None})
-        lattice = None
-        if fitted.result_ is not None and fitted.levels_ is not None:
-            lattice = LatticeView(fitted.dataset_, fitted.requirements, fitted.metric_, fitted.result_,
-                                  tuple(fitted.levels_.values()))
-        return Finished(text, cfg, release, report, lattice)
+        lattice, front = None, None
+        if fitted.levels_ is not None:  # a full-domain search's node, or a trade-off front's member
+            released = tuple(fitted.levels_.values())
+            result = fitted.result_
+            lattice = LatticeView(fitted.dataset_, fitted.requirements, fitted.metric_,
+                                  result.record if result is not None else None,
+                                  result.levels if result is not None else released, released)
+            if getattr(fitted, "front_", None) is not None:
+                front = front_listing(fitted.front_, released)
+        return Finished(text, cfg, release, report, fitted.dataset_, lattice, front)
 
     def status(self, request: Request) -> Response:
         job = self.jobs.get(request.path_params["job"])
@@ -207,6 +215,31 @@ class Workbench:
 
     async def lattice(self, request: Request) -> Response:
         return await _answer(lambda: self._lattice(request.path_params["job"]).overview())
+
+    async def front(self, request: Request) -> Response:
+        return await _answer(lambda: self._front(request.path_params["job"]))
+
+    def _front(self, job_id: str) -> dict[str, Any]:
+        front = self._finished(job_id).front
+        if front is None:
+            raise ConfigError("this run's method finds no front: choose a trade-off method (pareto-exhaustive,"
+                              " pareto-ea) to see one")
+        return front
+
+    async def classes(self, request: Request) -> Response:
+        return await _answer(lambda: self._classes(request.path_params["job"]))
+
+    def _classes(self, job_id: str) -> dict[str, Any]:
+        """The run's released classes, smallest first (those of fewer than max(k, 2) records counted only)."""
+        finished = self._finished(job_id)
+        release = finished.release
+        dataset = finished.dataset
+        row_class = release.partition.row_class
+        # the records withheld, where the table still has them (marked); a table without them has none
+        suppressed = row_class < 0 if row_class is not None and len(row_class) == len(release.table) else \
+            np.zeros(len(release.table), dtype=bool)
+        return class_listing(release.table, dataset.quasi, dataset.sensitive, suppressed,
+                             max(finished.config.requirements.k, 2))
 
     async def node(self, request: Request) -> Response:
         text = request.query_params.get("levels", "")
@@ -340,6 +373,8 @@ def workbench(root: Path, host: str, port: int, token: str | None = None) -> Gua
         Route("/jobs/{job}/report", bench.report),
         Route("/api/jobs/{job}/lattice", bench.lattice),
         Route("/api/jobs/{job}/node", bench.node),
+        Route("/api/jobs/{job}/front", bench.front),
+        Route("/api/jobs/{job}/classes", bench.classes),
         Route("/api/jobs/{job}/release", bench.release, methods=["POST"]),
     ])
     guard = Guard(app, host, port)

@@ -56,13 +56,48 @@ async function explore(id) {
   space = null; opened = {}; comparing = []; chosen = null;
   $("node").classList.add("hidden"); $("compare").classList.add("hidden");
   $("chosen").textContent = "The run's release.";
+  $("front").classList.add("hidden");
+  await showClasses(id);
   let data;
   try { data = await call(`/api/jobs/${id}/lattice`); } catch (e) { $("error").textContent = ""; $("space").classList.add("hidden"); return; }
   space = data;
+  try { showFront(await call(`/api/jobs/${id}/front`)); } catch (e) { $("error").textContent = ""; }
   $("space").classList.remove("hidden");
   $("lattice-about").textContent = `${data.size} nodes (${data.quasi.join(", ")}); shown: ${data.shown}; the metric: ${data.metric}.`;
   $("legend").replaceChildren(...Object.entries(data.states).map(([code, words]) => cell("li", words, `s${code}`)));
   drawLattice();
+}
+
+async function showClasses(id) {
+  let data;
+  try { data = await call(`/api/jobs/${id}/classes`); } catch (e) { $("error").textContent = ""; $("classes").classList.add("hidden"); return; }
+  $("classes").classList.remove("hidden");
+  $("classes-about").textContent = `${data.classes} classes; listed: the ${data.listed.length} smallest of at least ${data.floor} records` +
+    (data.unlisted ? `; ${data.unlisted} smaller classes are counted, never listed` : "") + ".";
+  const head = cell("tr", "");
+  head.append(...data.quasi.map((q) => cell("th", q)), cell("th", "records"), ...data.sensitive.map((s) => cell("th", `${s}: highest share`)));
+  const rows = data.listed.map((c) => {
+    const tr = cell("tr", "");
+    tr.append(...c.values.map((v) => cell("td", v)), cell("td", String(c.records)), ...data.sensitive.map((s) => cell("td", pct(c.highest_share[s]))));
+    return tr;
+  });
+  $("classes-table").replaceChildren(head, ...rows);
+}
+
+function showFront(front) {
+  const head = cell("tr", "");
+  head.append(cell("th", "node"), ...front.objectives.map((o) => cell("th", o)), cell("th", "suppressed"), cell("th", ""));
+  const rows = front.members.map((m) => {
+    const tr = cell("tr", "");
+    const open = cell("button", "open");
+    open.addEventListener("click", () => openNode(m.levels).catch(() => {}));
+    tr.append(cell("td", `${m.levels.join("·")}${m.released ? " (released)" : ""}`),
+      ...front.objectives.map((o) => cell("td", fmt(m.objectives[o]))), cell("td", String(m.suppressed_rows)), cell("td", ""));
+    tr.lastChild.append(open);
+    return tr;
+  });
+  $("front-table").replaceChildren(head, ...rows);
+  $("front").classList.remove("hidden");
 }
 
 function drawLattice() {
