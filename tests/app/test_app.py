@@ -297,3 +297,20 @@ def test_a_front_is_listed_and_its_members_open_as_nodes(folder: Path) -> None:
     optimal = _finished(client, config)
     answer = _get(client, f"/api/jobs/{optimal['job']}/front")
     assert answer.status_code == 400 and "front" in answer.json()["error"]
+
+
+def test_a_hierarchy_is_previewed_as_the_configuration_builds_it(folder: Path) -> None:
+    client = _client(folder)
+    proposed = _post(client, "/api/propose", {"path": "register.csv"}).json()
+    assert "age" in proposed["quasi"] and "diagnosis" not in proposed["quasi"]
+    config = proposed["config"].replace("widths: [5, 10, 20]", "widths: [10, 30]")
+    preview = _post(client, "/api/preview", {"config": config, "attribute": "age"}).json()
+    assert preview["levels"] == 3 and preview["groups"][-1] == 1
+    ages = pd.read_csv(folder / "register.csv")["age"]
+    for value, tens, thirties, top in zip(*preview["values"], strict=True):
+        assert ages.eq(int(value)).sum() >= preview["floor"]  # only values held by at least max(k, 2) records
+        low = int(value) // 10 * 10
+        assert tens == f"{low}-{low + 9}" and top == "*"
+        assert thirties == f"{int(value) // 30 * 30}-{int(value) // 30 * 30 + 29}"
+    wrong = _post(client, "/api/preview", {"config": config, "attribute": "diagnosis"})
+    assert wrong.status_code == 400 and "not a quasi-identifier" in wrong.json()["error"]

@@ -1,7 +1,7 @@
 """The workbench in a real headless Chromium, on the tutorial's table (the demo's 20,000 synthetic patients).
 
-Open the page, propose, set k and a diversity model, run, open a lattice node that is not the optimum,
-compare it with the optimum, release it, open the report.  The server runs in this process (uvicorn on
+Open the page, propose, preview a hierarchy, set k and a diversity model, run, open a lattice node that is
+not the optimum, compare it with the optimum, release it, open the report.  The server runs in this process (uvicorn on
 127.0.0.1, a free port); the shared browser reaches it while the test lifts its network block (host names
 still resolve to nothing).  The written release is re-checked with ``anonset check`` against k and the
 diversity model; screenshots of the page are kept as artifacts when ANONSET_TEST_ARTIFACTS is set.  The
@@ -76,6 +76,9 @@ def test_the_page_takes_a_table_to_a_chosen_node_written(browser: Any, served: t
         _wait(driver, "document.getElementById('table').options.length > 0")
         driver.find_element("id", "propose").click()
         _wait(driver, "document.getElementById('config').value.includes('role: quasi')")
+        driver.find_element("id", "preview").click()  # the first quasi-identifier, age: its intervals
+        _wait(driver, "document.querySelectorAll('#preview-table tr').length > 0")
+        assert "level 1: 20 groups" in driver.find_element("id", "preview-table").text
         driver.execute_script("const box = document.getElementById('config');"
                               "box.value = box.value.replace(/\\n  k: 5 [^\\n]*\\n/, arguments[0]);",
                               "\n  k: 10\n" + DIVERSITY)

@@ -41,7 +41,7 @@ from anonset.metrics.base import Metric
 from anonset.privacy.base import Requirements
 from anonset.risk.sensitive import sensitive_view
 
-__all__ = ["STATES", "LatticeView", "class_listing", "front_listing"]
+__all__ = ["STATES", "LatticeView", "class_listing", "front_listing", "hierarchy_preview"]
 
 #: The words for each state of a node, as the page shows them.
 STATES = {NOT_CHECKED: "not checked", FEASIBLE: "feasible", INFEASIBLE: "infeasible",
@@ -254,3 +254,20 @@ def class_listing(table: pd.DataFrame, quasi: Sequence[str], sensitive: Sequence
                "highest_share": {name: float(top[name][c]) for name in sensitive}} for c in order]
     return {"quasi": list(quasi), "sensitive": list(sensitive), "classes": int(len(sizes)),
             "unlisted": int(len(sizes) - len(large)), "floor": floor, "listed": listed}
+
+
+def hierarchy_preview(hierarchy: Any, counts: Any, floor: int, shown: int = 8) -> dict[str, Any]:
+    """A hierarchy level by level: its groups, and ``shown`` of its values (spread over them) at every level.
+
+    What the custodian checks before a run: that the builder groups the values as meant (``34`` ->
+    ``30-39`` -> ``20-39`` -> ``*``).  ``counts`` are the table's records per leaf: only values that
+    at least ``floor`` records hold are shown (the report's small-class rule).
+    """
+    common = np.flatnonzero(np.asarray(counts) >= floor)
+    picked = common[np.unique(np.linspace(0, len(common) - 1, num=min(shown, len(common))).round().astype(np.int64))] \
+        if len(common) else np.zeros(0, dtype=np.int64)
+    return {"attribute": hierarchy.name, "levels": hierarchy.max_level, "source": hierarchy.source,
+            "groups": [int(hierarchy.size(level)) for level in range(hierarchy.max_level + 1)],
+            "values": [[str(v) for v in hierarchy.label(level, hierarchy.generalize(picked, level))]
+                       for level in range(hierarchy.max_level + 1)],
+            "floor": floor}

@@ -7,6 +7,9 @@ Served by Starlette (:func:`workbench`), behind :class:`~anonset.app.security.Gu
 * ``GET /api/tables`` — the CSV and Parquet files under the root;
 * ``POST /api/propose`` ``{"path"}`` — the configuration ``anonset init``
   proposes for a table (roles, types, hierarchies), as YAML text to edit;
+* ``POST /api/preview`` ``{"config", "attribute"}`` — the hierarchy the
+  configuration gives an attribute (its builder's, or its file's), level by
+  level: how many groups, and where a few of the table's values go;
 * ``POST /api/run`` ``{"config"}`` — the configuration checked (as
   ``anonset anonymize`` checks it; every file it reads under the root) and
   run in memory through the run layer in a job of its own: its id;
@@ -45,7 +48,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from anonset.app.explorer import LatticeView, class_listing, front_listing
+from anonset.app.explorer import LatticeView, class_listing, front_listing, hierarchy_preview
 from anonset.app.jobs import Job
 from anonset.app.security import Guard, under_root
 from anonset.errors import AnonsetError, ConfigError
@@ -109,7 +112,25 @@ class Workbench:
         if not path.is_file():
             raise ConfigError(f"{relative}: no such file under the workbench's folder")
         proposed = starter_config(path, base=self.root)
-        return {"config": proposed.text, "notes": list(proposed.notes), "method": proposed.method}
+        attributes = (yaml.safe_load(proposed.text) or {}).get("attributes") or {}
+        quasi = [name for name, entry in attributes.items() if isinstance(entry, dict) and entry.get("role") == "quasi"]
+        return {"config": proposed.text, "notes": list(proposed.notes), "method": proposed.method, "quasi": quasi}
+
+    async def preview(self, request: Request) -> Response:
+        body = await _json(request)
+        return await _answer(lambda: self._preview(str(body.get("config", "")), str(body.get("attribute", ""))))
+
+    def _preview(self, text: str, attribute: str) -> dict[str, Any]:
+        """The hierarchy ``attribute`` gets from the configuration: groups per level, a few values through it."""
+        from anonset.runs.memory import MemoryRun
+
+        cfg = self._config(text)
+        dataset = MemoryRun(cfg).load()[0]
+        hierarchy = dataset.hierarchy(attribute) if attribute in dataset.quasi else None
+        if hierarchy is None:
+            raise ConfigError(f"{attribute!r} is not a quasi-identifier of this configuration; preview one of"
+                              f" {', '.join(dataset.quasi)}")
+        return hierarchy_preview(hierarchy, dataset.encoded[attribute].counts(), max(cfg.requirements.k, 2))
 
     async def run(self, request: Request) -> Response:
         body = await _json(request)
@@ -367,6 +388,7 @@ def workbench(root: Path, host: str, port: int, token: str | None = None) -> Gua
         Route("/static/{name}", bench.static),
         Route("/api/tables", bench.tables),
         Route("/api/propose", bench.propose, methods=["POST"]),
+        Route("/api/preview", bench.preview, methods=["POST"]),
         Route("/api/run", bench.run, methods=["POST"]),
         Route("/api/jobs/{job}", bench.status),
         Route("/api/jobs/{job}/cancel", bench.cancel, methods=["POST"]),

@@ -35,6 +35,19 @@ async function propose() {
   const data = await call("/api/propose", { path: $("table").value });
   $("config").value = data.config;
   say($("notes"), data.notes);
+  $("preview-attribute").replaceChildren(...data.quasi.map((name) => { const o = document.createElement("option"); o.value = name; o.textContent = name; return o; }));
+}
+
+async function preview() {
+  const data = await call("/api/preview", { config: $("config").value, attribute: $("preview-attribute").value });
+  $("preview-about").textContent = `${data.attribute}: ${data.levels} levels above the values (${data.source}); a few values held by at least ${data.floor} records each, level by level.`;
+  const rows = data.values.map((labels, level) => {
+    const tr = cell("tr", "");
+    tr.append(cell("th", `level ${level}: ${data.groups[level]} group${data.groups[level] === 1 ? "" : "s"}`), ...labels.map((v) => cell("td", v)));
+    return tr;
+  });
+  $("preview-table").replaceChildren(...rows);
+  $("preview-box").classList.remove("hidden");
 }
 
 function sleep(ms) { return new Promise((done) => setTimeout(done, ms)); }
@@ -230,6 +243,7 @@ async function write() {
 document.addEventListener("DOMContentLoaded", () => {
   $("propose").addEventListener("click", () => propose().catch(() => {}));
   $("run").addEventListener("click", () => run().catch(() => {}));
+  $("preview").addEventListener("click", () => preview().catch(() => {}));
   $("cancel").addEventListener("click", () => cancel().catch(() => {}));
   $("write").addEventListener("click", () => write().catch(() => {}));
   $("checked-only").addEventListener("change", () => { if (space) { drawLattice(); } });
