@@ -27,6 +27,7 @@ from anonset.core.partition import HierarchyNodes, Intervals, Partition
 from anonset.metrics.loss import Loss
 from anonset.recheck.columns import SUPPRESSED
 from anonset.report.floor import rare_label
+from anonset.report.scale import shared_scale
 from anonset.report.svg import nice_step
 
 if TYPE_CHECKING:
@@ -73,6 +74,8 @@ def attribute_sections(dataset: Dataset, released: pd.DataFrame, partition: Part
             "before": value_counts(_input_values(dataset, q), floor, numeric=_by_value(dataset, q)),
             "after": value_counts(released[q], floor, suppressed_last=True, in_order=in_order),
         }
+        numbers = _by_value(dataset, q)
+        section["scale"] = None if numbers is None else shared_scale(numbers, released[q], floor)
         out.append(section)
     return out
 

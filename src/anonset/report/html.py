@@ -13,7 +13,7 @@ from typing import Any
 
 from anonset.report.attributes import level_text
 from anonset.report.search_words import search_rows
-from anonset.report.svg import Series, bar_chart, scatter_plot
+from anonset.report.svg import Series, bar_chart, range_chart, scatter_plot
 
 __all__ = ["render_html"]
 
@@ -127,7 +127,15 @@ def _attributes(sections: Sequence[Mapping[str, Any]], floor: int | None) -> str
                            [Series("records", [b["records"] for b in a["before"]])], unit="records")
         after = bar_chart(f"{a['name']}: released", [b["label"] for b in a["after"]],
                           [Series("records", [b["records"] for b in a["after"]])], unit="records")
-        charts.append(f'<h3>{escape(a["name"])}</h3><div class="charts"><div class="chart">{before}</div>'
+        scale = a.get("scale")
+        line = "" if not scale else (
+            '<div class="chart">' + range_chart(f"{a['name']}: original and released, on one scale",
+                                                [("original", scale["before"]), ("released", scale["after"])],
+                                                per=scale["width"], unit=a["name"]) + "</div>"
+            + ("" if not scale["unplaced"] else
+               f'<p class="muted">Not on the scale: {scale["unplaced"]:,} released records (*, or values'
+               f" held by fewer than {floor or 2} records).</p>"))
+        charts.append(f'<h3>{escape(a["name"])}</h3>{line}<div class="charts"><div class="chart">{before}</div>'
                       f'<div class="chart">{after}</div></div>')
     return ('<section id="attributes"><h2>What was done to each quasi-identifier</h2>'
             '<p class="muted">Level 0 is the original value; the top level replaces every value by *. Loss is'

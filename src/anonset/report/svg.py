@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-__all__ = ["Series", "bar_chart", "nice_step", "scatter_plot"]
+__all__ = ["Series", "bar_chart", "nice_step", "range_chart", "scatter_plot"]
 
 #: Series colours: the original data in grey, the release in blue, further series after them.
 PALETTE = ("#9aa5b1", "#1f6fb2", "#d9822b", "#3c8d2f", "#8e44ad")
@@ -136,6 +136,64 @@ def scatter_plot(title: str, x_name: str, y_name: str, points: Sequence[tuple[fl
         if chosen:
             parts.append(f'<text x="{sx(px) + 8:.1f}" y="{sy(py) - 8:.1f}" {_FONT} fill="{PALETTE[1]}">'
                          f'{escape(highlight_label)} (#{i})</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def range_chart(title: str, panels: Sequence[tuple[str, Sequence[Sequence[float]]]], *, per: float,
+                unit: str, width: int = 520) -> str:
+    """Panels of ranges ``[lo, hi, records]`` on one number line, as records per ``per`` of the value.
+
+    Every panel shares the horizontal axis (the value) and the vertical one
+    (records per ``per``), so the panels compare by height and by area.
+
+    Parameters
+    ----------
+    title : str
+        What the chart shows (its accessible title too).
+    panels : sequence of (name, ranges)
+        Each panel's name and its ranges, top to bottom.
+    per : float
+        The width of value the heights are given for (records per ``per``).
+    unit : str
+        What the value is (its axis caption).
+    width : int
+        Pixel width of the drawing.
+    """
+    lo = min(r[0] for _, ranges in panels for r in ranges)
+    hi = max(r[1] for _, ranges in panels for r in ranges)
+    heights = [[r[2] / (r[1] - r[0]) * per for r in ranges] for _, ranges in panels]
+    ticks_y = _ticks(max(h for hs in heights for h in hs))
+    top_y = ticks_y[-1] or 1.0
+    ticks_x = _range_ticks(lo, hi)
+    left, right, panel_height, gap, top = 56, width - 14, 84, 34, 38
+    height = top + len(panels) * (panel_height + gap) + 18
+
+    def x(value: float) -> float:
+        return left + (right - left) * (value - lo) / ((hi - lo) or 1.0)
+
+    parts = [_open(width, height, title)]
+    for p, ((name, ranges), hs) in enumerate(zip(panels, heights, strict=True)):
+        base = top + p * (panel_height + gap) + panel_height
+        parts.append(f'<text x="{right}" y="{base - panel_height - 8}" text-anchor="end" {_FONT} font-weight="600"'
+                     f' fill="{PALETTE[p % len(PALETTE)]}">{escape(name)}</text>')
+        for tick in ticks_y[1:]:
+            y = base - panel_height * tick / top_y
+            parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#e3e7eb"/>'
+                         f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end" {_FONT} fill="#52606d">'
+                         f'{escape(_number(tick, False))}</text>')
+        for (a, b, records), h in zip(ranges, hs, strict=True):
+            y = base - panel_height * h / top_y
+            parts.append(f'<rect x="{x(a):.1f}" y="{y:.1f}" width="{max(x(b) - x(a), 0.5):.1f}"'
+                         f' height="{base - y:.1f}" fill="{PALETTE[p % len(PALETTE)]}" stroke="#fff"'
+                         f' stroke-width="0.5"><title>{escape(name)}: {escape(_number(a, False))} to'
+                         f' {escape(_number(b, False))}, {escape(_number(records, False))} records</title></rect>')
+        parts.append(f'<line x1="{left}" y1="{base}" x2="{right}" y2="{base}" stroke="#52606d"/>')
+        for tick in ticks_x:
+            parts.append(f'<text x="{x(tick):.1f}" y="{base + 13}" text-anchor="middle" {_FONT}'
+                         f' fill="#52606d">{escape(_number(tick, False))}</text>')
+    parts.append(f'<text x="{(left + right) / 2:.1f}" y="{height - 2}" text-anchor="middle" {_FONT}'
+                 f' fill="#52606d">{escape(unit)}; height: records per {escape(_number(per, False))}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
