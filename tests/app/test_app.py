@@ -314,3 +314,12 @@ def test_a_hierarchy_is_previewed_as_the_configuration_builds_it(folder: Path) -
         assert thirties == f"{int(value) // 30 * 30}-{int(value) // 30 * 30 + 29}"
     wrong = _post(client, "/api/preview", {"config": config, "attribute": "diagnosis"})
     assert wrong.status_code == 400 and "not a quasi-identifier" in wrong.json()["error"]
+
+
+def test_only_the_latest_runs_are_kept(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("anonset.app.server.KEPT_RUNS", 2)
+    client = _client(folder)
+    config = _post(client, "/api/propose", {"path": "register.csv"}).json()["config"]
+    jobs = [_finished(client, config)["job"] for _ in range(3)]
+    assert _get(client, f"/api/jobs/{jobs[0]}").status_code == 404  # dropped when the newest started
+    assert all(_get(client, f"/api/jobs/{job}").json()["state"] == "done" for job in jobs[1:])

@@ -18,6 +18,7 @@ counted, never listed.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -87,6 +88,7 @@ class LatticeView:
         self.engine = NumpyEngine(dataset, requirements.request)
         self.floor = max(requirements.k, 2)
         self._opened: dict[tuple[int, ...], dict[str, Any]] = {}
+        self._lock = threading.Lock()
         self._sensitive_codes = {name: pd.factorize(dataset.table[name].astype(str), sort=True)
                                  for name in dataset.sensitive} if dataset.table is not None else {}
 
@@ -118,10 +120,18 @@ class LatticeView:
 
     # ------------------------------------------------------------------ one node
     def node(self, levels: Sequence[int]) -> dict[str, Any]:
-        """What releasing node ``levels`` gives; a node opened here is judged, and kept in the record."""
+        """What releasing node ``levels`` gives; a node opened here is judged, and kept in the record.
+
+        Requests are served from several threads: one node is computed at a time (the engine's cache is
+        not shared safely).
+        """
         node = self._checked(levels)
-        if node in self._opened:
+        with self._lock:
+            if node not in self._opened:
+                self._opened[node] = self._details(node)
             return self._opened[node]
+
+    def _details(self, node: tuple[int, ...]) -> dict[str, Any]:
         stats = self.engine.class_stats(node)
         verdict = self.requirements.judge(stats, self.dataset.n_rows)
         row_class = None
@@ -156,7 +166,6 @@ class LatticeView:
             "risk": _prosecutor(sizes, kept_records),
             "sensitive": self._sensitive(node, partition, row_class, verdict.kept) if row_class is not None else {},
         }
-        self._opened[node] = details
         return details
 
     def _checked(self, levels: Sequence[int]) -> tuple[int, ...]:

@@ -60,6 +60,8 @@ STATIC = Path(__file__).with_name("static")
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;"
        " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 TABLES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
+#: Finished runs kept for their report, lattice and release (the oldest is dropped when a new run starts).
+KEPT_RUNS = 8
 
 
 @dataclass
@@ -142,9 +144,19 @@ class Workbench:
         job = Job()
         job_id = secrets.token_hex(8)
         with self.lock:
+            self._forget_old_runs()
             self.jobs[job_id] = job
         job.start(lambda: self._execute(text, cfg))
         return {"job": job_id}
+
+    def _forget_old_runs(self) -> None:
+        """Keep the :data:`KEPT_RUNS` latest finished runs (releases and lattices hold memory); drop the older."""
+        finished = [job_id for job_id, job in self.jobs.items() if job.state != "running"]
+        for job_id in finished[:max(len(finished) - KEPT_RUNS + 1, 0)]:
+            job = self.jobs.pop(job_id)
+            lattice = job.result.lattice if job.state == "done" else None
+            if lattice is not None:
+                lattice.close()
 
     def _config(self, text: str) -> Any:
         """The configuration text parsed and checked: its input and every file it reads under the root."""
@@ -280,26 +292,32 @@ class Workbench:
         names = {key: str(body.get(key) or "").strip() for key in ("release", "config", "report")}
         if not names["release"]:
             raise ConfigError("give the release file's name (e.g. released.csv)")
-        if body.get("levels") is not None:
-            job = self._node_run(job_id, body["levels"])
         paths = {key: under_root(self.root, name) for key, name in names.items() if name}
         inputs = {**job.config.input_files()}
         inputs.pop("config", None)
         files = FileSink({"release": paths["release"], "config": paths.get("config"),
                           "report": paths.get("report")}, inputs)
-        files.check()
-        table = job.release.table
-        files.stage(FileOutput(paths["release"], table_writer(table, paths["release"],
-                                                              delimiter=release_delimiter(job.config))))
-        if "config" in paths:
-            text = _config_for(job.text, self.root, paths["config"], paths["release"])
-            files.stage(FileOutput(paths["config"], lambda tmp: _write_text(tmp, text)))
-        if "report" in paths:
-            files.stage(FileOutput(paths["report"], report_writer(job.report, paths["report"])))
-        files.verify()
-        files.place()
+        files.check()  # before a node's run: a name that cannot be written costs nothing
+        node_run = self._node_run(job_id, body["levels"]) if body.get("levels") is not None else None
+        try:
+            job = node_run or job
+            table = job.release.table
+            files.stage(FileOutput(paths["release"], table_writer(table, paths["release"],
+                                                                  delimiter=release_delimiter(job.config))))
+            if "config" in paths:
+                text = _config_for(job.text, self.root, paths["config"], paths["release"])
+                files.stage(FileOutput(paths["config"], lambda tmp: _write_text(tmp, text)))
+            if "report" in paths:
+                files.stage(FileOutput(paths["report"], report_writer(job.report, paths["report"])))
+            files.verify()
+            files.place()
+        except BaseException:
+            files.discard()  # nothing staged is left behind
+            raise
+        finally:
+            if node_run is not None and node_run.lattice is not None:
+                node_run.lattice.close()
         return {"written": {key: str(path.relative_to(self.root)) for key, path in paths.items()}}
-
 
     def _node_run(self, job_id: str, levels: Any) -> Finished:
         """The run's configuration with ``method.levels`` set to a node of its lattice, run again (in this thread)."""
