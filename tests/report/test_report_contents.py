@@ -436,6 +436,37 @@ def test_the_sensitive_attribute_inside_the_groups_is_counted_from_the_release()
     assert "Sensitive attributes inside the groups" in render_html(report)
 
 
+def _distinction_separation(values: pd.DataFrame) -> tuple[float, float]:
+    """By pandas: groups of identical rows per record, and the share of pairs of rows that differ."""
+    sizes = values.astype(str).groupby(list(values.columns)).size().to_numpy(dtype=float)
+    n = float(sizes.sum())
+    return len(sizes) / n, 1.0 - float(np.sum(sizes * (sizes - 1))) / (n * (n - 1))
+
+
+@pytest.mark.parametrize("method", ["optimal", "mondrian"])
+def test_each_quasi_identifiers_distinction_and_separation_are_counted_before_and_after(method: str) -> None:
+    dataset = _dataset()
+    requirements = Requirements([KAnonymity(K)], max_suppression=0.02 if method == "optimal" else 0.0)
+    release = _release(method, dataset, requirements)
+    assert release.table is not None
+    report = build_report(dataset, release.table, requirements, release.summary(), partition=release.partition)
+    rows = report["risk"]["quasi_identifiers"]
+    quasi = list(dataset.quasi)
+    assert [r["attributes"] for r in rows[:-1]] == sorted(([q] for q in quasi),
+                                                          key=lambda a: -next(r["input"]["separation"] for r in rows
+                                                                              if r["attributes"] == a))
+    assert rows[-1]["attributes"] == quasi
+    released = release.table
+    kept = released[~(released[quasi].astype(str) == SUPPRESSED).all(axis=1)]
+    for row in rows:
+        columns = row["attributes"]
+        before = _distinction_separation(dataset.table[columns])
+        after = _distinction_separation(kept[columns])
+        assert (row["input"]["distinction"], row["input"]["separation"]) == pytest.approx(before, rel=1e-12)
+        assert (row["release"]["distinction"], row["release"]["separation"]) == pytest.approx(after, rel=1e-12)
+    assert "Which quasi-identifiers tell records apart" in render_html(report)
+
+
 def test_a_sensitive_value_is_escaped_in_the_page() -> None:
     table = pd.DataFrame({"zip": ["1"] * 6 + ["2"] * 6, "diagnosis": ["<script>alert(1)</script>"] * 6 + ["b"] * 6})
     dataset = Dataset(table, {"zip": {"role": "quasi"}, "diagnosis": {"role": "sensitive"}})

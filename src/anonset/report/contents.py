@@ -56,6 +56,7 @@ from anonset.report.alignment import (
 from anonset.report.attributes import attribute_sections, level_text, suppressed_breakdown
 from anonset.report.explain import alternatives, keeping_alternatives, why_this_release
 from anonset.report.floor import display_floor
+from anonset.risk.attributes import quasi_identifier_risks
 from anonset.risk.report import class_sizes_of_codes, matched_risk_report, risk_report
 from anonset.risk.sample import DEFAULT_THRESHOLDS
 from anonset.risk.sensitive import sensitive_view
@@ -229,6 +230,7 @@ def build_report(dataset: Dataset, released: pd.DataFrame, requirements: Require
         "risk": {"thresholds": [float(t) for t in DEFAULT_THRESHOLDS], "input": before, "release": after,
                  "k_threshold": 1.0 / k if k > 1 else None,
                  "survey": _survey(dataset, released, star_suppressed, where),
+                 "quasi_identifiers": _quasi_identifiers(dataset, released, star_suppressed, where),
                  "attackers": _attackers(dataset, released, star_suppressed, requirements, population)},
         "sensitive": _sensitive(dataset, released, star_suppressed, max(k, 2)),
         "utility": [{"name": name, "value": value, "optimized": name == facts.get("search", {}).get("optimized"),
@@ -508,6 +510,35 @@ def _survey(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.boo
     return {"input": survey_report(survey_table(dataset)),
             "release": (survey_report(survey_table_of_frame(kept, dataset.quasi, missing, dataset.weight, where))
                         if len(kept) else None)}
+
+
+def _quasi_identifiers(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.bool_],
+                       where: str) -> list[dict[str, Any]] | None:
+    """Distinction and separation (:mod:`anonset.risk.attributes`) of each quasi-identifier alone and of all of
+    them, in the input and in the release (its suppressed records left out); None for a table not in memory.
+
+    Pairs are measured too (ARX's view shows every combination; ``anonset risk`` lists them), but the report
+    keeps the single attributes and the whole set: which attribute tells records apart, and how much the
+    release took from that.
+    """
+    if dataset.table is None or not dataset.quasi:
+        return None
+    names = list(dataset.quasi)
+    limit = len(names) * (len(names) + 1) // 2 + 1
+    before, _ = quasi_identifier_risks(survey_table(dataset).codes, names, limit=limit)
+    kept = released[~suppressed]
+    missing = {q: dataset.specs[q].missing for q in dataset.quasi}
+    after = (quasi_identifier_risks(survey_table_of_frame(kept, dataset.quasi, missing, None, where).codes, names,
+                                    limit=limit)[0] if len(kept) else [])
+    wanted = [[q] for q in names] + ([names] if len(names) > 1 else [])
+    found = {tuple(r["attributes"]): r for r in before}
+    found_after = {tuple(r["attributes"]): r for r in after}
+    measures = ("distinction", "separation")
+    rows = [{"attributes": attributes, "input": {k: found[tuple(attributes)][k] for k in measures},
+             "release": ({k: found_after[tuple(attributes)][k] for k in measures}
+                         if tuple(attributes) in found_after else None)}
+            for attributes in sorted(wanted, key=lambda a: (len(a) > 1, -found[tuple(a)]["separation"]))]
+    return rows
 
 
 def _run_section(summary: Mapping[str, Any] | None, run: Mapping[str, Any] | None, method: str,

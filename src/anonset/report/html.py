@@ -219,7 +219,8 @@ def _risk(r: Mapping[str, Any]) -> str:
             "<p class=\"muted\">Prosecutor model: the attacker knows the person is in the table and knows their"
             f" quasi-identifiers. Suppressed records are left out of the release's figures.{escape(k_note)}</p>"
             f"<table><tr><th>measure</th><th>original</th><th>release</th></tr>{body}</table>"
-            f'<div class="chart">{chart}</div>{_attackers(r.get("attackers"))}{_survey(r.get("survey"))}</section>')
+            f'<div class="chart">{chart}</div>{_attackers(r.get("attackers"))}'
+            f'{_quasi_importance(r.get("quasi_identifiers"))}{_survey(r.get("survey"))}</section>')
 
 
 def _attackers(attackers: Mapping[str, Any] | None) -> str:
@@ -287,6 +288,31 @@ def _sensitive(sections: Mapping[str, Any]) -> str:
             " records share one value, whoever places a person in the group learns it. The release's groups"
             f" where one value dominates are listed (groups of fewer than {floor} records only counted); the"
             " original's are only counted.</p>" + "".join(parts) + "</section>")
+
+
+def _quasi_importance(rows: Sequence[Mapping[str, Any]] | None) -> str:
+    """Distinction and separation of each quasi-identifier alone and of all together, original against release."""
+    if not rows:
+        return ""
+
+    def pair(values: Mapping[str, float] | None) -> str:
+        if values is None:
+            return "<td class=\"num\">—</td><td class=\"num\">—</td>"
+        return (f"<td class=\"num\">{values['distinction']:.4f}</td>"
+                f"<td class=\"num\">{values['separation']:.4f}</td>")
+
+    body = "".join(f"<tr><td>{escape(_together(r['attributes']))}"
+                   f"</td>{pair(r['input'])}{pair(r['release'])}</tr>" for r in rows)
+    return ("<h3>Which quasi-identifiers tell records apart</h3>"
+            "<p class=\"muted\">Distinction: distinct values (or combinations) per record, 1 when each record has"
+            " its own. Separation: the share of pairs of records that differ on them. Both as ARX's"
+            " quasi-identifier analysis measures them; <code>anonset risk</code> lists every combination.</p>"
+            "<table><tr><th>attributes</th><th>distinction, original</th><th>separation, original</th>"
+            f"<th>distinction, released</th><th>separation, released</th></tr>{body}</table>")
+
+
+def _together(attributes: Sequence[str]) -> str:
+    return " + ".join(attributes) if len(attributes) <= 3 else f"all {len(attributes)} together"
 
 
 def _survey(survey: Mapping[str, Any] | None) -> str:
