@@ -240,7 +240,7 @@ SECONDS: dict[tuple[str, str], float] = {
     ("test_out_of_core.py", "test_a_parquet_file_twice_the_memory_limit"): 14.0,  # 2026-11-28, fewer records
     ("test_docs_examples.py", "test_one_session_doc_runs_in_order"): 3.0,  # 2026-11-28, commands forked
     ("test_spark.py", "test_a_driver_memory_spark_refuses_is_named"): 6.0,
-    ("test_spark.py", "test_unreachable_master_fails_within_its_timeout"): 6.0,
+    ("test_spark.py", "test_unreachable_master_fails_within_its_timeout"): 3.0,  # 2026-11-28, a 1 s timeout
     ("test_ordered_values.py", "test_an_ordinal_selection_is_a_run_of_the_order"): 5.0,
     ("test_mondrian_compiled.py", "test_adult_workload_criteria_equal_the_reference"): 4.0,
     ("test_search.py", "test_optimal_equals_exhaustive"): 2.7,

@@ -163,7 +163,7 @@ def test_unreachable_master_fails_within_its_timeout(tmp_path: Path) -> None:
     """A fresh process (one Spark session per process): a master nobody answers at stops the run in time."""
     pytest.importorskip("pyspark")
     patient_register(200, seed=1).to_csv(tmp_path / "register.csv", index=False)
-    config = _fresh_process_config(tmp_path, "master: 'spark://127.0.0.1:9', timeout: 3")
+    config = _fresh_process_config(tmp_path, "master: 'spark://127.0.0.1:9', timeout: 1")
     started = time.perf_counter()
     proc = subprocess.run([str(Path(sys.executable).with_name("anonset")), "anonymize", str(config)],
                           capture_output=True, text=True, timeout=120, check=False)
