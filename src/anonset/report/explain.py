@@ -130,7 +130,9 @@ def why_this_release(summary: Mapping[str, Any], family: str, method_summary: st
     search = summary.get("search") or {}
     method = summary["method"]
     requirements = summary["requirements"]
-    out = [f"Method: {method} — {method_summary}."]
+    given = "method.levels" in str(search.get("strategy", ""))
+    out = [f"Method: {method}, releasing the node given in method.levels." if given else
+           f"Method: {method} — {method_summary}."]
     if family == "full-domain":
         out += _full_domain(summary, search, requirements, nearby, budget_rows)
     elif family == "front":
@@ -161,9 +163,20 @@ def _full_domain(summary: Mapping[str, Any], search: Mapping[str, Any], requirem
     size = search.get("lattice_size")
     scope = (f"looked at {checked:,} of the {size:,} ways to generalize the quasi-identifiers"
              if checked is not None and size is not None else "searched the generalizations")
-    out.append(f"Each quasi-identifier is generalized to one level of its hierarchy for the whole table. The"
-               f" search {scope} and released the one with the {word} {optimized} among those that meet"
-               f" {requirements}.")
+    strategy = str(search.get("strategy", ""))
+    searched = not strategy.endswith("(no search)")  # a node given in method.levels, or fixed before the data
+    if "method.levels" in strategy:
+        out.append("Each quasi-identifier is generalized to one level of its hierarchy for the whole table. This"
+                   " node was given in the configuration (method.levels), not searched for, and judged against"
+                   f" {requirements} like any other.")
+    elif not searched:
+        out.append("Each quasi-identifier is generalized to one level of its hierarchy for the whole table. This"
+                   " node was fixed before the data was seen (no search), and judged against"
+                   f" {requirements}.")
+    else:
+        out.append(f"Each quasi-identifier is generalized to one level of its hierarchy for the whole table. The"
+                   f" search {scope} and released the one with the {word} {optimized} among those that meet"
+                   f" {requirements}.")
     success = summary.get("success_list")
     if success:
         picked = int(search.get("picked", 0))
@@ -186,14 +199,20 @@ def _full_domain(summary: Mapping[str, Any], search: Mapping[str, Any], requirem
     if open_finer:
         lines = [f"{a['attribute']} at {level_text(a['level'], a['max_level'])} ({a['metric']} {a['value']:.4g})"
                  for a in open_finer]
-        out.append("Finer generalizations that also meet the requirements but score worse on the optimized"
-                   " metric: " + "; ".join(lines) + ".")
+        released = (summary.get("metrics") or {}).get(str(optimized))
+        if searched:
+            out.append("Finer generalizations that also meet the requirements but score worse on the optimized"
+                       " metric: " + "; ".join(lines) + ".")
+        else:  # a given node is not the optimum: say how each compares with it
+            out.append("Finer generalizations that also meet the requirements: " + "; ".join(lines)
+                       + (f" (this release: {optimized} {released:.4g})." if released is not None else "."))
     coarser = sorted((a for a in nearby if a["direction"] == "coarser" and a["feasible"]),
                      key=lambda a: a["value"] if described.better == "lower" else -a["value"])
     if coarser:
         lines = [f"{a['attribute']} one level coarser ({level_text(a['level'], a['max_level'])}): {a['metric']}"
                  f" {a['value']:.4g}" for a in coarser[:3]]
-        out.append("The next-best alternatives, one step more general: " + "; ".join(lines) + ".")
+        out.append(("The next-best alternatives, one step more general: " if searched else
+                    "One step more general: ") + "; ".join(lines) + ".")
     return out
 
 

@@ -40,6 +40,25 @@ def test_the_node_given_is_released_and_re_checked() -> None:
     assert release.metrics["loss"] >= optimum.release_.metrics["loss"] - 1e-12
 
 
+def test_the_report_says_the_node_was_given_not_found() -> None:
+    """Its words never call a given node the optimum, nor say that finer feasible nodes score worse."""
+    from anonset.report.contents import build_report
+
+    optimum = _fit()
+    chosen = dict(optimum.levels_)
+    raised = next(q for q, h in zip(optimum.dataset_.quasi, optimum.dataset_.hierarchies, strict=True)
+                  if chosen[q] < h.max_level)
+    chosen[raised] += 1
+    given = _fit(levels=chosen)
+    report = build_report(given.dataset_, given.release_.table, REQUIREMENTS, given.release_.summary(),
+                          partition=given.release_.partition)
+    words = " ".join(report["why"])
+    assert "given in the configuration (method.levels)" in words and "releasing the node given" in words
+    assert "lowest" not in words and "score worse" not in words and "exact optimum" not in words
+    # the optimum itself is finer in the raised attribute and feasible: named, with both losses to compare
+    assert f"{raised} at level {optimum.levels_[raised]}" in words and "(this release: loss" in words
+
+
 def test_a_node_that_does_not_meet_the_requirements_is_refused() -> None:
     quasi = list(_fit().levels_)
     with pytest.raises(InfeasibleError, match="the node given in method.levels .* does not satisfy 5-anonymity"):
