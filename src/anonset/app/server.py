@@ -21,6 +21,8 @@ Served by Starlette (:func:`workbench`), behind :class:`~anonset.app.security.Gu
   left it (:mod:`anonset.app.explorer`); ``GET /api/jobs/{id}/node?levels=1,0,2``
   — what releasing that node gives (verdict, suppression, the run's metric,
   risk, the sensitive attributes' view), judged when first opened;
+  ``GET /api/jobs/{id}/front`` — a trade-off run's front; ``GET
+  /api/jobs/{id}/classes`` — any run's released classes, smallest first;
 * ``POST /api/jobs/{id}/release`` ``{"release", "config", "report", "levels"}`` —
   the release, the configuration and the report written under the root, never
   over one of the run's inputs, all placed only once every one is written;
