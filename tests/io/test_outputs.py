@@ -218,7 +218,9 @@ def test_a_killed_writer_leaves_a_release_that_the_next_run_removes(tmp_path: Pa
 
         def write(tmp):
             tmp.write_text("age,sex\\n30-39,F\\n")
-            Path({str(ready)!r}).write_text(str(tmp))
+            note = Path({str(ready)!r} + ".part")
+            note.write_text(str(tmp))
+            note.replace({str(ready)!r})  # whole, or not there: the test reads it as soon as it exists
             time.sleep(120)
 
         with StagedOutputs() as staged:
