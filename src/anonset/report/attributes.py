@@ -27,7 +27,7 @@ from anonset.core.partition import HierarchyNodes, Intervals, Partition
 from anonset.metrics.loss import Loss
 from anonset.recheck.columns import SUPPRESSED
 from anonset.report.floor import rare_label
-from anonset.report.scale import shared_scale
+from anonset.report.scale import shared_date_scale, shared_scale
 from anonset.report.svg import nice_step
 
 if TYPE_CHECKING:
@@ -74,8 +74,7 @@ def attribute_sections(dataset: Dataset, released: pd.DataFrame, partition: Part
             "before": value_counts(_input_values(dataset, q), floor, numeric=_by_value(dataset, q)),
             "after": value_counts(released[q], floor, suppressed_last=True, in_order=in_order),
         }
-        numbers = _by_value(dataset, q)
-        section["scale"] = None if numbers is None else shared_scale(numbers, released[q], floor)
+        section["scale"] = _scale(dataset, q, released[q], floor)
         out.append(section)
     return out
 
@@ -262,6 +261,19 @@ def _bins(numbers: NDArray[np.float64], missing: int, floor: int) -> list[dict[s
 
 def _short(value: float) -> str:
     return f"{value:.0f}" if abs(value) >= 100 or float(value).is_integer() else f"{value:.3g}"
+
+
+def _scale(dataset: Dataset, name: str, released: pd.Series, floor: int) -> dict[str, Any] | None:
+    """A number's or a date's values before and after on one line (:mod:`anonset.report.scale`), else None."""
+    kind = dataset.specs[name].type
+    numbers = dataset.encoded[name].numbers
+    if kind not in (AttributeType.NUMERIC, AttributeType.DATE) or numbers is None:
+        return None
+    values = np.asarray(numbers, dtype=np.float64)[dataset.encoded[name].row_codes()]
+    if kind is AttributeType.NUMERIC:
+        return shared_scale(values, released, floor)
+    hierarchy = dataset.hierarchy(name)
+    return shared_date_scale(values, released, floor, None if hierarchy is None else hierarchy.date_format)
 
 
 def _by_value(dataset: Dataset, name: str) -> NDArray[np.float64] | None:

@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from anonset.report.attributes import level_text
+from anonset.report.scale import DATE_WIDTHS
 from anonset.report.search_words import search_rows
 from anonset.report.svg import Series, bar_chart, range_chart, scatter_plot
 
@@ -131,7 +132,9 @@ def _attributes(sections: Sequence[Mapping[str, Any]], floor: int | None) -> str
         line = "" if not scale else (
             '<div class="chart">' + range_chart(f"{a['name']}: original and released, on one scale",
                                                 [("original", scale["before"]), ("released", scale["after"])],
-                                                per=scale["width"], unit=a["name"]) + "</div>"
+                                                per=scale["width"], unit=a["name"], dates=bool(scale.get("dates")),
+                                                per_words=DATE_WIDTHS.get(scale["width"]) if scale.get("dates")
+                                                else None) + "</div>"
             + ("" if not scale["unplaced"] else
                f'<p class="muted">Not on the scale: {scale["unplaced"]:,} released records (*, or values'
                f" held by fewer than {floor or 2} records).</p>"))

@@ -14,9 +14,17 @@ of the value (a released range of 20 years holding 400 records is as tall as
   ``floor`` records;
 * ``after``: each released value that reads as a number or a range of
   numbers (``20-39``, ``[20, 40)``, ``34``), held by at least ``floor``
-  records, spread evenly over its range (overlapping ranges of a local
-  recoding add up); ``*`` and values that read otherwise are counted in
-  ``unplaced``.
+  records, spread evenly over its range and counted in the original ranges'
+  grid (a wide range spreads over several steps, a local recoding's narrow
+  and overlapping ranges add up in theirs); ``*`` and values that read
+  otherwise are counted in ``unplaced``.
+
+Dates (:func:`shared_date_scale`) go on the same kind of line, in days since
+1970-01-01: the original dates in ranges of a day, a week, a month (30
+days), a quarter, a year or several years, and each released value read as
+the span it names: a date, a month (``2021-03``), a year (``2021``), a
+decade (``2020s``), a range of years (``2000-2099``) or of dates
+(``2021-03-04..2021-05-30``).
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from numpy.typing import NDArray
 
 from anonset.report.svg import nice_step
 
-__all__ = ["shared_scale"]
+__all__ = ["DATE_WIDTHS", "shared_date_scale", "shared_scale"]
 
 #: About how many ranges the original values are counted in.
 BINS = 20
@@ -46,18 +54,86 @@ def shared_scale(numbers: NDArray[np.float64], released: pd.Series, floor: int) 
         return None
     whole = bool(np.all(np.mod(finite, 1) == 0))
     before, width = _before(finite, floor, whole)
-    after, unplaced = _after(released, floor, whole, width)
+    after, unplaced = _after(released, floor, whole, before[0][0] if before else 0.0, width)
     if not before or not after:
         return None
     return {"before": before, "after": after, "unplaced": unplaced, "width": width}
 
 
-def _before(values: NDArray[np.float64], floor: int, whole: bool) -> tuple[list[list[float]], float]:
+#: The widths of the original dates' ranges, in days, and their names (the chart's "records per ...").
+DATE_WIDTHS = {1.0: "day", 7.0: "week", 30.0: "30 days", 91.0: "91 days", 365.0: "365 days", 730.0: "730 days",
+               1826.0: "1,826 days (5 years)", 3652.0: "3,652 days (10 years)", 7305.0: "7,305 days (20 years)"}
+_YEAR = re.compile(r"^\s*(\d{4})\s*$")
+_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})\s*$")
+_DECADE = re.compile(r"^\s*(\d{3})0s\s*$")
+_YEARS = re.compile(r"^\s*(\d{4})\s*-\s*(\d{4})\s*$")
+
+
+def shared_date_scale(days: NDArray[np.float64], released: pd.Series, floor: int,
+                      date_format: str | None = None) -> dict[str, Any] | None:
+    """:func:`shared_scale` for dates, given as days since 1970-01-01 (see the module docstring)."""
+    finite = days[np.isfinite(days)]
+    if len(finite) < 2 * floor:
+        return None
+    ordered = np.partition(finite, [floor - 1, len(finite) - floor])
+    spread = float(ordered[len(finite) - floor] - ordered[floor - 1])
+    width = next((w for w in DATE_WIDTHS if spread / w <= BINS), max(DATE_WIDTHS))
+    before, _ = _before(finite, floor, True, width)
+    counts = released.astype(str).value_counts()
+    spans: list[tuple[float, float, float]] = []
+    unplaced = 0
+    for label, records in counts.items():
+        span = _date_span(str(label), date_format)
+        if span is None or records < floor:
+            unplaced += int(records)
+        else:
+            spans.append((span[0], span[1], float(records)))
+    after = _steps(spans, before[0][0] if before else 0.0, width)
+    if not before or not after:
+        return None
+    return {"before": before, "after": after, "unplaced": unplaced, "width": width, "dates": True}
+
+
+def _day(text: str, date_format: str | None) -> float | None:
+    """Days since 1970-01-01 of a date as written (``date_format``: the hierarchy's), or None."""
+    parsed = pd.to_datetime(text, format=date_format or "ISO8601", errors="coerce")
+    if pd.isna(parsed):
+        return None
+    return float((parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1))
+
+
+def _date_span(label: str, date_format: str | None) -> tuple[float, float] | None:
+    """The days a released date value covers, from its first to the day after its last; None if it reads otherwise."""
+    def year(y: int) -> float:
+        return float((pd.Timestamp(year=y, month=1, day=1) - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1))
+
+    if found := _MONTH.match(label):
+        start = pd.Timestamp(year=int(found.group(1)), month=int(found.group(2)), day=1)
+        end = start + pd.offsets.MonthBegin(1)
+        epoch = pd.Timestamp("1970-01-01")
+        return (start - epoch) / pd.Timedelta(days=1), (end - epoch) / pd.Timedelta(days=1)
+    if found := _YEAR.match(label):
+        return year(int(found.group(1))), year(int(found.group(1)) + 1)
+    if found := _DECADE.match(label):
+        return year(int(found.group(1)) * 10), year(int(found.group(1)) * 10 + 10)
+    if found := _YEARS.match(label):
+        lo, hi = int(found.group(1)), int(found.group(2))
+        return (year(lo), year(hi + 1)) if hi >= lo else None
+    first, _, last = label.partition("..")
+    start, end = _day(first.strip(), date_format), _day((last or first).strip(), date_format)
+    if start is None or end is None or end < start:
+        return None
+    return start, end + 1.0
+
+
+def _before(values: NDArray[np.float64], floor: int, whole: bool,
+            width: float | None = None) -> tuple[list[list[float]], float]:
     """Ranges ``[lo, hi, records]`` of the original values, each of at least ``floor`` records; the round width."""
     n = len(values)
     ordered = np.partition(values, [floor - 1, n - floor])
     lo, hi = float(ordered[floor - 1]), float(ordered[n - floor])
-    width = nice_step((hi - lo) / BINS) if hi > lo else 1.0
+    if width is None:
+        width = nice_step((hi - lo) / BINS) if hi > lo else 1.0
     if whole:
         width = max(width, 1.0)
     start = float(np.floor(lo / width) * width)
@@ -77,7 +153,8 @@ def _before(values: NDArray[np.float64], floor: int, whole: bool) -> tuple[list[
     return ranges, width
 
 
-def _after(released: pd.Series, floor: int, whole: bool, width: float) -> tuple[list[list[float]], int]:
+def _after(released: pd.Series, floor: int, whole: bool, start: float,
+           width: float) -> tuple[list[list[float]], int]:
     """The released values as ranges with their records, overlaps added up; the records not placed."""
     counts = released.astype(str).value_counts()
     spans: list[tuple[float, float, float]] = []
@@ -88,16 +165,27 @@ def _after(released: pd.Series, floor: int, whole: bool, width: float) -> tuple[
             unplaced += int(records)
         else:
             spans.append((span[0], span[1], float(records)))
+    return _steps(spans, start, width), unplaced
+
+
+def _steps(spans: list[tuple[float, float, float]], start: float, width: float) -> list[list[float]]:
+    """Ranges ``(lo, hi, records)`` spread evenly over themselves, then counted in the grid ``start + i * width``.
+
+    On the original values' grid the two panels compare range by range: a released range wider than a
+    step spreads its records over several, narrow ones (a local recoding's) add up in theirs.
+    """
     if not spans:
-        return [], unplaced
-    edges = np.unique([e for lo, hi, _ in spans for e in (lo, hi)])
-    density = np.zeros(len(edges) - 1)
-    for lo, hi, records in spans:  # each range's records spread evenly over it
-        inside = (edges[:-1] >= lo) & (edges[1:] <= hi)
-        density[inside] += records / (hi - lo)
-    steps = [[float(edges[i]), float(edges[i + 1]), float(density[i] * (edges[i + 1] - edges[i]))]
-             for i in range(len(density)) if density[i] > 0]
-    return steps, unplaced
+        return []
+    lo = np.array([s[0] for s in spans])
+    hi = np.array([s[1] for s in spans])
+    records = np.array([s[2] for s in spans])
+    first = np.floor((lo.min() - start) / width)
+    last = np.ceil((hi.max() - start) / width)
+    edges = start + width * np.arange(first, last + 1)
+    # records of every range up to each edge (a range's records spread evenly over it), summed over the ranges
+    below = np.clip((edges[:, None] - lo[None, :]) / (hi - lo)[None, :], 0.0, 1.0) @ records
+    counts = np.diff(below)
+    return [[float(edges[i]), float(edges[i + 1]), float(counts[i])] for i in range(len(counts)) if counts[i] > 1e-9]
 
 
 def _span(label: str, whole: bool, width: float) -> tuple[float, float] | None:

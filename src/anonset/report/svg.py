@@ -8,6 +8,7 @@ file that prints as it shows.  Text is escaped; numbers are laid out on
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -141,7 +142,7 @@ def scatter_plot(title: str, x_name: str, y_name: str, points: Sequence[tuple[fl
 
 
 def range_chart(title: str, panels: Sequence[tuple[str, Sequence[Sequence[float]]]], *, per: float,
-                unit: str, width: int = 520) -> str:
+                unit: str, per_words: str | None = None, dates: bool = False, width: int = 520) -> str:
     """Panels of ranges ``[lo, hi, records]`` on one number line, as records per ``per`` of the value.
 
     Every panel shares the horizontal axis (the value) and the vertical one
@@ -157,6 +158,11 @@ def range_chart(title: str, panels: Sequence[tuple[str, Sequence[Sequence[float]
         The width of value the heights are given for (records per ``per``).
     unit : str
         What the value is (its axis caption).
+    per_words : str, optional
+        ``per`` in words (``year``); default the number.
+    dates : bool
+        The values are days since 1970-01-01: the axis is marked at the start of round years, and
+        the ranges' tooltips read as dates.
     width : int
         Pixel width of the drawing.
     """
@@ -165,7 +171,8 @@ def range_chart(title: str, panels: Sequence[tuple[str, Sequence[Sequence[float]
     heights = [[r[2] / (r[1] - r[0]) * per for r in ranges] for _, ranges in panels]
     ticks_y = _ticks(max(h for hs in heights for h in hs))
     top_y = ticks_y[-1] or 1.0
-    ticks_x = _range_ticks(lo, hi)
+    ticks_x = _year_ticks(lo, hi) if dates else _range_ticks(lo, hi)
+    text = _day_text if dates else (lambda value: _number(value, False))
     left, right, panel_height, gap, top = 56, width - 14, 84, 34, 38
     height = top + len(panels) * (panel_height + gap) + 18
 
@@ -186,16 +193,32 @@ def range_chart(title: str, panels: Sequence[tuple[str, Sequence[Sequence[float]
             y = base - panel_height * h / top_y
             parts.append(f'<rect x="{x(a):.1f}" y="{y:.1f}" width="{max(x(b) - x(a), 0.5):.1f}"'
                          f' height="{base - y:.1f}" fill="{PALETTE[p % len(PALETTE)]}" stroke="#fff"'
-                         f' stroke-width="0.5"><title>{escape(name)}: {escape(_number(a, False))} to'
-                         f' {escape(_number(b, False))}, {escape(_number(records, False))} records</title></rect>')
+                         f' stroke-width="0.5"><title>{escape(name)}: {escape(text(a))} to'
+                         f' {escape(text(b))}, {escape(_number(records, False))} records</title></rect>')
         parts.append(f'<line x1="{left}" y1="{base}" x2="{right}" y2="{base}" stroke="#52606d"/>')
         for tick in ticks_x:
+            label = text(tick)[:4] if dates else text(tick)
             parts.append(f'<text x="{x(tick):.1f}" y="{base + 13}" text-anchor="middle" {_FONT}'
-                         f' fill="#52606d">{escape(_number(tick, False))}</text>')
+                         f' fill="#52606d">{escape(label)}</text>')
     parts.append(f'<text x="{(left + right) / 2:.1f}" y="{height - 2}" text-anchor="middle" {_FONT}'
-                 f' fill="#52606d">{escape(unit)}; height: records per {escape(_number(per, False))}</text>')
+                 f' fill="#52606d">{escape(unit)}; height: records per {escape(per_words or _number(per, False))}'
+                 '</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _day_text(days: float) -> str:
+    """A day since 1970-01-01 as an ISO date."""
+    return (dt.date(1970, 1, 1) + dt.timedelta(days=math.floor(days))).isoformat()
+
+
+def _year_ticks(lo: float, hi: float) -> list[float]:
+    """Days since 1970-01-01 of the first of January of round years between ``lo`` and ``hi``."""
+    first, last = (dt.date(1970, 1, 1) + dt.timedelta(days=math.floor(v)) for v in (lo, hi))
+    step = int(nice_step(max((last.year - first.year) / 4, 1)))
+    years = range((first.year + step - 1) // step * step, last.year + 1, step)
+    return [float((dt.date(y, 1, 1) - dt.date(1970, 1, 1)).days) for y in years
+            if lo <= (dt.date(y, 1, 1) - dt.date(1970, 1, 1)).days <= hi]
 
 
 def _open(width: int, height: int, title: str) -> str:
