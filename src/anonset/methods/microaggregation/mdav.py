@@ -142,7 +142,7 @@ def _mdav(x: NDArray[np.float64], missing: NDArray[np.bool_], weight: NDArray[np
     for i in range(n):
         nxt[i] = i + 1 if i + 1 < n else -1
         prv[i] = i - 1
-    first = 0
+    first = int(0)  # noqa: UP018 - typed, not a literal (a literal compiles _centroid once more)
     left = n
     dist = np.zeros(n, dtype=np.float32)
     in_bucket = np.empty(n, dtype=np.int64)
@@ -155,7 +155,7 @@ def _mdav(x: NDArray[np.float64], missing: NDArray[np.bool_], weight: NDArray[np
     groups = 0
     while left - k >= k:
         rounds = 1 if left - 2 * k < k else 2
-        _centroid(x, missing, nxt, first, centre, centre_missing, held, -1)
+        _centroid(x, missing, nxt, first, centre, centre_missing, held, int(-1))  # noqa: UP018 - typed, not a literal: one compilation
         far = first
         i = first
         while i >= 0:
