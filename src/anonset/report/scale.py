@@ -63,10 +63,6 @@ def shared_scale(numbers: NDArray[np.float64], released: pd.Series, floor: int) 
 #: The widths of the original dates' ranges, in days, and their names (the chart's "records per ...").
 DATE_WIDTHS = {1.0: "day", 7.0: "week", 30.0: "30 days", 91.0: "91 days", 365.0: "365 days", 730.0: "730 days",
                1826.0: "1,826 days (5 years)", 3652.0: "3,652 days (10 years)", 7305.0: "7,305 days (20 years)"}
-_YEAR = re.compile(r"^\s*(\d{4})\s*$")
-_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})\s*$")
-_DECADE = re.compile(r"^\s*(\d{3})0s\s*$")
-_YEARS = re.compile(r"^\s*(\d{4})\s*-\s*(\d{4})\s*$")
 
 
 def shared_date_scale(days: NDArray[np.float64], released: pd.Series, floor: int,
@@ -80,50 +76,67 @@ def shared_date_scale(days: NDArray[np.float64], released: pd.Series, floor: int
     width = next((w for w in DATE_WIDTHS if spread / w <= BINS), max(DATE_WIDTHS))
     before, _ = _before(finite, floor, True, width)
     counts = released.astype(str).value_counts()
-    spans: list[tuple[float, float, float]] = []
-    unplaced = 0
-    for label, records in counts.items():
-        span = _date_span(str(label), date_format)
-        if span is None or records < floor:
-            unplaced += int(records)
-        else:
-            spans.append((span[0], span[1], float(records)))
+    labels = counts.index.to_numpy(dtype=object)
+    records = counts.to_numpy(dtype=np.float64)
+    lo, hi = _date_spans(labels, date_format)
+    placed = np.isfinite(lo) & np.isfinite(hi) & (hi > lo) & (records >= floor)
+    spans = list(zip(lo[placed].tolist(), hi[placed].tolist(), records[placed].tolist(), strict=True))
     after = _steps(spans, before[0][0] if before else 0.0, width)
     if not before or not after:
         return None
-    return {"before": before, "after": after, "unplaced": unplaced, "width": width, "dates": True}
+    return {"before": before, "after": after, "unplaced": int(records[~placed].sum()), "width": width,
+            "dates": True}
 
 
-def _day(text: str, date_format: str | None) -> float | None:
-    """Days since 1970-01-01 of a date as written (``date_format``: the hierarchy's), or None."""
-    parsed = pd.to_datetime(text, format=date_format or "ISO8601", errors="coerce")
-    if pd.isna(parsed):
-        return None
-    return float((parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1))
+def _date_spans(labels: NDArray[np.object_],
+                date_format: str | None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per released date value, the days it covers, from its first to the day after its last (NaN: reads otherwise).
+
+    A month (``2021-03``), a year, a decade (``2020s``), a range of years (``2000-2099``), a date or a
+    range of dates (``first..last``, read with ``date_format``, the hierarchy's): each pattern on all
+    the distinct values at once, no value parsed alone.
+    """
+    text = pd.Series(labels, dtype=object).astype(str).str.strip()
+    lo = np.full(len(text), np.nan)
+    hi = np.full(len(text), np.nan)
+    done = np.zeros(len(text), dtype=bool)
+    month = text.str.fullmatch(r"\d{4}-\d{2}").to_numpy()
+    if month.any():
+        start = pd.to_datetime(text[month] + "-01", format="%Y-%m-%d", errors="coerce")
+        lo[month], hi[month] = _days(start), _days(start + pd.offsets.MonthBegin(1))
+        done |= month
+    for pattern, span in ((r"\d{4}", 1), (r"\d{3}0s", 10)):
+        found = text.str.fullmatch(pattern).to_numpy() & ~done
+        if found.any():
+            years = text[found].str.slice(0, 4).astype(int)
+            lo[found], hi[found] = _year_starts(years), _year_starts(years + span)
+            done |= found
+    pair = text.str.extract(r"^(\d{4})\s*-\s*(\d{4})$")
+    found = pair[0].notna().to_numpy() & ~done
+    if found.any():
+        lo[found] = _year_starts(pair.loc[found, 0].astype(int))
+        hi[found] = _year_starts(pair.loc[found, 1].astype(int) + 1)
+        done |= found
+    rest = ~done
+    if rest.any():
+        parts = text[rest].str.partition("..")
+        last = parts[2].where(parts[2] != "", parts[0])
+        fmt = date_format or "ISO8601"
+        lo[rest] = _days(pd.to_datetime(parts[0].str.strip(), format=fmt, errors="coerce"))
+        hi[rest] = _days(pd.to_datetime(last.str.strip(), format=fmt, errors="coerce")) + 1.0
+    return lo, hi
 
 
-def _date_span(label: str, date_format: str | None) -> tuple[float, float] | None:
-    """The days a released date value covers, from its first to the day after its last; None if it reads otherwise."""
-    def year(y: int) -> float:
-        return float((pd.Timestamp(year=y, month=1, day=1) - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1))
+def _days(stamps: pd.Series) -> NDArray[np.float64]:
+    """Days since 1970-01-01 of timestamps (NaN where missing)."""
+    out: NDArray[np.float64] = ((stamps - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)).to_numpy(
+        dtype=np.float64, na_value=np.nan)
+    return out
 
-    if found := _MONTH.match(label):
-        start = pd.Timestamp(year=int(found.group(1)), month=int(found.group(2)), day=1)
-        end = start + pd.offsets.MonthBegin(1)
-        epoch = pd.Timestamp("1970-01-01")
-        return (start - epoch) / pd.Timedelta(days=1), (end - epoch) / pd.Timedelta(days=1)
-    if found := _YEAR.match(label):
-        return year(int(found.group(1))), year(int(found.group(1)) + 1)
-    if found := _DECADE.match(label):
-        return year(int(found.group(1)) * 10), year(int(found.group(1)) * 10 + 10)
-    if found := _YEARS.match(label):
-        lo, hi = int(found.group(1)), int(found.group(2))
-        return (year(lo), year(hi + 1)) if hi >= lo else None
-    first, _, last = label.partition("..")
-    start, end = _day(first.strip(), date_format), _day((last or first).strip(), date_format)
-    if start is None or end is None or end < start:
-        return None
-    return start, end + 1.0
+
+def _year_starts(years: pd.Series) -> NDArray[np.float64]:
+    """Days since 1970-01-01 of the first of January of each year."""
+    return _days(pd.to_datetime(years.astype(str) + "-01-01", format="%Y-%m-%d", errors="coerce"))
 
 
 def _before(values: NDArray[np.float64], floor: int, whole: bool,
