@@ -168,17 +168,13 @@ def _before(values: NDArray[np.float64], floor: int, whole: bool,
 
 def _after(released: pd.Series, floor: int, whole: bool, start: float,
            width: float) -> tuple[list[list[float]], int]:
-    """The released values as ranges with their records, overlaps added up; the records not placed."""
+    """The released values as ranges with their records, counted in the grid; the records not placed."""
     counts = released.astype(str).value_counts()
-    spans: list[tuple[float, float, float]] = []
-    unplaced = 0
-    for label, records in counts.items():
-        span = _span(str(label), whole, width)
-        if span is None or records < floor:
-            unplaced += int(records)
-        else:
-            spans.append((span[0], span[1], float(records)))
-    return _steps(spans, start, width), unplaced
+    records = counts.to_numpy(dtype=np.float64)
+    lo, hi = _spans(pd.Series(counts.index, dtype=object).astype(str), whole, width)
+    placed = np.isfinite(lo) & np.isfinite(hi) & (records >= floor)
+    spans = list(zip(lo[placed].tolist(), hi[placed].tolist(), records[placed].tolist(), strict=True))
+    return _steps(spans, start, width), int(records[~placed].sum())
 
 
 def _steps(spans: list[tuple[float, float, float]], start: float, width: float) -> list[list[float]]:
@@ -201,18 +197,20 @@ def _steps(spans: list[tuple[float, float, float]], start: float, width: float) 
     return [[float(edges[i]), float(edges[i + 1]), float(counts[i])] for i in range(len(counts)) if counts[i] > 1e-9]
 
 
-def _span(label: str, whole: bool, width: float) -> tuple[float, float] | None:
-    """The range a released value covers (a whole-number range ``20-39`` covers 20 up to 40), or None."""
-    found = _RANGE.match(label)
-    if found:
-        lo, hi = float(found.group(1)), float(found.group(2))
-    else:
-        single = _SINGLE.match(label)
-        if not single:
-            return None
-        lo = hi = float(single.group(1))
-    if hi < lo:
-        return None
+def _spans(labels: pd.Series, whole: bool, width: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The range each released value covers (a whole-number range ``20-39`` covers 20 up to 40); NaN otherwise.
+
+    Every value is read at once (the patterns run over all the distinct values together).
+    """
+    pair = labels.str.extract(_RANGE.pattern).astype(float)
+    single = labels.str.extract(_SINGLE.pattern)[0].astype(float)
+    lo = pair[0].fillna(single).to_numpy(dtype=np.float64)
+    hi = pair[1].fillna(single).to_numpy(dtype=np.float64)
+    bad = ~(hi >= lo)
+    lo[bad], hi[bad] = np.nan, np.nan
     if whole:
         return lo, hi + 1.0
-    return (lo, hi) if hi > lo else (lo - width / 20, hi + width / 20)
+    point = hi == lo  # a single value: a sliver of the width, so it has an area
+    lo[point] -= width / 20
+    hi[point] += width / 20
+    return lo, hi
