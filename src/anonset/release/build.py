@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from anonset.core.stats import ClassStats
     from anonset.engine.base import Engine
     from anonset.engine.sql.base import TableName
+    from anonset.methods.full_domain.search import LevelFloors
     from anonset.metrics.base import Metric
     from anonset.privacy.base import Requirements
     from anonset.release.stages import StageClock
@@ -373,6 +374,7 @@ def keeping(settings: ReleaseSettings, engine: Engine) -> Keeping:
     dataset = engine.dataset
     metric = settings.metric
     full = [h.max_level for h in dataset.hierarchies]
+    shared: list[LevelFloors] = []  # the prefilter's tables, counted at the first search, shared by the others
 
     def describe(lost: LostAttribute, current: float | None) -> str | None:
         if lost.keep_level is None:
@@ -381,11 +383,14 @@ def keeping(settings: ReleaseSettings, engine: Engine) -> Keeping:
         capped = Lattice([lost.keep_level if i == j else m for i, m in enumerate(full)], dataset.quasi)
         if metric.node_bounds(dataset, capped.nodes[:1]) is None and capped.size > 5_000:
             return _WEIGHTS_HINT.format(name=lost.name)
-        from anonset.methods.full_domain.search import optimal_search
+        from anonset.methods.full_domain.search import level_floors, optimal_search
 
+        requirements = settings.requirements
+        if not shared:
+            shared.append(level_floors(dataset, engine, requirements, requirements.monotonic))
         try:
             with progress_reporting(None):  # a short second search: not a progress bar of its own
-                found = optimal_search(dataset, engine, settings.requirements, metric, lattice=capped)
+                found = optimal_search(dataset, engine, requirements, metric, lattice=capped, floors=shared[0])
         except InfeasibleError:
             return (f"no feasible release keeps it (every generalization with {lost.name!r} at level"
                     f" {lost.keep_level} or below breaks the requirements within the suppression budget)")

@@ -85,12 +85,13 @@ def keeping_alternatives(dataset: Dataset, requirements: Requirements, levels: M
     """
     from anonset.core.lattice import Lattice
     from anonset.errors import InfeasibleError
-    from anonset.methods.full_domain.search import optimal_search
+    from anonset.methods.full_domain.search import level_floors, optimal_search
     from anonset.progress import reporting
 
     name = metric_name if metric_name in SEARCH_METRICS and metric_name != "research_value" else _FALLBACK_METRIC
     metric = make_metric(name, k=requirements.k)
     engine = NumpyEngine(dataset, requirements.request)
+    floors = level_floors(dataset, engine, requirements, requirements.monotonic)  # shared by every part searched
     full = [h.max_level for h in dataset.hierarchies]
     out: list[dict[str, Any]] = []
     for j, q in enumerate(dataset.quasi):
@@ -104,7 +105,7 @@ def keeping_alternatives(dataset: Dataset, requirements: Requirements, levels: M
                                      "levels": None, "feasible": False, "suppressed_rows": None, "value": None}
             try:
                 with reporting(None):  # short searches beside the report: no progress bars of their own
-                    found = optimal_search(dataset, engine, requirements, metric, lattice=capped)
+                    found = optimal_search(dataset, engine, requirements, metric, lattice=capped, floors=floors)
             except InfeasibleError:
                 out.append(entry)
                 break  # finer levels of this attribute fail too: a finer part of the lattice is a subset

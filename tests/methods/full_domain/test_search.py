@@ -276,3 +276,34 @@ def test_practical_monotonicity_assumption_can_miss_the_optimum() -> None:
     assert exact.levels == reference.levels
     assert assumed.score > exact.score + 0.05
     assert assumed.details["assumed_practical_monotonicity"] is True
+
+
+@pytest.mark.parametrize("kind", ["k", "entropy", "beta"])
+def test_floors_shared_by_searches_of_parts_of_the_lattice_change_nothing(kind: str) -> None:
+    """The prefilter's tables counted once for the whole lattice give every part's search the same result."""
+    from anonset.core.lattice import Lattice
+    from anonset.methods.full_domain.search import level_floors
+
+    rng = np.random.default_rng(7)
+    table, hierarchies = random_table(rng, 150, 3)
+    attrs: dict = {q: {"role": "quasi", "hierarchy": h} for q, h in hierarchies.items()}
+    attrs["s"] = {"role": "sensitive"}
+    attrs["x"] = {"role": "sensitive", "type": "numeric"}
+    ds = Dataset(table, attrs)
+    req = Requirements(_models(kind, 3, rng), 0.05)
+    req.validate(ds)
+    engine = NumpyEngine(ds, req.request)
+    floors = level_floors(ds, engine, req, req.monotonic)
+    full = [h.max_level for h in ds.hierarchies]
+    for j in range(len(full)):
+        for level in range(full[j]):
+            capped = Lattice([level if i == j else m for i, m in enumerate(full)], ds.quasi)
+            try:
+                alone = optimal_search(ds, NumpyEngine(ds, req.request), req, Loss(), lattice=capped)
+            except InfeasibleError:
+                with pytest.raises(InfeasibleError):
+                    optimal_search(ds, engine, req, Loss(), lattice=capped, floors=floors)
+                continue
+            shared = optimal_search(ds, engine, req, Loss(), lattice=capped, floors=floors)
+            assert (shared.levels, shared.score, shared.checks) == (alone.levels, alone.score, alone.checks)
+            assert np.array_equal(shared.record.state, alone.record.state)

@@ -66,8 +66,8 @@ from anonset.progress import task as progress_task
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["FEASIBLE", "INFEASIBLE", "NOT_CHECKED", "PRUNED", "TAGGED", "NodeRecord", "SearchResult",
-           "exhaustive_search", "fixed_node", "lattice_of", "optimal_search"]
+__all__ = ["FEASIBLE", "INFEASIBLE", "NOT_CHECKED", "PRUNED", "TAGGED", "LevelFloors", "NodeRecord", "SearchResult",
+           "exhaustive_search", "fixed_node", "lattice_of", "level_floors", "optimal_search"]
 
 _REL_TOL = 1e-12
 
@@ -273,7 +273,8 @@ def fixed_node(dataset: Dataset, engine: Engine, requirements: Requirements, met
 
 
 def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements, metric: Metric,
-                   assume_practical_monotonicity: bool = False, lattice: Lattice | None = None) -> SearchResult:
+                   assume_practical_monotonicity: bool = False, lattice: Lattice | None = None,
+                   floors: LevelFloors | None = None) -> SearchResult:
     """Exact optimum with bound-ordered traversal and sound feasibility pruning (see module docstring).
 
     ``assume_practical_monotonicity`` treats every model combination as
@@ -282,7 +283,9 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     a feasible node exists.  It exists to measure what the assumption costs;
     the default never makes it.  ``lattice``: search a part of the dataset's
     lattice (lower maxima, e.g. one attribute kept below its top level),
-    default all of it.
+    default all of it.  ``floors``: the prefilter's tables of this table and
+    these requirements (:func:`level_floors`), when searches of several parts
+    of the lattice share them; computed here otherwise.
     """
     started = time.perf_counter()
     lattice = lattice or lattice_of(dataset)
@@ -293,22 +296,14 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
         result.details["strategy"] = "exhaustive (metric has no level bound)"
         return result
     budget = requirements.budget_rows(dataset.n_rows)
-    k = requirements.k
     infeasible = np.zeros(lattice.size, dtype=np.bool_)
     # a lower bound of the records each node suppresses: the prefilter's, raised by the floors carried down
     least = np.zeros(lattice.size, dtype=np.int64)
     monotone = requirements.monotonic or assume_practical_monotonicity
-    if k > 1 or not monotone or requirements.floors_beyond_sizes:
-        # triples cost more to count than they save when every check is a cheap k-anonymity roll-up
-        bottom = _most_specific_classes(dataset, engine)
-        subsets = subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 2)
-        single = single_attribute_suppression(dataset, k)
-        floors = _model_floors(dataset, bottom, requirements, single, subsets)
-        if not monotone:
-            subsets.update(floors or subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 3))
-        else:
-            subsets.update(floors)
-        least = suppression_lower_bound(nodes, single, subsets)
+    if floors is None or floors.monotone != monotone:
+        floors = level_floors(dataset, engine, requirements, monotone)
+    if floors.single is not None:
+        least = suppression_lower_bound(nodes, floors.single, floors.subsets)
         infeasible |= least > budget
     prefiltered = int(infeasible.sum())
     order = np.lexsort((nodes.sum(axis=1), bounds))
@@ -394,6 +389,39 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
     if assume_practical_monotonicity and not requirements.monotonic:
         result.details["assumed_practical_monotonicity"] = True
     return result
+
+
+@dataclass(frozen=True)
+class LevelFloors:
+    """The prefilter's tables: the fewest records each level of one attribute, and of two (or three), suppresses.
+
+    They depend on the table and the requirements only, not on the part of the lattice searched, so the
+    searches of several parts (the report's alternatives, a warning's cheapest release that keeps an
+    attribute) count them once.  ``single`` is None when the search needs no prefilter (k = 1 and
+    monotone requirements without floors); ``monotone``: whether they were counted for a search that
+    treats the requirements as monotone.
+    """
+
+    monotone: bool
+    single: list[NDArray[np.int64]] | None
+    subsets: dict[tuple[int, ...], NDArray[np.int64]]
+
+
+def level_floors(dataset: Dataset, engine: Engine, requirements: Requirements, monotone: bool) -> LevelFloors:
+    """The prefilter's tables of ``dataset`` under ``requirements`` (see :class:`LevelFloors`)."""
+    k = requirements.k
+    if not (k > 1 or not monotone or requirements.floors_beyond_sizes):
+        return LevelFloors(monotone, None, {})
+    # triples cost more to count than they save when every check is a cheap k-anonymity roll-up
+    bottom = _most_specific_classes(dataset, engine)
+    subsets = subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 2)
+    single = single_attribute_suppression(dataset, k)
+    floors = _model_floors(dataset, bottom, requirements, single, subsets)
+    if not monotone:
+        subsets.update(floors or subset_suppression(dataset.hierarchies, bottom.keys, bottom.sizes, k, 3))
+    else:
+        subsets.update(floors)
+    return LevelFloors(monotone, single, subsets)
 
 
 def _most_specific_classes(dataset: Dataset, engine: Engine) -> ClassStats:
