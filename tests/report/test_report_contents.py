@@ -433,6 +433,12 @@ def test_the_sensitive_attribute_inside_the_groups_is_counted_from_the_release()
     assert view["release"]["homogeneous"]["records"] == int(sizes[top >= 0.8].sum())
     assert all(c["records"] >= max(K, 2) and c["share"] >= 0.8 for c in view["release"]["listed"])
     assert view["input"]["listed"] == []  # the input's values are what the release hides: counted, never listed
+    # the input's side, counted here from the table itself
+    original = dataset.table.groupby(list(dataset.quasi), dropna=False)["diagnosis"]
+    top_before = original.agg(lambda v: v.value_counts(dropna=False).iloc[0] / len(v))
+    assert view["input"]["highest_share"] == pytest.approx(top_before.max())
+    assert view["input"]["homogeneous"]["classes"] == int((top_before >= 0.8).sum())
+    assert view["input"]["classes"] == len(top_before)
     assert "Sensitive attributes inside the groups" in render_html(report)
 
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import NDArray
 
-__all__ = ["attribute_sections", "level_text", "suppressed_breakdown", "value_counts"]
+__all__ = ["attribute_sections", "input_values", "level_text", "suppressed_breakdown", "value_counts"]
 
 #: Bars shown per distribution; the rest are one "other" bar.
 TOP_VALUES = 12
@@ -71,7 +71,7 @@ def attribute_sections(dataset: Dataset, released: pd.DataFrame, partition: Part
             "loss": None if loss is None else float(loss[j]),
             "distinct_before": int((dataset.encoded[q].counts() > 0).sum()),
             "distinct_after": int(len(after_counts) - (SUPPRESSED in after_counts.index)),
-            "before": value_counts(_input_values(dataset, q), floor, numeric=_by_value(dataset, q)),
+            "before": value_counts(input_values(dataset, q), floor, numeric=_by_value(dataset, q)),
             "after": value_counts(released[q], floor, suppressed_last=True, in_order=in_order),
         }
         section["scale"] = _scale(dataset, q, released[q], floor)
@@ -286,8 +286,8 @@ def _by_value(dataset: Dataset, name: str) -> NDArray[np.float64] | None:
     return np.asarray(numbers, dtype=np.float64)[dataset.encoded[name].row_codes()]
 
 
-def _input_values(dataset: Dataset, name: str) -> pd.Series:
-    """The input's values of a quasi-identifier, as categories of its codes (no per-record strings)."""
+def input_values(dataset: Dataset, name: str) -> pd.Series:
+    """The input's values of a quasi-identifier or sensitive attribute, as categories of its codes (no strings)."""
     col = dataset.encoded[name]
     labels = np.asarray(col.categories, dtype=object).astype(str)
     codes = col.row_codes()

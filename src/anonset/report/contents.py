@@ -53,13 +53,14 @@ from anonset.report.alignment import (
     partition_of_release,
     released_levels,
 )
-from anonset.report.attributes import attribute_sections, level_text, suppressed_breakdown
+from anonset.report.attributes import attribute_sections, input_values, level_text, suppressed_breakdown
 from anonset.report.explain import alternatives, keeping_alternatives, why_this_release
 from anonset.report.floor import display_floor
 from anonset.risk.attributes import quasi_identifier_risks
 from anonset.risk.report import class_sizes_of_codes, matched_risk_report, risk_report
 from anonset.risk.sample import DEFAULT_THRESHOLDS
 from anonset.risk.sensitive import sensitive_view
+from anonset.risk.survey import combination_keys
 from anonset.risk.survey_report import survey_report, survey_table, survey_table_of_frame
 from anonset.version import __version__
 
@@ -487,11 +488,35 @@ def _sensitive(dataset: Dataset, released: pd.DataFrame, suppressed: NDArray[np.
     for name in dataset.sensitive:
         columns = [*quasi, name]
         before = None
-        if table is not None:
-            groups = table[columns].groupby(columns, sort=False, dropna=False).size().reset_index(name="_n")
-            before = sensitive_view(groups, quasi, name, floor, shown=0)
-        groups = kept[columns].astype(str).groupby(columns, sort=False).size().reset_index(name="_n")
+        if table is not None:  # the input's values as categories of the codes the dataset holds: no strings grouped
+            codes = pd.DataFrame({column: input_values(dataset, column) for column in columns})
+            before = sensitive_view(_combinations_counted(codes, columns), quasi, name, floor, shown=0)
+        groups = _combinations_counted(kept, columns, as_text=True)
         out[name] = {"input": before, "release": sensitive_view(groups, quasi, name, floor)}
+    return out
+
+
+def _combinations_counted(frame: pd.DataFrame, columns: list[str], as_text: bool = False) -> pd.DataFrame:
+    """One row per distinct combination of ``columns`` in ``frame`` (a missing value is a value), its records in ``_n``.
+
+    ``_class`` numbers the rows' combinations of every column but the last.  Counted on codes (each
+    column factorized, the codes packed into one integer per record), so a table of millions of records
+    becomes its combinations without grouping strings; ``as_text``: the values as text.
+    """
+    codes = np.empty((len(frame), len(columns)), dtype=np.int64)
+    uniques = []
+    for j, column in enumerate(columns):
+        values = frame[column]
+        codes[:, j], found = pd.factorize(values.astype(str) if as_text and not isinstance(
+            values.dtype, pd.CategoricalDtype) else values, use_na_sentinel=False)
+        uniques.append(np.asarray(found.astype(str) if as_text else found, dtype=object))
+    combination = pd.factorize(combination_keys(codes))[0]  # numbered in order of first appearance
+    first = np.unique(combination, return_index=True)[1]
+    rows = codes[first]
+    out = pd.DataFrame({column: uniques[j][rows[:, j]] for j, column in enumerate(columns)})
+    out["_n"] = np.bincount(combination, minlength=len(first))
+    if len(columns) > 1:  # the combinations of all columns but the last (the classes, for the sensitive view)
+        out["_class"] = pd.factorize(combination_keys(rows[:, :-1]))[0]
     return out
 
 

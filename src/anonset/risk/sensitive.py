@@ -35,13 +35,18 @@ def sensitive_view(groups: pd.DataFrame, quasi: Sequence[str], attribute: str, f
     """The view of ``attribute`` from ``groups`` (one row per distinct (quasi-identifiers, value), count ``_n``).
 
     ``groups`` has a column per quasi-identifier (named as in ``quasi``), the
-    column ``attribute`` and ``_n``.
+    column ``attribute`` and ``_n``; optionally ``_class``, each row's class
+    numbered from 0 (rows with equal quasi-identifiers, equal numbers), which
+    spares grouping the values again.
     """
     if groups.empty:
         return {"classes": 0, "highest_share": None, "mean_entropy": None,
                 "homogeneous": {"threshold": threshold, "classes": 0, "records": 0}, "listed": [], "floor": floor}
-    keys = groups[list(quasi)].astype(object).where(groups[list(quasi)].notna(), None)
-    class_id = keys.astype(str).groupby(list(quasi), sort=False, dropna=False).ngroup().to_numpy()
+    if "_class" in groups:  # numbered by the caller (from codes)
+        class_id = groups["_class"].to_numpy()
+    else:
+        keys = groups[list(quasi)].astype(object).where(groups[list(quasi)].notna(), None)
+        class_id = keys.astype(str).groupby(list(quasi), sort=False, dropna=False).ngroup().to_numpy()
     counts = groups["_n"].to_numpy(dtype=np.float64)
     sizes = np.bincount(class_id, weights=counts)
     share = counts / sizes[class_id]
