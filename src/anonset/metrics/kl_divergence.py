@@ -25,6 +25,7 @@ from anonset.core.dataset import Dataset
 from anonset.core.partition import Partition
 from anonset.metrics.ambiguity import class_areas, domain_area
 from anonset.metrics.base import Metric
+from anonset.risk.survey import combination_keys
 
 __all__ = ["KLDivergence"]
 
@@ -44,7 +45,9 @@ class KLDivergence(Metric):
         if n == 0:
             return 0.0
         codes = np.stack([np.asarray(dataset.encoded[q].row_codes(), dtype=np.int64) for q in dataset.quasi], axis=1)
-        _, combination, held = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+        # each record's combination as one integer (a sort of integers, not of rows of codes)
+        _, combination, held = np.unique(combination_keys(codes - min(int(codes.min()), 0)), return_inverse=True,
+                                         return_counts=True)
         p = held[combination.reshape(-1)] / n
         rc = partition.row_class
         kept = rc >= 0
