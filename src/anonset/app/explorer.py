@@ -40,6 +40,7 @@ from anonset.methods.full_domain.search import (
 )
 from anonset.metrics.base import Metric
 from anonset.privacy.base import Requirements
+from anonset.risk.sample import sample_risk
 from anonset.risk.sensitive import sensitive_view
 
 __all__ = ["STATES", "LatticeView", "class_listing", "front_listing", "hierarchy_preview"]
@@ -214,11 +215,13 @@ class LatticeView:
 
 
 def _prosecutor(sizes: Any, records: int) -> dict[str, Any]:
-    """The prosecutor risk of classes of ``sizes``: highest, average, share of records above 0.2 (classes below 5)."""
+    """The prosecutor risk of classes of ``sizes`` (:func:`~anonset.risk.sample.sample_risk`): highest, average and
+    the share of records above 0.2; zeros when every record is suppressed."""
     if records == 0:
         return {"highest_risk": 0.0, "average_risk": 0.0, "records_above_0_2": 0.0}
-    return {"highest_risk": 1.0 / float(sizes.min()), "average_risk": len(sizes) / records,
-            "records_above_0_2": float(sizes[sizes < 5].sum()) / records}
+    risk = sample_risk(sizes, thresholds=(0.2,))
+    return {"highest_risk": risk.highest_risk, "average_risk": risk.average_risk,
+            "records_above_0_2": risk.records_above[0.2]}
 
 
 def _number(value: float) -> float | None:

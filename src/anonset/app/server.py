@@ -324,7 +324,7 @@ class Workbench:
     def _node_run(self, job_id: str, levels: Any) -> Finished:
         """The run's configuration with ``method.levels`` set to a node of its lattice, run again (in this thread)."""
         lattice = self._lattice(job_id)
-        node = lattice.node(_levels(",".join(str(v) for v in levels) if isinstance(levels, list) else str(levels)))
+        node = lattice.node(levels if isinstance(levels, list) else _levels(str(levels)))
         job = self._finished(job_id)
         raw = yaml.safe_load(job.text)
         method = raw.get("method")

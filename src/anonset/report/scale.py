@@ -80,8 +80,7 @@ def shared_date_scale(days: NDArray[np.float64], released: pd.Series, floor: int
     records = counts.to_numpy(dtype=np.float64)
     lo, hi = _date_spans(labels, date_format)
     placed = np.isfinite(lo) & np.isfinite(hi) & (hi > lo) & (records >= floor)
-    spans = list(zip(lo[placed].tolist(), hi[placed].tolist(), records[placed].tolist(), strict=True))
-    after = _steps(spans, before[0][0] if before else 0.0, width)
+    after = _steps(lo[placed], hi[placed], records[placed], before[0][0] if before else 0.0, width)
     if not before or not after:
         return None
     return {"before": before, "after": after, "unplaced": int(records[~placed].sum()), "width": width,
@@ -173,27 +172,35 @@ def _after(released: pd.Series, floor: int, whole: bool, start: float,
     records = counts.to_numpy(dtype=np.float64)
     lo, hi = _spans(pd.Series(counts.index, dtype=object).astype(str), whole, width)
     placed = np.isfinite(lo) & np.isfinite(hi) & (records >= floor)
-    spans = list(zip(lo[placed].tolist(), hi[placed].tolist(), records[placed].tolist(), strict=True))
-    return _steps(spans, start, width), int(records[~placed].sum())
+    return _steps(lo[placed], hi[placed], records[placed], start, width), int(records[~placed].sum())
 
 
-def _steps(spans: list[tuple[float, float, float]], start: float, width: float) -> list[list[float]]:
-    """Ranges ``(lo, hi, records)`` spread evenly over themselves, then counted in the grid ``start + i * width``.
+def _steps(lo: NDArray[np.float64], hi: NDArray[np.float64], records: NDArray[np.float64], start: float,
+           width: float) -> list[list[float]]:
+    """Ranges ``[lo, hi)`` of ``records`` spread evenly over themselves, counted in the grid ``start + i * width``.
 
     On the original values' grid the two panels compare range by range: a released range wider than a
-    step spreads its records over several, narrow ones (a local recoding's) add up in theirs.
+    step spreads its records over several, narrow ones (a local recoding's) add up in theirs.  The
+    records up to each edge are the sum over the ranges begun of ``d (x - lo)`` less that over the
+    ranges ended of ``d (x - hi)`` (``d`` a range's records per unit): read off sorted running sums.
     """
-    if not spans:
+    if not len(lo):
         return []
-    lo = np.array([s[0] for s in spans])
-    hi = np.array([s[1] for s in spans])
-    records = np.array([s[2] for s in spans])
     first = np.floor((lo.min() - start) / width)
     last = np.ceil((hi.max() - start) / width)
     edges = start + width * np.arange(first, last + 1)
-    # records of every range up to each edge (a range's records spread evenly over it), summed over the ranges
-    below = np.clip((edges[:, None] - lo[None, :]) / (hi - lo)[None, :], 0.0, 1.0) @ records
-    counts = np.diff(below)
+    density = records / (hi - lo)
+
+    def ramp(at: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Σ over the ranges with ``at`` < edge of density · (edge − at)."""
+        order = np.argsort(at, kind="stable")
+        slope = np.concatenate([[0.0], np.cumsum(density[order])])
+        offset = np.concatenate([[0.0], np.cumsum(density[order] * at[order])])
+        begun = np.searchsorted(at[order], edges, side="left")
+        out: NDArray[np.float64] = slope[begun] * edges - offset[begun]
+        return out
+
+    counts = np.diff(ramp(lo) - ramp(hi))
     return [[float(edges[i]), float(edges[i + 1]), float(counts[i])] for i in range(len(counts)) if counts[i] > 1e-9]
 
 

@@ -80,11 +80,11 @@ def _record_agrees(found: SearchResult, reference: SearchResult) -> None:
     np.testing.assert_allclose(found.record.objective[judged], truth.objective[judged], rtol=1e-12, atol=1e-12)
     assert np.isnan(found.record.objective[~judged]).all()
     assert int(np.isin(state, (FEASIBLE, INFEASIBLE)).sum()) <= found.checks
-    optimum = lattice_of_nodes_index(found.record.nodes, found.levels)
+    optimum = _row_of(found.record.nodes, found.levels)
     assert state[optimum] == FEASIBLE
 
 
-def lattice_of_nodes_index(nodes: np.ndarray, levels: tuple[int, ...]) -> int:
+def _row_of(nodes: np.ndarray, levels: tuple[int, ...]) -> int:
     """The row of ``nodes`` equal to ``levels``."""
     return int(np.flatnonzero((nodes == np.asarray(levels)).all(axis=1))[0])
 
