@@ -43,11 +43,18 @@ def one_line_error(result: Result, *facts: str) -> None:
 
 
 def project(tmp_path: Path, privacy: str = "{k: 3}", method: str = "optimal", output: str | None = "out.csv",
-            extra_attributes: str = "", n: int = 300, seed: int = 1, delimiter: str = ",") -> Path:
-    """A random table with three quasi-identifiers (hierarchy files), a sensitive column and a config."""
+            extra_attributes: str = "", n: int = 300, seed: int = 1, delimiter: str = ",",
+            numeric_x: bool = False) -> Path:
+    """A random table with three quasi-identifiers (hierarchy files), a sensitive column and a config.
+
+    ``numeric_x``: a fourth, numeric quasi-identifier ``x`` (0-49).
+    """
     rng = np.random.default_rng(seed)
     table, hierarchies = random_table(rng, n, 3, n_sensitive_values=5)
-    table = table.drop(columns=["x"])
+    if numeric_x:
+        extra_attributes += "  x: {role: quasi, type: numeric}\n"
+    else:
+        table = table.drop(columns=["x"])
     write_table(table, tmp_path / "t.csv", delimiter=delimiter)
     for q, h in hierarchies.items():
         (tmp_path / f"{q}.csv").write_text("\n".join(";".join(row) for row in h.rows()) + "\n")
@@ -261,13 +268,14 @@ def test_a_two_character_output_delimiter_is_refused_before_any_work(tmp_path: P
                                     for n in registered(Family.GROUPING)])
 def test_summary_classes_are_those_of_the_released_table(tmp_path: Path, method: str) -> None:
     """Clusters that receive the same released values are one class of the release."""
+    numeric = method == "microaggregation"  # it aggregates a numeric quasi-identifier
     for seed in range(4):
-        config = project(tmp_path, method=method, seed=seed, n=120)
+        config = project(tmp_path, method=method, seed=seed, n=120, numeric_x=numeric)
         result = run("anonymize", str(config), "--summary", str(tmp_path / "s.json"), "-q")
         assert result.exit_code == 0, result.stderr
         summary = json.loads((tmp_path / "s.json").read_text())
         out = pd.read_csv(tmp_path / "out.csv", dtype=str)
-        quasi = ("q0", "q1", "q2")
+        quasi = ("q0", "q1", "q2", "x") if numeric else ("q0", "q1", "q2")
         sizes = np.bincount(classes_of_table(out, quasi))
         assert summary["classes"] == len(sizes)
         if method == "local-suppression":  # blanks match any value: the fewest records a record matches

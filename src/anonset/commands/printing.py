@@ -94,6 +94,15 @@ def print_summary(summary: dict[str, Any], out: Console, dataset: Dataset | None
     if "ranges_may_overlap" in search:
         table.add_row("class ranges", "may overlap" if search["ranges_may_overlap"] else "do not overlap",
                       "each class is generalized on its own")
+    cells = summary.get("suppressed_cells")
+    if cells:
+        table.add_row("blanked values", ", ".join(f"{name} {count:,}" for name, count in cells.items()),
+                      "single values released as *, a blank matching any value")
+    aggregated = summary.get("microaggregation")
+    if aggregated:
+        table.add_row("aggregated", f"{', '.join(aggregated['attributes'])}: each group's {aggregated['statistic']}"
+                      f" ({aggregated['groups']:,} groups)", f"IL1s {aggregated['il1s']:.6g} (sdcMicro's information"
+                      " loss of the numbers; lower is better)")
     for name, value in summary["metrics"].items():
         described = describe_metric(name)
         table.add_row(name, "n/a" if value is None else f"{value:.6g}",

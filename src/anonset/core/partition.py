@@ -41,14 +41,22 @@ class HierarchyNodes:
 
 @dataclass(frozen=True, eq=False)
 class Intervals:
-    """Per class, a closed numeric interval ``[lo, hi]``."""
+    """Per class, a closed numeric interval ``[lo, hi]``; optionally the one number released in its place.
+
+    ``shown`` is set when a class is released as one number standing for its
+    records (microaggregation: the group's mean or median) rather than as
+    its range; ``[lo, hi]`` is then the range of the values the number
+    replaced, which the loss metrics score.  NaN in ``shown``: the class
+    holds no value of the attribute (released as ``*``).
+    """
 
     lo: NDArray[np.float64]
     hi: NDArray[np.float64]
+    shown: NDArray[np.float64] | None = None
 
     def take(self, index: NDArray[np.int64]) -> Intervals:
         """The values of the selected classes."""
-        return Intervals(self.lo[index], self.hi[index])
+        return Intervals(self.lo[index], self.hi[index], None if self.shown is None else self.shown[index])
 
 
 GeneralizedValues = HierarchyNodes | Intervals

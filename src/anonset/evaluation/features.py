@@ -11,7 +11,9 @@ quasi-identifier gets a *coordinate* per leaf:
   any node occupy one contiguous run of positions.
 
 A generalized value then becomes the interval of coordinates it covers: an
-``Intervals`` value is its ``[lo, hi]``; a hierarchy node the smallest and
+``Intervals`` value is its ``[lo, hi]`` (the point ``(m, m)`` for a class
+released as one number ``m``, as microaggregation releases it: what the
+learner is shown); a hierarchy node the smallest and
 largest coordinate of the leaves under it.  An original record is the point
 ``(c, c)`` per attribute, so original and anonymized data live in the same
 feature space.  A suppressed record (or one that fits no class) gets the whole
@@ -94,7 +96,9 @@ def partition_features(dataset: Dataset, partition: Partition,
     for j, q in enumerate(dataset.quasi):
         coords = _leaf_coordinates(dataset, q)
         values = partition.values[q]
-        if isinstance(values, Intervals):
+        if isinstance(values, Intervals) and values.shown is not None:
+            lo = hi = np.where(np.isnan(values.shown), values.lo, values.shown)
+        elif isinstance(values, Intervals):
             lo, hi = np.asarray(values.lo, dtype=np.float64), np.asarray(values.hi, dtype=np.float64)
         else:
             assert isinstance(values, HierarchyNodes)

@@ -15,7 +15,8 @@ Each query is answered exactly on the raw records and estimated on the release u
 assumption: a class of ``s`` records whose generalized value on an attribute covers ``m`` domain values,
 ``a`` of which the query accepts, puts ``s · a / m`` records in the query on that attribute, and the
 attributes multiply (independence inside a class).  An ``Intervals`` value ``[lo, hi]`` covers the domain
-values between ``lo`` and ``hi``; a ``HierarchyNodes`` value the leaves under the node; a suppressed record
+values between ``lo`` and ``hi`` (a class released as one number, microaggregation's, is in the query
+when that number is); a ``HierarchyNodes`` value the leaves under the node; a suppressed record
 the whole domain.  The relative error is ``|estimate - true| / max(true, 1)``: a query with no true answer
 is judged by its absolute error, so empty queries neither divide by zero nor vanish from the mean.
 
@@ -232,6 +233,9 @@ class _Spread:
         suppressed = float(accepted.sum()) / max(self.whole, 1.0)
         if isinstance(self.values, Intervals):
             assert isinstance(constraint, tuple)  # an Intervals attribute is compared by value
+            if self.values.shown is not None:  # one number released for the class: the query takes it or not
+                shown = self.values.shown
+                return ((shown >= constraint[0]) & (shown <= constraint[1])).astype(np.float64), suppressed
             lo, hi = np.maximum(self.lo, constraint[0]), np.minimum(self.hi, constraint[1])
             kept = np.where(lo <= hi, self.domain.count_in(lo, hi), 0).astype(np.float64)
             return kept / self.covered, suppressed

@@ -29,6 +29,7 @@ _BUILTIN: dict[str, str] = {
     "xu-bottom-up": "anonset.methods.cluster.xu_bottom_up",
     "mondrian": "anonset.methods.mondrian.mondrian",
     "local-suppression": "anonset.methods.local_suppression.local_suppression",
+    "microaggregation": "anonset.methods.microaggregation.microaggregation",
     "pareto-exhaustive": "anonset.methods.pareto.pareto_exhaustive",
     "pareto-ea": "anonset.methods.pareto.pareto_ea",
 }

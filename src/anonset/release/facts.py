@@ -199,6 +199,10 @@ class GroupingFacts:
     suppressed_cells : mapping of str to int, optional
         Values blanked per quasi-identifier (local suppression), written to
         the summary's top level as ``suppressed_cells``.
+    microaggregation : mapping, optional
+        How numbers were aggregated (algorithm, statistic, attributes,
+        groups and sdcMicro's ``dUtility`` figures), written to the
+        summary's top level as ``microaggregation``.
     """
 
     method_seconds: float
@@ -206,13 +210,19 @@ class GroupingFacts:
     largest_class: int
     ranges_may_overlap: bool
     suppressed_cells: Mapping[str, int] | None = None
+    microaggregation: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"method_seconds": round(self.method_seconds, 4), "classes": self.classes,
                 "largest_class": self.largest_class, "ranges_may_overlap": self.ranges_may_overlap}
 
     def lists_json(self) -> dict[str, Any]:
-        return {} if self.suppressed_cells is None else {"suppressed_cells": dict(self.suppressed_cells)}
+        out: dict[str, Any] = {}
+        if self.suppressed_cells is not None:
+            out["suppressed_cells"] = dict(self.suppressed_cells)
+        if self.microaggregation is not None:
+            out["microaggregation"] = dict(self.microaggregation)
+        return out
 
 
 @dataclass(frozen=True)

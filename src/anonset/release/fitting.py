@@ -199,7 +199,8 @@ def fit_grouping(settings: ReleaseSettings, dataset: Dataset, clock: StageClock)
     cells = getattr(grouping, "cells", None) if partition.blanks_match_any else None
     search = GroupingFacts(method_seconds=time.perf_counter() - method_started, classes=partition.n_classes,
                            largest_class=int(partition.sizes.max()) if partition.n_classes else 0,
-                           ranges_may_overlap=bool(overlap), suppressed_cells=cells)
+                           ranges_may_overlap=bool(overlap), suppressed_cells=cells,
+                           microaggregation=getattr(grouping, "aggregation", None))
     release = release_in_memory(settings, dataset, None, partition, clock, search=search)
     return Fitted(dataset=dataset, metric=settings.metric, release_requirements=settings.requirements,
                   release=release, sink=None, grouping=grouping)

@@ -480,8 +480,12 @@ def class_labels(dataset: Dataset, attribute: str, values: GeneralizedValues) ->
 
     An interval reads ``lo-hi`` (numbers), ``lo..hi`` (dates, as written in
     the data; ordinal values, from the first to the last category of the
-    range in the attribute's order), or the single value when ``lo == hi``.
+    range in the attribute's order), or the single value when ``lo == hi``; a
+    class released as one number in its range's place (``Intervals.shown``)
+    reads that number, ``*`` where it holds no value.
     """
+    if isinstance(values, Intervals) and values.shown is not None:
+        return np.array([SUPPRESSED if np.isnan(v) else _number(v) for v in values.shown], dtype=object)
     if isinstance(values, Intervals):
         kind = dataset.specs[attribute].type
         if kind in (AttributeType.DATE, AttributeType.ORDINAL):

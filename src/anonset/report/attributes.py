@@ -328,6 +328,9 @@ def _generalization(dataset: Dataset, name: str, level: int | None, partition: P
         return "each class its own node of the hierarchy: " + ", ".join(parts)
     if isinstance(values, Intervals) and len(weights):
         median = float(np.median(np.repeat(np.asarray(values.hi - values.lo, dtype=np.float64), partition.sizes)))
+        if values.shown is not None:
+            return (f"each class released as one number (microaggregation), standing for values that span"
+                    f" {median:.4g} at the median")
         return f"each class its own range; a record's range is {median:.4g} wide at the median"
     return "each class generalized on its own"
 

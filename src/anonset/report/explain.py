@@ -141,6 +141,17 @@ def why_this_release(summary: Mapping[str, Any], family: str, method_summary: st
     elif search.get("transform"):
         out.append("This release applies a recoding learned on other records to new ones; it was re-checked"
                    " against the requirements on its own.")
+    elif summary.get("microaggregation"):
+        aggregated = summary["microaggregation"]
+        judged = checked or requirements
+        verdict = f"each meeting {judged}" if meets else f"not all meeting {judged} (see the guarantees)"
+        out.append(f"The method formed {aggregated['groups']:,} groups of nearby records with MDAV and released"
+                   f" {', '.join(aggregated['attributes'])} as each group's {aggregated['statistic']}, one number for"
+                   " all its records, and every other quasi-identifier as what the group's records share. Groups"
+                   f" released with the same values are one class: {summary['classes']:,} classes, {verdict}; the"
+                   f" smallest has {summary['min_class_size']:,} records. The numbers moved by IL1s"
+                   f" {aggregated['il1s']:.6g} (sdcMicro's information loss: |x − x'| / (sd √2) summed over"
+                   f" the values); the largest relative change of an attribute's mean is {aggregated['means']:.3g}.")
     else:
         overlap = "may overlap" if search.get("ranges_may_overlap") else "do not overlap"
         judged = checked or requirements
