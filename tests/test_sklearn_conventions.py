@@ -75,7 +75,7 @@ def test_clone_get_params_and_set_params() -> None:
     assert twin.requirements.describe() == model.requirements.describe()  # cloned, not shared
     assert set(model.get_params()) == {"attributes", "requirements", "method", "metric", "weights", "drop_suppressed",
                                        "on_violation", "seed", "method_options", "pick", "output_table",
-                                       "replace_output", "allow_unprotected"}
+                                       "replace_output", "allow_unprotected", "perturbation"}
     assert twin.set_params(seed=3) is twin and twin.seed == 3 and model.seed == 0
     with pytest.raises(ConfigError, match="on_violation must be"):
         twin.set_params(on_violation="ignore")

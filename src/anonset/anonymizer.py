@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
@@ -42,6 +42,7 @@ from anonset.recheck.undeclared import refuse_rare_values
 from anonset.release.build import ReleaseSettings, release_in_memory, released_frame, user_stacklevel, warn_user
 from anonset.release.facts import TransformFacts
 from anonset.release.fitting import check_engine, find_front, fit_method, optimized_metric
+from anonset.release.perturbation import check_treatments, treatments
 from anonset.release.reapply import grouping_on_new_records, new_records, node_on_new_records
 from anonset.release.release import Release
 from anonset.release.sampling import sample_records
@@ -76,7 +77,7 @@ def _table_name(table: Any, params: Mapping[str, Any]) -> None:
 
 #: The constructor's parameters, in its order: what ``get_params`` returns and ``set_params`` accepts.
 _PARAMETERS = ("attributes", "requirements", "method", "metric", "weights", "drop_suppressed", "on_violation", "seed",
-               "method_options", "pick", "output_table", "replace_output", "allow_unprotected")
+               "method_options", "pick", "output_table", "replace_output", "allow_unprotected", "perturbation")
 
 #: The rules they must meet, in the order they are checked (the method first: the other rules ask it what it
 #: takes).  A parameter left None (optional) meets the rules of its type.
@@ -103,6 +104,7 @@ _RULES = (
     _Rule("output_table", _table_name),
     _Rule("replace_output", lambda value, _: isinstance(value, bool),
           "replace_output must be True or False; got {value!r}"),
+    _Rule("perturbation", lambda value, _: treatments(value)),
 )
 
 
@@ -170,6 +172,14 @@ class Anonymizer:
         Replace ``output_table`` when it exists (it is an error otherwise).
         The old table is dropped only once the new release has passed the
         re-check, in the transaction that renames it into place.
+    perturbation : sequence of mapping, optional
+        Perturbations of attributes that are not quasi-identifiers, applied
+        in order to the released table after the method, seeded by ``seed``,
+        before the release is re-checked: ``{"pram": ["occupation"], "pd":
+        0.8}``, ``{"noise": ["income"], "percent": 150}``, ``{"top_code":
+        ["income"], "above": 100000}``, ``{"bottom_code": [...], "below":
+        ...}`` (see :mod:`anonset.release.perturbation`).  The records must
+        be in memory.
     """
 
     levels_: dict[str, int] | None
@@ -183,7 +193,7 @@ class Anonymizer:
                  weights: Mapping[str, float] | None = None, drop_suppressed: bool = False,
                  on_violation: str = "raise", seed: int = 0, method_options: Mapping[str, Any] | None = None,
                  pick: int | None = None, output_table: TableName | None = None, replace_output: bool = False,
-                 allow_unprotected: bool = False):
+                 allow_unprotected: bool = False, perturbation: Sequence[Mapping[str, Any]] | None = None):
         # stored as given (scikit-learn's clone() checks that), then checked
         self.attributes = attributes
         self.requirements = requirements
@@ -198,6 +208,7 @@ class Anonymizer:
         self.output_table = output_table
         self.replace_output = replace_output
         self.allow_unprotected = allow_unprotected
+        self.perturbation = perturbation
         self._check_params()
 
     # ------------------------------------------------------------------ parameters (scikit-learn's protocol)
@@ -331,6 +342,12 @@ class Anonymizer:
         if engine is not None:
             check_engine(engine, dataset, self.requirements)
         settings = self._settings(metric)
+        if settings.perturbation:
+            if not dataset.in_memory:
+                raise ConfigError(f"{dataset.source}: perturbation changes the released table in memory; the"
+                                  " records of this dataset stay in a database: leave perturbation out, or read"
+                                  " the table into memory")
+            check_treatments(dataset, settings.perturbation)
         if sampled is not None:  # no record of a class below k may be shown: the sample is all the guarantee covers
             settings = dataclasses.replace(settings, drop_suppressed=True)
         fitted = fit_method(settings, dataset, engine, clock, pick=self.pick,
@@ -384,7 +401,7 @@ class Anonymizer:
         named = self.metric if isinstance(self.metric, str) or self.metric is None else self.metric.name
         return ReleaseSettings(method=self.method, requirements=self.requirements, metric=metric,
                                named_metric=named, weights=self.weights, options=self._options, seed=self.seed,
-                               drop_suppressed=self.drop_suppressed)
+                               drop_suppressed=self.drop_suppressed, perturbation=treatments(self.perturbation))
 
     @overload
     def fit_transform(self, data: pd.DataFrame | pa.Table | Dataset, y: object = None, *, source: str = ...,

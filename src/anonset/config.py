@@ -71,7 +71,7 @@ __all__ = [
 ]
 
 TOP_KEYS = {"input", "attributes", "privacy", "method", "output", "seed", "research_value", "engine", "evaluation",
-            "spark", "duckdb", "publisher_payout", "risk"}
+            "spark", "duckdb", "publisher_payout", "risk", "perturbation"}
 #: Keys of ``risk.suda2`` (what ``anonset risk`` searches for minimal sample uniques).
 SUDA2_KEYS = {"attributes", "max_size", "dis_fraction"}
 #: Keys of the ``publisher_payout`` section (the game's costs, with ``metric: publisher_payout``).
@@ -255,6 +255,8 @@ class RunConfig:
     duckdb: dict[str, Any] = field(default_factory=dict)
     #: Settings of ``anonset risk``: ``{"suda2": {"attributes": (...), "max_size": n, "dis_fraction": f}}``.
     risk: dict[str, Any] = field(default_factory=dict)
+    #: The ``perturbation`` list as given (checked: :func:`anonset.release.perturbation.treatments`).
+    perturbation: tuple[dict[str, Any], ...] = ()
 
     @property
     def input_file(self) -> Path | None:
@@ -488,6 +490,7 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
     if models is not None and (isinstance(models, str) or not isinstance(models, list)):
         raise ConfigError(f"{where}: evaluation.models must be a list such as [decision_tree, naive_bayes]")
     evaluation = _utility_checks(evaluation, attrs, seed, where)
+    perturbation = _perturbation_section(raw.get("perturbation"), attrs, where)
     input_uri = inp["path"] if isinstance(inp.get("path"), str) and _is_url(inp["path"]) else None
     output_uri = out["path"] if isinstance(out.get("path"), str) and _is_url(out["path"]) else None
     if not kind.remote and (input_uri or output_uri):
@@ -516,7 +519,28 @@ def parse_config(raw: Any, path: Path) -> RunConfig:
         drop_suppressed=suppressed == "drop", seed=seed, method_options=options, metric_object=metric_object,
         raw=dict(raw), engine=kind.name, evaluation=dict(evaluation), spark=settings.get("spark"),
         duckdb=settings.get("duckdb") or {}, risk=_risk_section(raw.get("risk"), attrs, where),
+        perturbation=perturbation,
     )
+
+
+def _perturbation_section(section: Any, attrs: Mapping[str, Mapping[str, Any]],
+                          where: str) -> tuple[dict[str, Any], ...]:
+    """The ``perturbation`` list, checked: each treatment well formed, of attributes that are not quasi-identifiers."""
+    if section is None:
+        return ()
+    from anonset.release.perturbation import treatments
+
+    try:
+        chosen = treatments(section)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    for t in chosen:
+        for name in t.attributes:
+            if (attrs.get(name) or {}).get("role") == "quasi":
+                raise ConfigError(f"{where}: perturbation: {t.kind} cannot change quasi-identifier {name!r}: its"
+                                  " classes formed on its values and would split; protect it with the method, or"
+                                  " give it role sensitive or insensitive")
+    return tuple(dict(entry) for entry in section)
 
 
 def _risk_section(section: Any, attrs: Mapping[str, Mapping[str, Any]], where: str) -> dict[str, Any]:

@@ -98,6 +98,15 @@ def print_summary(summary: dict[str, Any], out: Console, dataset: Dataset | None
     if cells:
         table.add_row("blanked values", ", ".join(f"{name} {count:,}" for name, count in cells.items()),
                       "single values released as *, a blank matching any value")
+    perturbed = summary.get("perturbation")
+    if perturbed:
+        from anonset.release.perturbation import described as treatment_words
+
+        numbers = perturbed.get("numbers")
+        risk = ("" if not numbers else f"; numbers: record linkage {numbers['record_linkage']:.3g}, interval"
+                f" disclosure {numbers['interval_disclosure']:.3g}, IL1s {numbers['il1s']:.4g}")
+        table.add_row("perturbed", "; ".join(treatment_words(done) for done in perturbed["treatments"]),
+                      "changed values, not k-anonymity" + risk)
     aggregated = summary.get("microaggregation")
     if aggregated:
         table.add_row("aggregated", f"{', '.join(aggregated['attributes'])}: each group's {aggregated['statistic']}"

@@ -57,6 +57,7 @@ from anonset.release.caveats import (
     useless_release,
 )
 from anonset.release.facts import FrontFacts, MethodFacts, Provenance, SearchFacts
+from anonset.release.perturbation import Treatment, perturb
 from anonset.release.release import Release, render_full_domain, render_partition
 from anonset.risk.report import class_sizes_of_codes, release_risk
 from anonset.sinks.base import EngineSink, NodeRelease, sink_factory
@@ -110,6 +111,9 @@ class ReleaseSettings:
         The seed, for the provenance.
     drop_suppressed : bool
         Drop suppressed records instead of writing ``*`` in their quasi-identifiers.
+    perturbation : tuple of Treatment
+        The perturbations applied to the released table after the method
+        (:mod:`anonset.release.perturbation`), seeded by ``seed``.
     """
 
     method: str
@@ -120,6 +124,7 @@ class ReleaseSettings:
     options: Mapping[str, Any]
     seed: int
     drop_suppressed: bool
+    perturbation: tuple[Treatment, ...] = ()
 
 
 #: Describes the cheapest release that keeps a lost attribute, given the release's own score (None: unknown).
@@ -147,7 +152,9 @@ def provenance(settings: ReleaseSettings, dataset: Dataset, engine: str | None =
 
     return made_now(method=settings.method, method_options=settings.options, metric=settings.named_metric,
                     seed=settings.seed, source=dataset.source, requirements=settings.requirements, engine=engine,
-                    database=database, output_table=output_table)
+                    database=database, output_table=output_table,
+                    perturbation=tuple({"kind": t.kind, "attributes": list(t.attributes), **t.parameters}
+                                       for t in settings.perturbation))
 
 
 def withheld_models(settings: ReleaseSettings, dataset: Dataset, group: ClassStats,
@@ -219,6 +226,11 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
             warnings_ += [note] if note else []
             clock.lap("verify")
             bar.advance()
+    perturbed: dict[str, Any] = {}
+    if settings.perturbation:
+        table, perturbed, after = _perturbed(settings, dataset, table, requirements, partition.blanks_match_any, check)
+        recheck = after or recheck
+        clock.lap("verify")
     return Release(
         table=table, partition=partition, method=settings.method,
         levels=None if levels is None else dict(zip(dataset.quasi, levels, strict=True)),
@@ -228,7 +240,31 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
         seconds=clock.elapsed(), stages=clock.times(),
         provenance=provenance(settings, dataset), engine=engine, rows_fetched=rows_fetched,
         warnings=tuple(warnings_), classes=classes, smallest_class=smallest, risk=risk, recheck=recheck,
+        perturbation=perturbed,
     )
+
+
+def _perturbed(settings: ReleaseSettings, dataset: Dataset, table: pd.DataFrame, requirements: Requirements,
+               blanks_match_any: bool, check: bool
+               ) -> tuple[pd.DataFrame, dict[str, Any], VerificationReport | None]:
+    """The released table with the run's perturbations applied, what each did, and its re-check (when ``check``).
+
+    Raises
+    ------
+    InfeasibleError
+        The perturbed release breaks the requirements (a perturbed sensitive
+        attribute judged as released): nothing is released.
+    """
+    table, perturbed = perturb(table, dataset, settings.perturbation, settings.seed)
+    after = None
+    if check:
+        after = verify_release(table, dataset, requirements, dataset.n_rows, blanks_match_any=blanks_match_any)
+        if not after.ok:
+            done = "; ".join(t.describe() for t in settings.perturbation)
+            raise InfeasibleError(f"{dataset.source}: after the perturbation ({done}) the release breaks"
+                                  f" {requirements.describe()}: {'; '.join(after.problems)}; perturb other"
+                                  " attributes or less, or relax the requirements")
+    return table, perturbed, after
 
 
 def release_node(settings: ReleaseSettings, engine: Engine, levels: tuple[int, ...], partition: Partition,
@@ -414,7 +450,8 @@ def released_frame(release: Release, data: pd.DataFrame | pa.Table | Dataset, fi
     dropped with ``drop_suppressed``).  The columns taken back from a
     DataFrame given as it was: every column that is not a quasi-identifier,
     except sensitive ones whose suppressed records' values were withheld
-    (roles as ``fitted``, the dataset the recoding was learned on, declares them).
+    (roles as ``fitted``, the dataset the recoding was learned on, declares them)
+    and those a perturbation changed.
     """
     table = release.table
     if table is None:
@@ -430,10 +467,11 @@ def released_frame(release: Release, data: pd.DataFrame | pa.Table | Dataset, fi
     out.index = frame.index[rows] if frame is not None else pd.RangeIndex(release.partition.n_rows)[rows]
     if frame is None:
         return out
+    perturbed = {str(a) for done in release.perturbation.get("treatments", ()) for a in done["attributes"]}
     for name in out.columns:
         spec = fitted.specs.get(str(name))
         role = Role.INSENSITIVE if spec is None else spec.role
-        if role is Role.QUASI or (role is Role.SENSITIVE and release.withheld):
+        if role is Role.QUASI or (role is Role.SENSITIVE and release.withheld) or str(name) in perturbed:
             continue
         out[name] = frame[name].iloc[rows].set_axis(out.index)
     return out

@@ -369,10 +369,12 @@ class Provenance:
     engine: str | None = None
     database: str | None = None
     output_table: str | None = None
+    perturbation: tuple[Mapping[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "method_options", frozen(self.method_options))
         object.__setattr__(self, "requirements", frozen(self.requirements))
+        object.__setattr__(self, "perturbation", frozen(self.perturbation))
 
     def to_json(self, config: str | None = None) -> dict[str, Any]:
         """The summary's ``provenance`` section; ``config``: the configuration file of the run, when there is one."""
@@ -388,6 +390,8 @@ class Provenance:
             out["database"] = self.database
         if self.output_table is not None:
             out["output_table"] = self.output_table
+        if self.perturbation:
+            out["perturbation"] = thawed(self.perturbation)
         if config is not None:
             out["config"] = config
         return out
@@ -395,7 +399,8 @@ class Provenance:
 
 def provenance(*, method: str, method_options: Mapping[str, Any] | None, metric: str | Metric | None, seed: int,
                source: str, requirements: Requirements, engine: str | None = None, database: str | None = None,
-               output_table: str | None = None) -> Provenance:
+               output_table: str | None = None,
+               perturbation: tuple[Mapping[str, Any], ...] = ()) -> Provenance:
     """The provenance of a release made now: this process's versions, and the run's configuration.
 
     Parameters
@@ -408,6 +413,8 @@ def provenance(*, method: str, method_options: Mapping[str, Any] | None, metric:
         The privacy models and the suppression budget.
     engine, database, output_table : str, optional
         For a release written by an engine (a database, Spark): see :class:`Provenance`.
+    perturbation : tuple of mapping
+        The perturbations applied after the method, each ``{kind, attributes, parameters}``.
     """
     import numpy as np
     import pandas as pd
@@ -417,5 +424,5 @@ def provenance(*, method: str, method_options: Mapping[str, Any] | None, metric:
         seed=seed, method=method, metric=metric if isinstance(metric, str) or metric is None else metric.name,
         method_options=dict(method_options or {}), source=source,
         requirements=tuple(m.summary() for m in requirements.models), max_suppression=requirements.max_suppression,
-        engine=engine, database=database, output_table=output_table,
+        engine=engine, database=database, output_table=output_table, perturbation=perturbation,
     )

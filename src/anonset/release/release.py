@@ -35,7 +35,7 @@ from anonset.core.distinct import is_arrow_text, is_arrow_text_dictionary, one_d
 from anonset.core.partition import GeneralizedValues, Intervals, Partition
 from anonset.errors import DataError
 from anonset.recheck.columns import SUPPRESSED
-from anonset.release.facts import MethodFacts, Provenance
+from anonset.release.facts import MethodFacts, Provenance, frozen, thawed
 from anonset.release.stages import StageTimes
 
 if TYPE_CHECKING:
@@ -131,6 +131,14 @@ class Release:
         What the independent re-check of ``table`` found (a report of the
         release made in the same process reads it instead of re-checking
         again); not part of the summary.
+    perturbation : mapping
+        What the perturbations applied after the method did (empty: none):
+        ``treatments``, each with its kind, attributes and parameters, the
+        transition matrix or the noise's standard deviation and the values
+        changed; ``numbers``, the risk by record linkage and interval
+        disclosure and sdcMicro's ``dUtility`` figures of the numbers they
+        changed.  The summary's ``perturbation``
+        (:mod:`anonset.release.perturbation`).
 
     In a notebook a release shows itself as its "In short" and its
     guarantees (:meth:`_repr_html_`).
@@ -162,6 +170,7 @@ class Release:
     withheld: tuple[str, ...] = ()
     models: tuple[str, ...] = ()
     recheck: VerificationReport | None = field(default=None, repr=False)
+    perturbation: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         if self.levels is not None:
@@ -171,6 +180,7 @@ class Release:
         object.__setattr__(self, "warnings", tuple(self.warnings))
         object.__setattr__(self, "withheld", tuple(self.withheld))
         object.__setattr__(self, "models", tuple(self.models))
+        object.__setattr__(self, "perturbation", frozen(self.perturbation))
 
     def __repr__(self) -> str:
         levels = "" if self.levels is None else f", levels={dict(self.levels)}"
@@ -261,6 +271,8 @@ class Release:
             out["risk"] = dict(self.risk)
         out["sensitive_withheld"] = list(self.withheld)
         out["warnings"] = list(self.warnings)
+        if self.perturbation:
+            out["perturbation"] = thawed(self.perturbation)
         out.update(self.search.lists_json())
         return out
 

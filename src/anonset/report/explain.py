@@ -21,6 +21,7 @@ from anonset.engine.numpy.engine import NumpyEngine
 from anonset.metrics import SEARCH_METRICS, make_metric
 from anonset.metrics.descriptions import describe_metric
 from anonset.privacy.base import Requirements
+from anonset.release.perturbation import described
 from anonset.report.attributes import level_text
 
 __all__ = ["alternatives", "keeping_alternatives", "why_this_release"]
@@ -162,7 +163,26 @@ def why_this_release(summary: Mapping[str, Any], family: str, method_summary: st
                    " records were suppressed.")
         out.append("Methods of this family do not weigh alternative releases against each other; to see what"
                    " another method would give on the same table, run `anonset compare` with both configs.")
+    out += _perturbation(summary.get("perturbation"))
     return out
+
+
+def _perturbation(done: Mapping[str, Any] | None) -> list[str]:
+    """What the perturbations after the method did, and what their numbers risk and lose (none: [])."""
+    if not done:
+        return []
+    steps = "; then ".join(described(t) for t in done["treatments"])
+    text = (f"After the method, values were perturbed: {steps}. Perturbation changes values instead of"
+            " coarsening them, so its guarantee is not k-anonymity: a released value may be true or not. The"
+            " summary gives each transition matrix and noise level, which analysts need to correct their estimates.")
+    numbers = done.get("numbers")
+    if numbers:
+        text += (f" Of the perturbed numbers ({', '.join(numbers['attributes'])}), record linkage (each released"
+                 f" record matched to its nearest original) finds its own record for {numbers['record_linkage']:.1%}"
+                 f" of the records, {numbers['interval_disclosure']:.1%} lie within 5% of a standard deviation of"
+                 f" their original values (interval disclosure), and IL1s, sdcMicro's information loss, is"
+                 f" {numbers['il1s']:.6g}.")
+    return [text]
 
 
 def _full_domain(summary: Mapping[str, Any], search: Mapping[str, Any], requirements: str,

@@ -152,7 +152,7 @@ class Run(ABC):
                           method_options=cfg.method_options, pick=request.pick,
                           output_table=self.output_table(request),
                           replace_output=output.replace if isinstance(output, TableOutput) else False,
-                          allow_unprotected=request.allow_unprotected)
+                          allow_unprotected=request.allow_unprotected, perturbation=cfg.perturbation or None)
 
     # ------------------------------------------------------------------ the work
     def written(self, request: ReleaseRequest) -> bool:
