@@ -482,7 +482,10 @@ class Anonymizer:
             # a front member is re-checked against the privacy it claims (its k and l under η)
             front = registry.get(self.method).family is Family.FRONT
             requirements = self.release_requirements_ if front else self.requirements
-            levels, partition, violation = node_on_new_records(dataset, self.levels_, requirements)
+            options = self._options
+            levels, partition, violation = node_on_new_records(dataset, self.levels_, requirements,
+                                                               cells=options.get("suppression") == "cells",
+                                                               importance=options.get("importance"))
             search = TransformFacts()
         if violation is not None:
             if self.on_violation == "raise":

@@ -237,10 +237,10 @@ def _journalist_class_sizes(cfg: RunConfig, population_path: Path) -> tuple[Any,
 
 
 def _blanks_match_any(cfg: RunConfig) -> bool:
-    """Whether the config's method releases blanks that match any value (local suppression)."""
+    """Whether the config's method releases blanks that match any value (local suppression, suppression: cells)."""
     from anonset.methods import registry
 
-    return registry.get(cfg.method).blanks_match_any
+    return registry.get(cfg.method).blanks_match_any or cfg.method_options.get("suppression") == "cells"
 
 
 @dataclass(frozen=True)

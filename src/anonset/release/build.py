@@ -196,7 +196,7 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
     withheld = [] if group is None else withheld_models(settings, dataset, group, requirements)
     withhold = bool(withheld)
     with progress_task("releasing: rendering", total=1 + len(reported) + int(check), unit="steps") as bar:
-        if levels is None:
+        if levels is None or partition.blanks_match_any:  # a node whose blanked values are classes of their own
             table = render_partition(dataset, partition, settings.drop_suppressed, withhold)
         else:
             table = render_full_domain(dataset, levels, suppressed, settings.drop_suppressed, withhold)

@@ -120,6 +120,10 @@ class SearchFacts:
         A research-value search's successful strings, best first.
     details : mapping
         Other facts the method reports (``prefiltered``, ``subsets``, ...), in its order.
+    suppressed_cells : mapping of str to int, optional
+        Values blanked per quasi-identifier instead of suppressing records
+        (``suppression: cells``), written to the summary's top level as
+        ``suppressed_cells``.
     """
 
     nodes_checked: int
@@ -133,9 +137,12 @@ class SearchFacts:
     complete: bool | None = None
     success_list: tuple[SuccessListEntry, ...] | None = None
     details: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    suppressed_cells: Mapping[str, int] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "details", frozen(self.details))
+        if self.suppressed_cells is not None:
+            object.__setattr__(self, "suppressed_cells", frozen(self.suppressed_cells))
         if self.success_list is not None:
             object.__setattr__(self, "success_list", tuple(self.success_list))
 
@@ -175,10 +182,14 @@ class SearchFacts:
         return out
 
     def lists_json(self) -> dict[str, Any]:
-        """What the summary keeps at its top level: ``success_list`` and ``frequency_sets`` (when there is a list)."""
-        if self.success_list is None:
-            return {}
-        return {"success_list": [e.to_json() for e in self.success_list], "frequency_sets": self.frequency_sets}
+        """What the summary keeps at its top level: ``success_list`` and ``frequency_sets`` (when there is a list),
+        ``suppressed_cells`` (when values were blanked instead of records suppressed)."""
+        out: dict[str, Any] = {}
+        if self.success_list is not None:
+            out.update(success_list=[e.to_json() for e in self.success_list], frequency_sets=self.frequency_sets)
+        if self.suppressed_cells is not None:
+            out["suppressed_cells"] = dict(self.suppressed_cells)
+        return out
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,9 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from anonset.core.dataset import Dataset, Role
 from anonset.core.grouping import Grouping, PartitionedGrouping
@@ -160,6 +162,10 @@ def fit_node(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None,
              replace_output: bool = False) -> Fitted:
     """Search a full-domain node and release it: in memory, or through the engine's sink into ``output_table``."""
     spec, requirements, metric = registry.get(settings.method), settings.requirements, settings.metric
+    cells_wanted = settings.options.get("suppression") == "cells"
+    if cells_wanted and not dataset.in_memory:
+        raise ConfigError(f"{dataset.source}: suppression: cells blanks single values of records in memory; this"
+                          " release is written where its records are: suppress whole records (the default)")
     sink = None
     if not dataset.in_memory:
         engine, sink = engine_sink(dataset, engine, output_table, replace_output)
@@ -176,6 +182,13 @@ def fit_node(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None,
     verdict = requirements.judge(stats, dataset.n_rows)
     partition = Partition.from_node(dataset.quasi, stats, verdict.kept, row_class)
     search = SearchFacts.of(result, nodes_computed=engine.nodes_computed, optimized=metric.name, picked=pick or 0)
+    if cells_wanted:
+        from anonset.methods.local_suppression.grouping import cells_instead_of_records
+
+        assert row_class is not None
+        partition, cells = cells_instead_of_records(dataset, levels, stats.keys[row_class].astype(np.int64),
+                                                    requirements.k, settings.options.get("importance"))
+        search = replace(search, suppressed_cells=cells)
     # a node fixed before seeing the data is not explained by other nodes: choosing one of them on what the
     # data shows would undo what fixing it protects
     release = release_node(settings, engine, levels, partition, stats, verdict.violating, clock, search, sink=sink,

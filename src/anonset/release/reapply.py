@@ -10,7 +10,7 @@ release (:mod:`anonset.release.build`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 import numpy as np
@@ -57,17 +57,26 @@ def new_records(data: pd.DataFrame | pa.Table | Dataset, fitted: Dataset, source
                              " on data that includes them") from None
 
 
-def node_on_new_records(dataset: Dataset, learned: Mapping[str, int],
-                        requirements: Requirements) -> tuple[tuple[int, ...], Partition, str | None]:
+def node_on_new_records(dataset: Dataset, learned: Mapping[str, int], requirements: Requirements, *,
+                        cells: bool = False, importance: Sequence[str] | None = None
+                        ) -> tuple[tuple[int, ...], Partition, str | None]:
     """The learned full-domain node applied to new records: its levels, partition and violation (or None).
 
     Classes that violate ``requirements`` are suppressed while the budget
-    allows; beyond it the violation is said and every class is kept.
+    allows (with ``cells``, their records lose single values instead, by
+    ``importance``, as the fit's did); beyond it the violation is said and
+    every class is kept.
     """
     engine = NumpyEngine(dataset, requirements.request)
     levels = tuple(learned[q] for q in dataset.quasi)
     row_class, stats = engine.row_classes(levels)
     verdict = requirements.judge(stats, dataset.n_rows)
+    if verdict.feasible and cells:
+        from anonset.methods.local_suppression.grouping import cells_instead_of_records
+
+        partition, _ = cells_instead_of_records(dataset, levels, stats.keys[row_class].astype(np.int64),
+                                                requirements.k, importance)
+        return levels, partition, None
     if verdict.feasible:
         return levels, Partition.from_node(dataset.quasi, stats, verdict.kept, row_class), None
     message = (f"the learned recoding {dict(learned)} applied to {dataset.source} leaves {verdict.suppressed_rows}"

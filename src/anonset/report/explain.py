@@ -137,6 +137,12 @@ def why_this_release(summary: Mapping[str, Any], family: str, method_summary: st
            f"Method: {method} — {method_summary}."]
     if family == "full-domain":
         out += _full_domain(summary, search, requirements, nearby, budget_rows)
+        cells = summary.get("suppressed_cells")
+        if cells:
+            out.append(f"Instead of suppressing the records of classes below k, {sum(cells.values()):,} of their"
+                       " values were blanked (" + ", ".join(f"{q} {n:,}" for q, n in cells.items() if n)
+                       + "), the least important first, as sdcMicro's local suppression does: a blank matches any"
+                       " value, and every record is matched by k records or more.")
     elif family == "front":
         out += _front(summary, search)
     elif search.get("transform"):

@@ -73,7 +73,9 @@ def report_contents(dataset: Dataset, released: pd.DataFrame, requirements: Requ
     family, method_summary, blanks = None, "", False
     if method is not None and method in registry.names():
         spec = registry.get(str(method))
-        family, method_summary, blanks = spec.family.value, spec.summary, spec.blanks_match_any
+        family, method_summary = spec.family.value, spec.summary
+        # local suppression's blanks, or a full-domain node's values blanked instead of records (suppressed_cells)
+        blanks = spec.blanks_match_any or bool(summary is not None and summary.get("suppressed_cells"))
     return build_report(dataset, released, requirements, summary, partition=partition, family=family,
                         method_summary=method_summary, run=run, workload=workload, where=where,
                         summary_where=summary_where, verification=verification, blanks_match_any=blanks,

@@ -25,6 +25,9 @@ def _fit(problem: Problem) -> SearchResult:
 
     options = dict(problem.options)
     given = options.pop("levels", None)
+    if options.pop("suppression") == "cells":
+        _cells_models(problem)
+    options.pop("importance")
     if given is None:
         return optimal_search(problem.dataset, problem.node_engine(), problem.requirements, problem.metric,
                               **options)
@@ -37,6 +40,14 @@ def _fit(problem: Problem) -> SearchResult:
                               " general node, or leave levels out to search for the best one") from None
     result.details["strategy"] = "the node given in method.levels (no search)"
     return result
+
+
+def _cells_models(problem: Problem) -> None:
+    """Refuse, in one line, a model that blanked values cannot be judged by (k-anonymity alone can)."""
+    others = [m.describe() for m in problem.requirements.models if type(m).__name__ != "KAnonymity"]
+    if others:
+        raise ConfigError(f"suppression: cells releases blanked values, each matching any value, which k-anonymity"
+                          f" alone is judged by; {others[0]} is not: suppress whole records (the default) or drop it")
 
 
 def _node(problem: Problem, given: Mapping[str, int]) -> tuple[int, ...]:
@@ -77,7 +88,13 @@ METHOD = Method(
              Option("levels", "any", None,
                     "release this node instead of the optimum (a level per quasi-identifier, e.g. a node chosen in"
                     " the workbench): judged like any other, refused when it does not meet the requirements",
-                    optional=True, accepts=_is_levels, shape="a mapping of each quasi-identifier to its level")),
+                    optional=True, accepts=_is_levels, shape="a mapping of each quasi-identifier to its level"),
+             Option("suppression", "str", "records", "what the suppression budget removes from the records of classes"
+                    " below k: whole records (released as *), or single values (cells: sdcMicro's local suppression at"
+                    " the node, a blank matching any value, k-anonymity only)", choices=("records", "cells")),
+             Option("importance", "names", None, "with suppression: cells, the quasi-identifiers from the one to keep"
+                    " longest to the one to blank first (unset: fewer distinct values are kept longer)",
+                    optional=True)),
     in_memory=False,
     warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02, seconds=2.2),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"), 0.02),

@@ -34,7 +34,7 @@ from anonset.risk.survey_report import missing_as_negative
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["CellGrouping", "local_suppression"]
+__all__ = ["CellGrouping", "blanked_partition", "cells_instead_of_records", "local_suppression"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,22 +85,62 @@ class CellGrouping:
 
     def partition(self, dataset: Dataset, row_class: NDArray[np.int64]) -> Partition:
         """The classes' values: each quasi-identifier at its leaf, or at its top level where the class blanks it."""
-        used = row_class >= 0
-        present = np.unique(row_class[used])
-        renumber = np.full(len(self.keys), -1, dtype=np.int64)
-        renumber[present] = np.arange(len(present))
-        classes = np.where(used, renumber[np.maximum(row_class, 0)], -1)
-        values: dict[str, GeneralizedValues] = {}
-        for j, q in enumerate(self.quasi):
-            h = dataset.require_hierarchy(q)
-            key = self.keys[present, j]
-            top = key < 0
-            levels = np.where(top, h.max_level, 0).astype(np.int16)
-            codes = np.where(top, h.maps[h.max_level][0], np.maximum(key, 0)).astype(np.int32)
-            values[q] = HierarchyNodes(levels, codes)
-        sizes = np.bincount(classes[classes >= 0], minlength=len(present)).astype(np.int64)
-        return Partition(values=values, sizes=sizes, n_suppressed=int((classes < 0).sum()), row_class=classes,
-                         blanks_match_any=True)
+        return blanked_partition(dataset, self.keys, (0,) * len(self.quasi), row_class)
+
+
+def blanked_partition(dataset: Dataset, keys: NDArray[np.int64], levels: tuple[int, ...],
+                      row_class: NDArray[np.int64]) -> Partition:
+    """The partition of classes shown at ``levels`` with blanks: ``keys`` (c, d) the code at each level, −1 blank.
+
+    Only the classes ``row_class`` holds records of are in it (renumbered in
+    class order); a blank is the attribute's top level, and matches any value.
+    """
+    used = row_class >= 0
+    present = np.unique(row_class[used])
+    renumber = np.full(len(keys), -1, dtype=np.int64)
+    renumber[present] = np.arange(len(present))
+    classes = np.where(used, renumber[np.maximum(row_class, 0)], -1)
+    values: dict[str, GeneralizedValues] = {}
+    for j, q in enumerate(dataset.quasi):
+        h = dataset.require_hierarchy(q)
+        key = keys[present, j]
+        top = key < 0
+        shown = np.where(top, h.max_level, levels[j]).astype(np.int16)
+        codes = np.where(top, h.maps[h.max_level][0], np.maximum(key, 0)).astype(np.int32)
+        values[q] = HierarchyNodes(shown, codes)
+    sizes = np.bincount(classes[classes >= 0], minlength=len(present)).astype(np.int64)
+    return Partition(values=values, sizes=sizes, n_suppressed=int((classes < 0).sum()), row_class=classes,
+                     blanks_match_any=True)
+
+
+def cells_instead_of_records(dataset: Dataset, levels: tuple[int, ...], codes: NDArray[np.int64], k: int,
+                             importance: Sequence[str] | None = None) -> tuple[Partition, dict[str, int]]:
+    """A full-domain node's records with single values blanked instead of whole records suppressed.
+
+    ``codes`` (n, d): each record's code at ``levels``.  The values of the
+    records whose key fewer than k records share are blanked (sdcMicro's
+    heuristic, :func:`blank_to_k`, by ``importance``) until every record
+    matches k, a blank matching any value; returns the partition (every
+    record released) and the values blanked per quasi-identifier.
+    """
+    rank = _importance_rank(dataset, importance)
+    blanking = blank_to_k(codes, k, importance=rank)
+    released = np.where(blanking.blanked, -1, codes)
+    _, first, row_class = np.unique(combination_keys(released + 1), return_index=True, return_inverse=True)
+    partition = blanked_partition(dataset, released[first], levels, np.asarray(row_class, dtype=np.int64).reshape(-1))
+    counts = blanking.blanked.sum(axis=0)
+    return partition, {q: int(n) for q, n in zip(dataset.quasi, counts, strict=True)}
+
+
+def _importance_rank(dataset: Dataset, importance: Sequence[str] | None) -> list[int] | None:
+    """Each quasi-identifier's rank in ``importance`` (1: kept longest), or None for sdcMicro's default order."""
+    if importance is None:
+        return None
+    order = [str(a) for a in importance]
+    if sorted(order) != sorted(dataset.quasi):
+        raise ConfigError(f"local suppression's importance must list every quasi-identifier once, from the one"
+                          f" to keep longest; got {order}, quasi-identifiers are {', '.join(dataset.quasi)}")
+    return [order.index(q) + 1 for q in dataset.quasi]
 
 
 def local_suppression(dataset: Dataset, requirements: Requirements, importance: Sequence[str] | None = None,
@@ -123,13 +163,7 @@ def local_suppression(dataset: Dataset, requirements: Requirements, importance: 
     for q in dataset.quasi:
         dataset.require_hierarchy(q)
     k = requirements.k
-    rank = None
-    if importance is not None:
-        order = [str(a) for a in importance]
-        if sorted(order) != sorted(dataset.quasi):
-            raise ConfigError(f"local suppression's importance must list every quasi-identifier once, from the one"
-                              f" to keep longest; got {order}, quasi-identifiers are {', '.join(dataset.quasi)}")
-        rank = [order.index(q) + 1 for q in dataset.quasi]
+    rank = _importance_rank(dataset, importance)
     groups = None
     if strata:
         missing = [c for c in strata if c not in dataset.columns]
