@@ -536,6 +536,11 @@ def _perturbation_section(section: Any, attrs: Mapping[str, Mapping[str, Any]],
         raise ConfigError(f"{where}: {exc}") from None
     for t in chosen:
         for name in t.attributes:
+            if (attrs.get(name) or {}).get("role") == "quasi" and t.kind in ("top_code", "bottom_code"):
+                bound = "top" if t.kind == "top_code" else "bottom"
+                raise ConfigError(f"{where}: perturbation: {t.kind} cannot change quasi-identifier {name!r} after"
+                                  f" its classes formed; code it in its hierarchy instead: {{builder: intervals,"
+                                  f" widths: [...], {bound}: N}}")
             if (attrs.get(name) or {}).get("role") == "quasi":
                 raise ConfigError(f"{where}: perturbation: {t.kind} cannot change quasi-identifier {name!r}: its"
                                   " classes formed on its values and would split; protect it with the method, or"

@@ -7,6 +7,7 @@ et al.); a perturbation that breaks the requirements releases nothing.
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -119,6 +120,7 @@ def test_a_perturbation_that_breaks_the_requirements_releases_nothing() -> None:
 
 @pytest.mark.parametrize(("treatment", "message"), [
     ({"noise": ["age"]}, "cannot change quasi-identifier 'age'"),
+    ({"top_code": ["age"], "above": 80}, "code it in its hierarchy instead: .*top: N"),
     ({"noise": ["nope"]}, "names column 'nope', which is not in the table"),
     ({"noise": ["income"], "method": "correlated"}, "correlated noise keeps the correlations of several"),
     ({"noise": ["diagnosis"]}, "noise changes numbers, and 'x' is not one"),
@@ -144,13 +146,18 @@ def test_the_command_writes_the_same_bytes_for_a_seed_and_refuses_a_quasi_identi
     for name in ("a", "b"):
         (tmp_path / f"{name}.yaml").write_text(body + f"output: {{path: {name}.csv}}\n", encoding="utf-8")
         done = runner.invoke(main, ["anonymize", str(tmp_path / f"{name}.yaml"), "--summary",
-                                    str(tmp_path / f"{name}.json")])
+                                    str(tmp_path / f"{name}.json"), "--report", str(tmp_path / f"{name}.html")])
         assert done.exit_code == 0, done.output
         assert "perturbed" in done.output
         outputs.append((tmp_path / f"{name}.csv").read_bytes())
     assert outputs[0] == outputs[1]
     summary = json.loads((tmp_path / "a.json").read_text())
     assert [t["kind"] for t in summary["perturbation"]["treatments"]] == ["noise", "pram"]
+    page = html.unescape((tmp_path / "a.html").read_text(encoding="utf-8"))
+    numbers = summary["perturbation"]["numbers"]
+    assert ("After the method, values were perturbed: additive noise of 100% of the spread of income; then PRAM"
+            " (pd 0.8, alpha 0.5) of diagnosis.") in page
+    assert f"finds its own record for {numbers['record_linkage']:.1%} of the records" in page
     (tmp_path / "q.yaml").write_text(body.replace("[income], percent: 100", "[age]") + "output: {path: q.csv}\n",
                                      encoding="utf-8")
     refused = runner.invoke(main, ["anonymize", str(tmp_path / "q.yaml")])

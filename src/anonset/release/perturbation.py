@@ -168,6 +168,12 @@ def check_treatments(dataset: Dataset, chosen: Sequence[Treatment]) -> None:
                 raise ConfigError(f"{dataset.source}: {t.kind} names column {name!r}, which is not in the table;"
                                   f" columns are {', '.join(dataset.columns)}")
             role = dataset.specs[name].role if name in dataset.specs else Role.INSENSITIVE
+            if role is Role.QUASI and t.kind in ("top_code", "bottom_code"):
+                bound = "top" if t.kind == "top_code" else "bottom"
+                raise ConfigError(f"{dataset.source}: {t.kind} cannot change quasi-identifier {name!r} after its"
+                                  f" classes formed; code it in its hierarchy instead: hierarchy: {{builder:"
+                                  f" intervals, widths: [...], {bound}: N}} groups the values beyond N on every"
+                                  " level above the original values")
             if role is Role.QUASI:
                 raise ConfigError(f"{dataset.source}: {t.kind} cannot change quasi-identifier {name!r}: its classes"
                                   " formed on its values and would split; protect it with the method (generalization,"

@@ -187,7 +187,8 @@ def _perturbation(done: Mapping[str, Any] | None) -> list[str]:
                  f" record matched to its nearest original) finds its own record for {numbers['record_linkage']:.1%}"
                  f" of the records, {numbers['interval_disclosure']:.1%} lie within 5% of a standard deviation of"
                  f" their original values (interval disclosure), and IL1s, sdcMicro's information loss, is"
-                 f" {numbers['il1s']:.6g}.")
+                 f" {numbers['il1s']:.6g}; the largest relative change of a mean is {numbers['means']:.3g}, of a"
+                 f" covariance {numbers['covariances']:.3g}.")
     return [text]
 
 
