@@ -152,7 +152,8 @@ def why_this_release(summary: Mapping[str, Any], family: str, method_summary: st
         aggregated = summary["microaggregation"]
         judged = checked or requirements
         verdict = f"each meeting {judged}" if meets else f"not all meeting {judged} (see the guarantees)"
-        out.append(f"The method formed {aggregated['groups']:,} groups of nearby records with MDAV and released"
+        how = "MDAV" if aggregated["algorithm"] == "mdav" else "individual ranking"
+        out.append(f"The method formed {aggregated['groups']:,} groups of nearby records with {how} and released"
                    f" {', '.join(aggregated['attributes'])} as each group's {aggregated['statistic']}, one number for"
                    " all its records, and every other quasi-identifier as what the group's records share. Groups"
                    f" released with the same values are one class: {summary['classes']:,} classes, {verdict}; the"

@@ -25,6 +25,7 @@ from anonset.errors import ConfigError, InfeasibleError
 from anonset.evaluation.features import partition_features
 from anonset.evaluation.queries import RangeQuery, estimated_counts
 from anonset.methods.microaggregation.mdav import mdav
+from anonset.methods.microaggregation.ranking import individual_ranking
 
 ATTRS = {"region": {"role": "quasi"}, "sex": {"role": "quasi"},
          "age": {"role": "quasi", "type": "numeric"}, "income": {"role": "quasi", "type": "numeric"},
@@ -182,3 +183,18 @@ def test_the_command_writes_and_checks_an_aggregated_release(tmp_path: Path) -> 
     assert _smallest_class_by_hand(released, QUASI) >= 4
     checked = runner.invoke(main, ["check", str(tmp_path / "out.csv"), "--quasi", ",".join(QUASI), "-k", "4"])
     assert checked.exit_code == 0, checked.output
+
+
+def test_individual_ranking_of_one_attribute_gives_sdcmicros_onedims_groups() -> None:
+    """One attribute: the release equals individual_ranking's (itself sdcMicro's onedims to 3.5e-11, see
+    benchmarks/sdcmicro_agreement.py), and several attributes are refused: not k-anonymous together."""
+    table = _survey(200)
+    model = _fit(table, 4, algorithm="individual-ranking", attributes=["income"])
+    release = model.release_
+    assert release.table is not None and release.verified
+    expected = individual_ranking(table[["income"]].to_numpy(dtype=np.float64), 4)[:, 0]
+    np.testing.assert_allclose(release.table["income"].astype(float).to_numpy(), expected, rtol=0, atol=1e-9)
+    assert release.summary()["microaggregation"]["algorithm"] == "individual-ranking"
+    assert _smallest_class_by_hand(release.table, QUASI) >= 4
+    with pytest.raises(ConfigError, match="not k-anonymous on age, income together"):
+        _fit(table, 4, algorithm="individual-ranking")

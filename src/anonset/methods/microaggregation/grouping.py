@@ -2,13 +2,14 @@
 
 :func:`microaggregate` groups the records with MDAV
 (:func:`~anonset.methods.microaggregation.mdav.mdav`) on the numeric
-quasi-identifiers it aggregates, k to 2k − 1 records a group, and returns an
-:class:`AggregatedGrouping`.  Each group is a class of the release:
+quasi-identifiers it aggregates, k to 2k − 1 records a group (or, for one
+attribute, by individual ranking: sorted by value and cut k at a time), and
+returns an :class:`AggregatedGrouping`.  Each group is a class of the release:
 
 * an aggregated attribute is released as the group's mean (sdcMicro's
-  ``mdav`` values, the same to the last bits) or median, one number for the
-  whole group (:attr:`~anonset.core.partition.Intervals.shown`); the range of
-  the values it replaced is what the loss metrics score;
+  ``mdav`` values, to 1e-9) or median, one number for the whole group
+  (:attr:`~anonset.core.partition.Intervals.shown`); the range of the values
+  it replaced is what the loss metrics score;
 * every other quasi-identifier is released as what the group's records
   share: the lowest common node of the hierarchy, or the range of a number
   or date compared by value;
@@ -66,6 +67,8 @@ class AggregatedGrouping:
         (n,) group of each fitted record.
     attributes : tuple of str
         The aggregated quasi-identifiers.
+    algorithm : str
+        ``mdav`` or ``individual-ranking``: how the groups were formed.
     statistic : str
         ``mean`` or ``median``: what each group's number is.
     centre : numpy.ndarray
@@ -88,6 +91,7 @@ class AggregatedGrouping:
 
     row_class: NDArray[np.int64]
     attributes: tuple[str, ...]
+    algorithm: str
     statistic: str
     centre: NDArray[np.float64]
     scale: NDArray[np.float64]
@@ -101,7 +105,7 @@ class AggregatedGrouping:
     @property
     def aggregation(self) -> dict[str, Any]:
         """What the summary says: the algorithm, the statistic, the attributes, the groups and the loss."""
-        return {"algorithm": "mdav", "statistic": self.statistic, "attributes": list(self.attributes),
+        return {"algorithm": self.algorithm, "statistic": self.statistic, "attributes": list(self.attributes),
                 "groups": len(self.centre), **{name: round(v, 6) for name, v in self.loss.items()}}
 
     def assign(self, dataset: Dataset) -> NDArray[np.int64]:
@@ -162,8 +166,10 @@ def microaggregate(dataset: Dataset, requirements: Requirements, algorithm: str 
         The records, in memory.
     requirements : Requirements
         k-anonymity; its k is the groups' size.
-    algorithm : {"mdav"}
-        How the groups are formed.
+    algorithm : {"mdav", "individual-ranking"}
+        How the groups are formed: MDAV over every aggregated attribute, or
+        individual ranking (sdcMicro's ``onedims``) of the one attribute
+        aggregated.
     attributes : sequence of str, optional
         The numeric quasi-identifiers to aggregate (default: every numeric one).
     statistic : {"mean", "median"}
@@ -178,11 +184,13 @@ def microaggregate(dataset: Dataset, requirements: Requirements, algorithm: str 
         quasi-identifier to aggregate, a stratum column that is not in the
         table or is aggregated, an unknown algorithm or statistic.
     """
-    if algorithm != "mdav":
-        raise ConfigError(f"microaggregation's algorithm must be mdav, not {algorithm!r}")
+    if algorithm not in ("mdav", "individual-ranking"):
+        raise ConfigError(f"microaggregation's algorithm must be mdav or individual-ranking, not {algorithm!r}")
     if statistic not in ("mean", "median"):
         raise ConfigError(f"microaggregation's statistic must be mean or median, not {statistic!r}")
     chosen = _aggregated(dataset, attributes)
+    if algorithm == "individual-ranking":
+        _one_complete_attribute(dataset, chosen)
     strata = tuple(strata or ())
     for column in strata:
         if column not in dataset.columns:
@@ -207,25 +215,17 @@ def microaggregate(dataset: Dataset, requirements: Requirements, algorithm: str 
     stratum = np.where(own[stratum], stratum, -1)
     row_class = np.empty(n, dtype=np.int64)
     group_stratum: list[NDArray[np.int64]] = []
-    numbers: list[NDArray[np.float64]] = []
     formed = 0
     order = np.argsort(stratum, kind="stable")
     for rows in np.split(order, np.flatnonzero(np.diff(stratum[order])) + 1):
-        result = mdav(x[rows], k)
-        count = int(result.group.max()) + 1
-        row_class[rows] = result.group + formed
+        group = mdav(x[rows], k).group if algorithm == "mdav" else _ranked(x[rows, 0], k)
+        count = int(group.max()) + 1
+        row_class[rows] = group + formed
         formed += count
         group_stratum.append(np.full(count, stratum[rows[0]], dtype=np.int64))
-        means = np.full((count, len(chosen)), np.nan)
-        held = ~np.isnan(result.values)
-        for j in range(len(chosen)):  # every value a group holds is its mean
-            means[result.group[held[:, j]], j] = result.values[held[:, j], j]
-        numbers.append(means)
-    shown = np.concatenate(numbers)
     groups = np.concatenate(group_stratum)
     centre = _group_means(x, row_class, len(groups))
-    if statistic == "median":
-        shown = _group_medians(x, row_class, len(groups))
+    shown = centre if statistic == "mean" else _group_medians(x, row_class, len(groups))
     base = partition_of_assignment(dataset, row_class)
     values = dict(base.values)
     for j, q in enumerate(chosen):
@@ -234,8 +234,27 @@ def microaggregate(dataset: Dataset, requirements: Requirements, algorithm: str 
     first_row = np.unique(row_class, return_index=True)[1]
     representative = {q: dataset.encoded[q].row_codes()[first_row].astype(np.int64)
                       for q in dataset.quasi if isinstance(values[q], HierarchyNodes)}
-    return AggregatedGrouping(row_class, chosen, statistic, centre, _scale(x), groups, strata, keys, fitted,
+    return AggregatedGrouping(row_class, chosen, algorithm, statistic, centre, _scale(x), groups, strata, keys, fitted,
                               representative, perturbation_loss(x, shown[row_class]))
+
+
+def _one_complete_attribute(dataset: Dataset, chosen: tuple[str, ...]) -> None:
+    """Refuse individual ranking of several attributes (not k-anonymous on their combination) or of missing values."""
+    if len(chosen) != 1:
+        raise ConfigError(f"{dataset.source}: individual ranking groups each attribute on its own, so the records are"
+                          f" not k-anonymous on {', '.join(chosen)} together; aggregate one attribute (attributes:"
+                          " [name]), or use algorithm: mdav")
+    if np.isnan(_numbers(dataset, chosen)).any():
+        raise ConfigError(f"{dataset.source}, column {chosen[0]!r}: individual ranking ranks complete values; this"
+                          " column has missing values: use algorithm: mdav, which groups them by their other values")
+
+
+def _ranked(values: NDArray[np.float64], k: int) -> NDArray[np.int64]:
+    """Individual ranking's groups: the records by value (ties in table order), k at a time, the rest in the last."""
+    order = np.argsort(values, kind="stable")
+    group = np.empty(len(values), dtype=np.int64)
+    group[order] = np.minimum(np.arange(len(values)) // k, max(len(values) // k, 1) - 1)
+    return group
 
 
 def _aggregated(dataset: Dataset, attributes: Sequence[str] | None) -> tuple[str, ...]:

@@ -26,7 +26,8 @@ METHOD = Method(
             " mean, the others as what the group shares",
     fit=_fit,
     options=(Option("algorithm", "str", "mdav", "how the groups are formed: mdav (maximum distance to average"
-                    " vector, sdcMicro's mdav)", choices=("mdav",)),
+                    " vector, sdcMicro's mdav), or individual-ranking (one attribute sorted and cut k at a time,"
+                    " sdcMicro's onedims)", choices=("mdav", "individual-ranking")),
              Option("attributes", "names", None, "the numeric quasi-identifiers to aggregate (unset: every numeric"
                     " one); the other quasi-identifiers are released as what each group shares", optional=True),
              Option("statistic", "str", "mean", "the number each group is released as", choices=("mean", "median")),
