@@ -114,7 +114,7 @@ ENGINE_KINDS: dict[str, EngineKind] = {kind.name: kind for kind in (
 ENGINES = tuple(ENGINE_KINDS)
 #: Keys of the ``spark`` section (``engine: spark``).
 SPARK_KEYS = {"master", "timeout", "options"}
-ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order"}
+ATTRIBUTE_KEYS = {"role", "type", "hierarchy", "missing", "order", "min_level"}
 PRIVACY_KEYS = {"k", "l_diversity", "t_closeness", "squared_error_diversity", "max_suppression", "average_risk",
                 "highest_risk", "sample_uniqueness", "population_uniqueness", "k_map", "beta_likeness",
                 "delta_disclosure", "differential_privacy", "delta_presence"}

@@ -75,6 +75,10 @@ class AttributeSpec:
     order : tuple of str, optional
         The order of an ordinal attribute's values (else the hierarchy's leaf
         order, else sorted).
+    min_level : int
+        A quasi-identifier's minimum generalization (ARX's name): the full-domain
+        searches release it at this level of its hierarchy or above (default
+        0: its original values allowed).
 
     Use :func:`attribute_spec` to build one from a mapping with messages
     that name the attribute.
@@ -86,6 +90,7 @@ class AttributeSpec:
     missing: tuple[str, ...] = DEFAULT_MISSING
     missing_policy: str = "value"
     order: tuple[str, ...] | None = None
+    min_level: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "role", _enum(Role, self.role, "role"))
@@ -99,6 +104,12 @@ class AttributeSpec:
             if isinstance(self.order, (str, bytes)) or not isinstance(self.order, Sequence):
                 raise ConfigError(f"`order` must be a list of the values in order; got {self.order!r}")
             object.__setattr__(self, "order", tuple(str(v) for v in self.order))
+        if isinstance(self.min_level, bool) or not isinstance(self.min_level, int) or self.min_level < 0:
+            raise ConfigError(f"`min_level` must be a whole number, 0 or more (a level of the hierarchy); got"
+                              f" {self.min_level!r}")
+        if self.min_level and self.role is not Role.QUASI:
+            raise ConfigError(f"`min_level` is a quasi-identifier's lowest released level; this attribute has role"
+                              f" {self.role.value}: remove min_level or make it a quasi-identifier")
 
 
 _SPEC_KEYS = tuple(f.name for f in fields(AttributeSpec))

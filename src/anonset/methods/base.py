@@ -362,6 +362,10 @@ class Method:
         Its releases blank single values (``*``), and a blank matches any
         value: a release is judged by the records each record cannot be told
         from, not by its identical rows alone (local suppression).
+    min_levels : bool
+        It searches the full-domain lattice from each quasi-identifier's
+        ``min_level`` (a minimum generalization); a method that does not
+        refuses a dataset that sets one.
     """
 
     name: str
@@ -379,6 +383,7 @@ class Method:
     distributed: Distribution | None = None
     warm_ups: tuple[WarmUp, ...] = (WarmUp(),)
     blanks_match_any: bool = False
+    min_levels: bool = False
 
     def __post_init__(self) -> None:
         if self.family is Family.GROUPING and not self.in_memory:

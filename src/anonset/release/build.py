@@ -35,7 +35,6 @@ import pandas as pd
 import pyarrow as pa
 
 from anonset.core.dataset import Dataset, Role
-from anonset.core.lattice import Lattice
 from anonset.core.partition import Partition
 from anonset.errors import AnonsetWarning, ConfigError, InfeasibleError
 from anonset.methods import registry
@@ -413,14 +412,14 @@ def keeping(settings: ReleaseSettings, engine: Engine) -> Keeping:
     shared: list[LevelFloors] = []  # the prefilter's tables, counted at the first search, shared by the others
 
     def describe(lost: LostAttribute, current: float | None) -> str | None:
-        if lost.keep_level is None:
+        if lost.keep_level is None or lost.keep_level < dataset.specs[lost.name].min_level:
             return None
+        from anonset.methods.full_domain.search import lattice_of, level_floors, optimal_search
+
         j = dataset.quasi.index(lost.name)
-        capped = Lattice([lost.keep_level if i == j else m for i, m in enumerate(full)], dataset.quasi)
+        capped = lattice_of(dataset, [lost.keep_level if i == j else m for i, m in enumerate(full)])
         if metric.node_bounds(dataset, capped.nodes[:1]) is None and capped.size > 5_000:
             return _WEIGHTS_HINT.format(name=lost.name)
-        from anonset.methods.full_domain.search import level_floors, optimal_search
-
         requirements = settings.requirements
         if not shared:
             shared.append(level_floors(dataset, engine, requirements, requirements.monotonic))

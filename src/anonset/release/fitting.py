@@ -57,7 +57,7 @@ from anonset.errors import AnonsetWarning, ConfigError
 from anonset.methods import registry
 from anonset.methods.base import Family, Method, Problem
 from anonset.methods.full_domain.ranked import picked_levels
-from anonset.methods.full_domain.search import SearchResult, fixed_node
+from anonset.methods.full_domain.search import SearchResult, fixed_node, lattice_of
 from anonset.methods.pareto import release_policy as pareto
 from anonset.methods.pareto.objectives import ParetoResult
 from anonset.metrics import make_metric
@@ -137,6 +137,11 @@ def fit_method(settings: ReleaseSettings, dataset: Dataset, engine: Engine | Non
         records in memory for a dataset in a database.
     """
     spec = registry.get(settings.method)
+    floored = [f"{q} {dataset.specs[q].min_level}" for q in dataset.quasi if dataset.specs[q].min_level]
+    if floored and not spec.min_levels:
+        honour = ", ".join(n for n in registry.names() if registry.get(n).min_levels)
+        raise ConfigError(f"method {settings.method!r} does not search the full-domain lattice from a minimum"
+                          f" generalization (min_level: {', '.join(floored)}); use {honour}, or remove min_level")
     if dataset.in_memory:
         refuse_rare_values(dataset, settings.requirements.k)
         if output_table is not None:
@@ -173,6 +178,10 @@ def fit_node(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None,
         engine = NumpyEngine(dataset, requirements.request)
     metric.prepare(dataset, engine)
     fixed = requirements.fixed_levels(dataset)
+    if fixed is not None and not lattice_of(dataset).contains(fixed):
+        raise ConfigError(f"{requirements.sampling_model.describe() if requirements.sampling_model else 'the privacy'}"
+                          f" fixes the node {fixed} before seeing the data, below a quasi-identifier's min_level;"
+                          " remove min_level or choose a coarser generalization scheme")
     result = spec.fit(_problem(settings, dataset, engine)) if fixed is None else \
         fixed_node(dataset, engine, requirements, metric, fixed)
     if not isinstance(result, SearchResult):

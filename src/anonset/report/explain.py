@@ -48,7 +48,7 @@ def alternatives(dataset: Dataset, requirements: Requirements, levels: Mapping[s
         top = dataset.require_hierarchy(q).max_level
         for step, direction in ((-1, "finer"), (1, "coarser")):
             level = base[j] + step
-            if not 0 <= level <= top:
+            if not dataset.specs[q].min_level <= level <= top:  # never below the attribute's min_level
                 continue
             node = base[:j] + (level,) + base[j + 1:]
             stats = engine.class_stats(node)
@@ -84,9 +84,8 @@ def keeping_alternatives(dataset: Dataset, requirements: Requirements, levels: M
     that gives the search no bound is searched only on parts of at most
     :data:`_UNBOUNDED_LIMIT` nodes; a larger part is left out.
     """
-    from anonset.core.lattice import Lattice
     from anonset.errors import InfeasibleError
-    from anonset.methods.full_domain.search import level_floors, optimal_search
+    from anonset.methods.full_domain.search import lattice_of, level_floors, optimal_search
     from anonset.progress import reporting
 
     name = metric_name if metric_name in SEARCH_METRICS and metric_name != "research_value" else _FALLBACK_METRIC
@@ -97,8 +96,8 @@ def keeping_alternatives(dataset: Dataset, requirements: Requirements, levels: M
     out: list[dict[str, Any]] = []
     for j, q in enumerate(dataset.quasi):
         level = int(levels[q]) - 1
-        while level >= 0:
-            capped = Lattice([level if i == j else m for i, m in enumerate(full)], dataset.quasi)
+        while level >= dataset.specs[q].min_level:
+            capped = lattice_of(dataset, [level if i == j else m for i, m in enumerate(full)])
             if metric.node_bounds(dataset, capped.nodes[:1]) is None and capped.size > _UNBOUNDED_LIMIT:
                 level -= 1
                 continue

@@ -361,4 +361,5 @@ def _attribute_spec(config: RunConfig, name: str, entry: Mapping[str, Any]) -> A
     return attribute_spec(name, {
         "role": entry.get("role", "insensitive"), "type": entry.get("type", "categorical"), "hierarchy": hierarchy,
         "missing": markers, "missing_policy": policy, "order": tuple(str(v) for v in order) if order else None,
+        "min_level": entry.get("min_level", 0),
     }, where)

@@ -24,5 +24,6 @@ METHOD = Method(
     summary="evaluates every node of the full-domain lattice and keeps the best (the reference for the others)",
     fit=_fit,
     in_memory=False,
+    min_levels=True,
     warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02),),
 )

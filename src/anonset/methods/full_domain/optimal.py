@@ -63,6 +63,10 @@ def _node(problem: Problem, given: Mapping[str, int]) -> tuple[int, ...]:
         if not 0 <= given[q] <= hierarchy.max_level:
             raise ConfigError(f"method.levels: {q} has level {given[q]}, but its hierarchy has levels 0 to"
                               f" {hierarchy.max_level}")
+        floor = problem.dataset.specs[q].min_level
+        if given[q] < floor:
+            raise ConfigError(f"method.levels: {q} has level {given[q]}, below its min_level {floor}; give a level"
+                              f" from {floor} to {hierarchy.max_level}")
     return tuple(int(given[q]) for q in quasi)
 
 
@@ -96,6 +100,7 @@ METHOD = Method(
                     " longest to the one to blank first (unset: fewer distinct values are kept longer)",
                     optional=True)),
     in_memory=False,
+    min_levels=True,
     warm_ups=(WarmUp("k-anonymity with suppression", max_suppression=0.02, seconds=2.2),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"), 0.02),
               WarmUp("δ-disclosure", ("KAnonymity", "DeltaDisclosure"), 0.02),

@@ -115,9 +115,14 @@ class SearchResult:
     record: NodeRecord | None = None
 
 
-def lattice_of(dataset: Dataset) -> Lattice:
-    """The lattice of a dataset's quasi-identifier hierarchies."""
-    return Lattice([h.max_level for h in dataset.hierarchies], dataset.quasi)
+def lattice_of(dataset: Dataset, max_levels: list[int] | None = None) -> Lattice:
+    """The lattice of a dataset's quasi-identifier hierarchies, from each one's ``min_level`` (its floor) up.
+
+    ``max_levels``: lower tops (a part of the lattice, e.g. one attribute
+    kept at or below a level; each at least its floor).
+    """
+    tops = [h.max_level for h in dataset.hierarchies] if max_levels is None else max_levels
+    return Lattice(tops, dataset.quasi, [dataset.specs[q].min_level for q in dataset.quasi])
 
 
 def _key(objective: float, suppressed: int, levels: tuple[int, ...]) -> tuple[float, int, int, tuple[int, ...]]:
@@ -337,7 +342,7 @@ def optimal_search(dataset: Dataset, engine: Engine, requirements: Requirements,
             lattice.mark_above(known_ok, levels)
         else:
             lattice.mark_below(infeasible, levels)
-            below = least.reshape(lattice.shape)[tuple(slice(0, level + 1) for level in levels)]
+            below = lattice.below(least, levels)
             np.maximum(below, floor, out=below)  # every node below suppresses at least the floor's records
         return ok
 
