@@ -126,6 +126,17 @@ def _take_cheapest(state: GroupState, target: int, records: Records, costs: Cost
         add_record(state, target, records, costs.maps, bx)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _place(work: Records, spare: Records, idx: NDArray[np.int64], buf: NDArray[np.int64], x: int,
+           t: int) -> None:  # pragma: no cover
+    """Write the record at position ``x`` (of ``work`` and ``idx``) to position ``t`` of ``spare`` and ``buf``."""
+    buf[t] = idx[x]
+    for b in range(work.values.shape[1]):
+        spare.values[t, b] = work.values[x, b]
+    for a in range(work.codes.shape[1]):
+        spare.codes[t, a] = work.codes[x, a]
+
+
 @numba.njit(cache=True, nogil=True)
 def _segment_diverse(idx: NDArray[np.int64], s: int, e: int, sens: NDArray[np.int64], hist1: NDArray[np.int64],
                      div: Diversity) -> bool:  # pragma: no cover
@@ -143,6 +154,13 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
                     counter: NDArray[np.int64]) -> NDArray[np.int64]:  # pragma: no cover
     """Class id per row (not yet renumbered); see the module docstring and :func:`xu_top_down`.
 
+    The splits read ``work``, a copy of ``records`` kept in the order of
+    ``idx`` (``work`` row t is record ``idx[t]``; ``spare``, as large, is the
+    buffer a split writes its halves into), so that every pass over a
+    segment reads consecutive memory instead of gathering its records from
+    the whole table; the choices, and so the groups, are those of reading
+    ``records`` through ``idx``.
+
     Progress in ``counter`` (:func:`anonset.progress.poll`): while splitting,
     ``counter[0]`` is the records in finished groups out of ``counter[1] = n``;
     the fix-up then raises ``counter[1]`` to ``n + groups`` and counts the
@@ -159,6 +177,9 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
     np.random.seed(seed)
     idx = np.arange(n)
     buf = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    work = Records(records.values.copy(), records.codes.copy())
+    spare = Records(np.empty_like(records.values), np.empty_like(records.codes))
     # group state: at most n groups, then two scratch slots (n and n + 1)
     state = GroupState(np.empty((n + 2, p)), np.empty((n + 2, p)), np.zeros((n + 2, q), dtype=np.int64),
                        np.zeros((n + 2, q), dtype=np.int64))
@@ -186,62 +207,69 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
             n_groups += 1
             counter[0] += m
             continue
-        # far pair
+        # far pair (positions in the segment: work row t is record idx[t])
         best_u = int(np.int64(-1))
         best_v = int(np.int64(-1))
         best_d = -1.0
         for _ in range(rounds):
-            r = idx[s + np.random.randint(0, m)]
+            r = s + np.random.randint(0, m)
             u = r
             du = -1.0
             for t in range(s, e):
-                d = _pair_cost(records, costs, r, idx[t])
+                d = _pair_cost(work, costs, r, t)
                 if d > du:
                     du = d
-                    u = idx[t]
+                    u = t
             v = u
             dv = -1.0
             for t in range(s, e):
-                d = _pair_cost(records, costs, u, idx[t])
+                d = _pair_cost(work, costs, u, t)
                 if d > dv:
                     dv = d
-                    v = idx[t]
+                    v = t
             if v == u:  # all members identical: any other record will do
-                v = idx[s] if idx[s] != u else idx[s + 1]
+                v = s if s != u else s + 1
             if dv > best_d:
                 best_d = dv
                 best_u = u
                 best_v = v
-        # shuffle the segment (Fisher-Yates), then assign in that order; the two seeds' states live in the scratch slots
+        # a random order of the segment (Fisher-Yates on its positions), in which every other member joins a
+        # half; the two seeds' states live in the scratch slots, the halves are written to spare and back
+        for t in range(s, e):
+            order[t] = t
         for t in range(e - 1, s, -1):
             j = s + np.random.randint(0, t - s + 1)
-            tmp = idx[t]
-            idx[t] = idx[j]
-            idx[j] = tmp
+            tmp = order[t]
+            order[t] = order[j]
+            order[j] = tmp
         ga = n
         gb = n + 1
-        reset_group(state, ga, records, best_u)
-        reset_group(state, gb, records, best_v)
+        reset_group(state, ga, work, best_u)
+        reset_group(state, gb, work, best_v)
         na = 1
         nb = 1
-        buf[s] = best_u
-        buf[e - 1] = best_v
+        _place(work, spare, idx, buf, best_u, s)
+        _place(work, spare, idx, buf, best_v, e - 1)
         for t in range(s, e):
-            x = idx[t]
+            x = order[t]
             if x == best_u or x == best_v:  # noqa: SIM109 - compiled by numba: two comparisons, no tuple
                 continue
-            inc_a = (na + 1) * cost_with(state, ga, records, costs, x) - na * state_cost(state, ga, costs)
-            inc_b = (nb + 1) * cost_with(state, gb, records, costs, x) - nb * state_cost(state, gb, costs)
+            inc_a = (na + 1) * cost_with(state, ga, work, costs, x) - na * state_cost(state, ga, costs)
+            inc_b = (nb + 1) * cost_with(state, gb, work, costs, x) - nb * state_cost(state, gb, costs)
             if inc_a < inc_b or (inc_a == inc_b and na <= nb):
-                add_record(state, ga, records, costs.maps, x)
-                buf[s + na] = x
+                add_record(state, ga, work, costs.maps, x)
+                _place(work, spare, idx, buf, x, s + na)
                 na += 1
             else:
-                add_record(state, gb, records, costs.maps, x)
-                buf[e - 1 - nb] = x
+                add_record(state, gb, work, costs.maps, x)
+                _place(work, spare, idx, buf, x, e - 1 - nb)
                 nb += 1
         for t in range(s, e):
             idx[t] = buf[t]
+            for b in range(p):
+                work.values[t, b] = spare.values[t, b]
+            for a in range(q):
+                work.codes[t, a] = spare.codes[t, a]
         if is_div and not (_segment_diverse(idx, s, s + na, sens, hist2, div)
                            and _segment_diverse(idx, s + na, e, sens, hist2, div)):
             # a half would not be l-diverse: the segment stays one group
