@@ -73,5 +73,5 @@ def record_linkage(original: NDArray[np.float64], perturbed: NDArray[np.float64]
     if not hits.any():
         return 0.0
     rows = np.flatnonzero(hits)
-    tied = np.array([len(tree.query_ball_point(scaled[i], own[i] * (1 + 1e-12) + 1e-300)) for i in rows])
+    tied = np.asarray(tree.query_ball_point(scaled[rows], own[rows] * (1 + 1e-12) + 1e-300, return_length=True))
     return float(np.sum(1.0 / tied)) / len(x)
