@@ -558,3 +558,28 @@ def test_api_sql_engine_on_a_dataframe_keeps_the_pandas_release(register: pd.Dat
     pd.testing.assert_frame_equal(release.table, memory.table)
     assert release.metrics == pytest.approx(memory.metrics)
     assert np.isfinite(release.metrics["non_uniform_entropy"])
+
+
+def test_postgresql_releases_what_numpy_releases_with_a_minimum_generalization(pg: PgSchema, project: Path,
+                                                                               tmp_path: Path) -> None:
+    """The register (3,000 records) with marital status held at level 1 or above, which the unfloored optimum
+    keeps at 0: the same node and classes on both engines."""
+    summaries = {}
+    small = {"path": str(project / "small.csv"), "delimiter": ";"}
+    for engine, inp, out, floor in (
+            ("postgresql", pg_input(pg, "register"), {"table": f"{pg.name}.floored_{secrets.token_hex(3)}"}, 1),
+            ("numpy", small, {"path": str(tmp_path / "n.csv")}, 1),
+            ("unfloored", small, None, 0)):
+        config = make_config(inp, out, "optimal-ldiv", marital=project / "marital.csv",
+                             engine="numpy" if engine == "unfloored" else engine)
+        config["privacy"] = {"k": 5, "max_suppression": 0.02}
+        config["attributes"]["marital_status"]["min_level"] = floor
+        result = run(write_config(tmp_path, config, f"{engine}.json"), "--quiet", "--summary",
+                     str(tmp_path / f"{engine}-summary.json"))
+        assert result.exit_code == 0, (result.stdout, result.stderr)
+        summaries[engine] = json.loads((tmp_path / f"{engine}-summary.json").read_text())
+    assert summaries["postgresql"]["levels"] == summaries["numpy"]["levels"]
+    assert summaries["unfloored"]["levels"]["marital_status"] == 0  # so the floor binds
+    assert summaries["numpy"]["levels"]["marital_status"] >= 1
+    for key in ("classes", "min_class_size", "suppressed_rows"):
+        assert summaries["postgresql"][key] == summaries["numpy"][key], key
