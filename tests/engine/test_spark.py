@@ -46,8 +46,12 @@ QUASI = ["age", "sex", "zip", "race"]
 
 
 def _config(folder: Path, name: str, *, method: str = "optimal", output: str, suppressed: str = "mark",
-            spark: bool) -> Path:
+            spark: bool, race_floor: int = 0) -> Path:
+    """The register's config; ``race_floor``: race's ``min_level`` (a minimum generalization)."""
     text = CONFIG.format(method=method, output=output, suppressed=suppressed)
+    if race_floor:
+        text = text.replace("race:       {role: quasi, hierarchy: {builder: flat}}",
+                            f"race:       {{role: quasi, hierarchy: {{builder: flat}}, min_level: {race_floor}}}")
     if spark:
         text += "engine: spark\nspark: {master: 'local[2]'}\n"
     path = folder / name
@@ -86,13 +90,18 @@ def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[columns].astype(str).sort_values(columns).reset_index(drop=True)
 
 
-# a Parquet release on Spark: tests/engine/test_spark_reading.py (awkward text, optimal)
-@pytest.mark.parametrize(("method", "suppressed", "fmt"), [("optimal", "mark", "csv"), ("rv-global", "drop", "csv")])
+# a Parquet release on Spark: tests/engine/test_spark_reading.py (awkward text, optimal); optimal also with race
+# held at its top (a minimum generalization), searched on the driver from the floor
+@pytest.mark.parametrize(("method", "suppressed", "fmt", "floor"), [("optimal", "mark", "csv", 0),
+                                                                   ("rv-global", "drop", "csv", 0),
+                                                                   ("optimal", "mark", "csv", 1)])
 def test_spark_releases_what_numpy_releases(spark: Any, tmp_path: Path, method: str, suppressed: str,
-                                            fmt: str) -> None:
+                                            fmt: str, floor: int) -> None:
     patient_register(3000, seed=6).to_csv(tmp_path / "register.csv", index=False)
-    reference = _config(tmp_path, "numpy.yaml", method=method, output="numpy.csv", suppressed=suppressed, spark=False)
-    on_spark = _config(tmp_path, "spark.yaml", method=method, output=f"spark.{fmt}", suppressed=suppressed, spark=True)
+    reference = _config(tmp_path, "numpy.yaml", method=method, output="numpy.csv", suppressed=suppressed, spark=False,
+                        race_floor=floor)
+    on_spark = _config(tmp_path, "spark.yaml", method=method, output=f"spark.{fmt}", suppressed=suppressed, spark=True,
+                       race_floor=floor)
     code, out, expected = _anonymize(reference)
     assert code == 0, out
     code, out, got = _anonymize(on_spark)
@@ -101,6 +110,7 @@ def test_spark_releases_what_numpy_releases(spark: Any, tmp_path: Path, method: 
     assert got["engine"] == "spark" and got["verified"]
     for key in ("levels", "suppressed_rows", "classes", "min_class_size"):
         assert got[key] == expected[key], key
+    assert expected["levels"]["race"] >= floor
     assert got["metrics"]["loss"] == pytest.approx(expected["metrics"]["loss"], rel=1e-12)
     released = _spark_release(tmp_path / f"spark.{fmt}")
     numpy_release = pd.read_csv(tmp_path / "numpy.csv", dtype=str, keep_default_na=False)
