@@ -449,3 +449,25 @@ def test_adult_front_k_glm() -> None:
                                 Requirements([KAnonymity(int(member.objectives["k"]))], 0.01))
         assert report.ok and report.min_class_size == member.objectives["k"]
         assert report.suppressed_rows == member.suppressed_rows
+
+
+# ---------------------------------------------------------------- a minimum generalization
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_floor_gives_the_front_of_the_nodes_above_it(seed: int) -> None:
+    """The exact front with min_level: the non-dominated nodes among those at or above the floor, found by a double
+    loop over every node of the unfloored lattice at or above it; every member of PBG-EA lies at or above it too."""
+    plain = _dataset(seed)
+    rng = np.random.default_rng(seed)
+    floors = [int(rng.integers(0, h.max_level + 1)) for h in plain.hierarchies]
+    attrs: dict = {q: {"role": "quasi", "hierarchy": h, "min_level": f}
+                   for q, h, f in zip(plain.quasi, plain.hierarchies, floors, strict=True)}
+    floored = Dataset(plain.table, {**attrs, "s": {"role": "sensitive"}, "y": {"role": "target"}})
+    objectives = ["k", "l", "glm"]
+    everything = NodeEvaluator(plain, objectives, eta=0.05)
+    above = [tuple(int(v) for v in node) for node in everything.lattice.nodes if (node >= floors).all()]
+    rows = [everything.evaluate(node) for node in above]
+    expected = {above[i] for i in _brute_nondominated(everything.values[rows], everything.maximize)}
+    found = pareto_exhaustive(floored, None, objectives, eta=0.05)
+    assert {m.levels for m in found.front} == expected
+    evolved = pareto_ea(floored, None, objectives, eta=0.05, population=8, iterations=10, seed=seed)
+    assert all(all(v >= f for v, f in zip(m.levels, floors, strict=True)) for m in evolved.front)

@@ -99,10 +99,11 @@ def pareto_ea(dataset: Dataset, engine: Engine | None, objectives: Sequence[str]
     rng = np.random.default_rng(require_int(_OWNER, "seed", seed, 0))
     evaluator = NodeEvaluator(dataset, names, eta=eta, engine=engine, sensitive=sensitive, target=target)
     top = evaluator.lattice.max_levels
+    floor = evaluator.lattice.min_levels  # each quasi-identifier's min_level (0 unless set)
     archive = BoxArchive(evaluator.maximize, eps)
 
-    nodes = rng.integers(0, top + 1, size=(n_pop, d))
-    nodes[0] = 0
+    nodes = rng.integers(floor, top + 1, size=(n_pop, d))
+    nodes[0] = floor
     nodes[1] = top
     with progress_task("pareto-ea: generations", total=n_iter + 1, unit="generations") as bar:
         rows = _offer(evaluator, archive, nodes)
@@ -114,7 +115,7 @@ def pareto_ea(dataset: Dataset, engine: Engine | None, objectives: Sequence[str]
             winners = np.where(fitness[draws[:, 0]] <= fitness[draws[:, 1]], draws[:, 0], draws[:, 1])
             selected = evaluator.levels[union[winners]]
             children = _crossover(selected, rng, cross)
-            children = _mutate(children, rng, mut, top)
+            children = _mutate(children, rng, mut, floor, top)
             rows = _offer(evaluator, archive, children)
             bar.advance()
     return result_of(evaluator, archive.ids, eps, time.perf_counter() - started)
@@ -161,9 +162,9 @@ def _crossover(selected: NDArray[np.int64], rng: np.random.Generator, p_cross: f
     return children
 
 
-def _mutate(nodes: NDArray[np.int64], rng: np.random.Generator, p_mut: float,
+def _mutate(nodes: NDArray[np.int64], rng: np.random.Generator, p_mut: float, floor: NDArray[np.int64],
             top: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Single-step mutation: each level ±1 with probability ``p_mut``, kept within 0 .. top."""
+    """Single-step mutation: each level ±1 with probability ``p_mut``, kept within floor .. top."""
     hit = rng.random(nodes.shape) < p_mut
     step = np.where(rng.random(nodes.shape) < 0.5, -1, 1)
-    return cast("NDArray[np.int64]", np.clip(nodes + hit * step, 0, top))
+    return cast("NDArray[np.int64]", np.clip(nodes + hit * step, floor, top))

@@ -354,9 +354,9 @@ class NodeEvaluator:
         row = self._index.get(node)
         if row is not None:
             return row
-        if len(node) != len(self.dataset.quasi) or any(
-                not 0 <= v <= int(m) for v, m in zip(node, self.lattice.max_levels, strict=True)):
-            raise ConfigError(f"levels {node} are not a node of the lattice (highest levels"
+        if len(node) != len(self.dataset.quasi) or not self.lattice.contains(node):
+            raise ConfigError(f"levels {node} are not a node of the lattice (levels"
+                              f" {tuple(int(m) for m in self.lattice.min_levels)} to"
                               f" {tuple(int(m) for m in self.lattice.max_levels)})")
         values, suppressed = self.node_values(node)
         row = self.count

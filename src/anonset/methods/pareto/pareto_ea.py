@@ -26,6 +26,7 @@ METHOD = Method(
     name="pareto-ea",
     ranked=True,
     in_memory=False,
+    min_levels=True,
     family=Family.FRONT,
     summary="PBG-EA: an evolutionary search with a box-dominance archive; evaluates a small share of the lattice",
     fit=_fit,

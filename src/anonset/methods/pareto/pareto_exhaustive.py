@@ -30,6 +30,7 @@ METHOD = Method(
     fit=_fit,
     options=FRONT_OPTIONS,
     in_memory=False,
+    min_levels=True,
     models=frozenset({"KAnonymity", "DistinctLDiversity"}),
     warm_ups=(WarmUp(max_suppression=0.02),),
 )
