@@ -133,8 +133,34 @@ def test_what_a_floor_cannot_be_is_refused_by_name() -> None:
         Anonymizer({**ATTRS, "diagnosis": {"role": "sensitive", "min_level": 1}},
                    Requirements([KAnonymity(3)])).fit(table)
     floored = {**ATTRS, "zip": {**ATTRS["zip"], "min_level": 2}}
-    with pytest.raises(ConfigError, match="method 'mondrian' does not search .* use optimal, exhaustive"):
+    with pytest.raises(ConfigError, match="method .mondrian. does not search .* use optimal, exhaustive, rv-global"):
         Anonymizer(floored, Requirements([KAnonymity(3)]), method="mondrian").fit(table)
     with pytest.raises(ConfigError, match="zip has level 1, below its min_level 2"):
         Anonymizer(floored, Requirements([KAnonymity(3)]), method="optimal",
                    method_options={"levels": {"zip": 1, "age": 3, "sex": 1}}).fit(table)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_research_value_searches_start_from_the_floor(seed: int) -> None:
+    """rv-global, rv-hybrid and rv-partitioned find the exhaustive sweep's research value above the floor (the
+    sweep itself is checked against every node above); rv-local's successes lie above it too."""
+    from anonset.methods.full_domain.research_value import rv_global, rv_hybrid, rv_local, rv_partitioned
+    from anonset.metrics.research_value import ResearchValue
+
+    ds, floors = _dataset(seed)
+    req = Requirements([KAnonymity(3)], 0.05)
+    metric = ResearchValue(weights={q: 1.0 + j for j, q in enumerate(ds.quasi)})
+    try:
+        reference = exhaustive_search(ds, NumpyEngine(ds, req.request), req, metric)
+    except InfeasibleError:
+        return
+    for search in (rv_global, rv_hybrid, rv_partitioned):
+        found = search(ds, NumpyEngine(ds, req.request), req, metric)
+        assert found.score == pytest.approx(reference.score, abs=1e-12), search.__name__
+        assert all(v >= f for v, f in zip(found.levels, floors, strict=True)), search.__name__
+    try:
+        local = rv_local(ds, NumpyEngine(ds, req.request), req, metric)
+    except InfeasibleError:
+        return
+    for entry in local.details["success_list"]:
+        assert all(entry["levels"][q] >= f for q, f in zip(ds.quasi, floors, strict=True))

@@ -150,9 +150,11 @@ class _Prober:
 
 
 def pre_prune(dataset: Dataset, requirements: Requirements) -> NDArray[np.int64]:
-    """Lowest level of each attribute that can appear in a feasible string (k pre-pruning)."""
+    """Lowest level of each attribute that can appear in a feasible string (k pre-pruning), never below its
+    ``min_level`` (a minimum generalization)."""
     k = requirements.k
-    lowest = np.zeros(len(dataset.quasi), dtype=np.int64)
+    floor = np.array([dataset.specs[q].min_level for q in dataset.quasi], dtype=np.int64)
+    lowest = floor.copy()
     if k <= 1:
         return lowest
     budget = requirements.budget_rows(dataset.n_rows)
@@ -163,7 +165,7 @@ def pre_prune(dataset: Dataset, requirements: Requirements) -> NDArray[np.int64]
                 f"attribute {dataset.quasi[j]!r} alone is not {k}-anonymous even at its root level; remove it"
                 " from the quasi-identifiers or lower k"
             )
-        lowest[j] = ok[0]
+        lowest[j] = max(int(ok[0]), int(floor[j]))
     return lowest
 
 
@@ -290,9 +292,10 @@ def _result(prober: _Prober, dataset: Dataset, started: float, strategy: str, sp
 
 
 def _lattice_size(dataset: Dataset) -> int:
+    """The strings of the lattice, from each attribute's ``min_level`` up."""
     size = 1
-    for h in dataset.hierarchies:
-        size *= h.n_levels
+    for q, h in zip(dataset.quasi, dataset.hierarchies, strict=True):
+        size *= h.n_levels - dataset.specs[q].min_level
     return size
 
 

@@ -25,6 +25,7 @@ METHOD = Method(
     family=Family.NODE,
     summary="binary search over the generalization strings sorted by research value (exact)",
     fit=_fit,
+    min_levels=True,
     options=(MAX_FREQUENCY_SETS,),
     in_memory=False,
     default_metric="research_value",

@@ -25,6 +25,7 @@ METHOD = Method(
     family=Family.NODE,
     summary="local probes prune the list, then the global search runs on the rest (exact)",
     fit=_fit,
+    min_levels=True,
     options=(MAX_FREQUENCY_SETS,),
     in_memory=False,
     default_metric="research_value",

@@ -24,6 +24,7 @@ METHOD = Method(
     family=Family.NODE,
     summary="one binary-search pointer per attribute, moved in lockstep (fast, not exact)",
     fit=_fit,
+    min_levels=True,
     in_memory=False,
     default_metric="research_value",
     metrics=frozenset({"research_value"}),

@@ -26,6 +26,7 @@ METHOD = Method(
     family=Family.NODE,
     summary="attribute subsets searched apart, combinations in descending research value (exact, bounded memory)",
     fit=_fit,
+    min_levels=True,
     options=(Option("subset_size", "int", 8, "attributes per subset", low=1),
              Option("success_limit", "int", 20, "how many of the best strings the combination step keeps", low=1),
              MAX_FREQUENCY_SETS),
