@@ -528,23 +528,16 @@ def _perturbation_section(section: Any, attrs: Mapping[str, Mapping[str, Any]],
     """The ``perturbation`` list, checked: each treatment well formed, of attributes that are not quasi-identifiers."""
     if section is None:
         return ()
-    from anonset.release.perturbation import treatments
+    from anonset.release.perturbation import quasi_refusal, treatments
 
     try:
         chosen = treatments(section)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
-    for t in chosen:
-        for name in t.attributes:
-            if (attrs.get(name) or {}).get("role") == "quasi" and t.kind in ("top_code", "bottom_code"):
-                bound = "top" if t.kind == "top_code" else "bottom"
-                raise ConfigError(f"{where}: perturbation: {t.kind} cannot change quasi-identifier {name!r} after"
-                                  f" its classes formed; code it in its hierarchy instead: {{builder: intervals,"
-                                  f" widths: [...], {bound}: N}}")
-            if (attrs.get(name) or {}).get("role") == "quasi":
-                raise ConfigError(f"{where}: perturbation: {t.kind} cannot change quasi-identifier {name!r}: its"
-                                  " classes formed on its values and would split; protect it with the method, or"
-                                  " give it role sensitive or insensitive")
+    for t in chosen:  # refused before the input is read (the fit refuses it again, for the API)
+        quasi = [name for name in t.attributes if (attrs.get(name) or {}).get("role") == "quasi"]
+        if quasi:
+            raise ConfigError(f"{where}: perturbation: {quasi_refusal(t, quasi[0])}")
     return tuple(dict(entry) for entry in section)
 
 

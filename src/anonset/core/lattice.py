@@ -65,11 +65,6 @@ class Lattice:
         for j in range(len(self.max_levels) - 2, -1, -1):
             self.strides[j] = self.strides[j + 1] * shape[j + 1]
 
-    @property
-    def floored(self) -> bool:
-        """Whether some quasi-identifier's lowest level is above 0."""
-        return bool(self.min_levels.any())
-
     def index(self, node: NDArray[np.int64] | tuple[int, ...]) -> int:
         """Row of ``node`` in :attr:`nodes`."""
         return int(np.dot(np.asarray(node, dtype=np.int64) - self.min_levels, self.strides))

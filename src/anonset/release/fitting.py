@@ -57,7 +57,7 @@ from anonset.errors import AnonsetWarning, ConfigError
 from anonset.methods import registry
 from anonset.methods.base import Family, Method, Problem
 from anonset.methods.full_domain.ranked import picked_levels
-from anonset.methods.full_domain.search import SearchResult, fixed_node, lattice_of
+from anonset.methods.full_domain.search import SearchResult, fixed_node
 from anonset.methods.pareto import release_policy as pareto
 from anonset.methods.pareto.objectives import ParetoResult
 from anonset.metrics import make_metric
@@ -178,10 +178,10 @@ def fit_node(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None,
         engine = NumpyEngine(dataset, requirements.request)
     metric.prepare(dataset, engine)
     fixed = requirements.fixed_levels(dataset)
-    if fixed is not None and not lattice_of(dataset).contains(fixed):
-        raise ConfigError(f"{requirements.sampling_model.describe() if requirements.sampling_model else 'the privacy'}"
-                          f" fixes the node {fixed} before seeing the data, below a quasi-identifier's min_level;"
-                          " remove min_level or choose a coarser generalization scheme")
+    below = [q for q, level in zip(dataset.quasi, fixed or (), strict=False) if level < dataset.specs[q].min_level]
+    if below:
+        raise ConfigError(f"the privacy requirements fix the node {fixed} before seeing the data, with {below[0]!r}"
+                          " below its min_level; remove min_level or choose a coarser generalization scheme")
     result = spec.fit(_problem(settings, dataset, engine)) if fixed is None else \
         fixed_node(dataset, engine, requirements, metric, fixed)
     if not isinstance(result, SearchResult):

@@ -48,7 +48,7 @@ from anonset.recheck.columns import SUPPRESSED
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["KINDS", "Treatment", "check_treatments", "described", "perturb", "treatments"]
+__all__ = ["KINDS", "Treatment", "check_treatments", "described", "perturb", "quasi_refusal", "treatments"]
 
 #: Each kind of treatment with its parameters and their defaults (None: required).
 KINDS: dict[str, dict[str, Any]] = {
@@ -160,6 +160,18 @@ def _check_parameters(where: str, kind: str, p: dict[str, Any]) -> None:
         number("value")
 
 
+def quasi_refusal(t: Treatment, name: str) -> str:
+    """Why treatment ``t`` cannot change quasi-identifier ``name``, and what to do instead (for a one-line error)."""
+    if t.kind in ("top_code", "bottom_code"):
+        bound = "top" if t.kind == "top_code" else "bottom"
+        return (f"{t.kind} cannot change quasi-identifier {name!r} after its classes formed; code it in its"
+                f" hierarchy instead: hierarchy: {{builder: intervals, widths: [...], {bound}: N}} groups the values"
+                " beyond N on every level above the original values")
+    return (f"{t.kind} cannot change quasi-identifier {name!r}: its classes formed on its values and would split;"
+            " protect it with the method (generalization, local suppression, microaggregation), or make it"
+            " sensitive or insensitive")
+
+
 def check_treatments(dataset: Dataset, chosen: Sequence[Treatment]) -> None:
     """Refuse, in one line, a treatment of a column the table lacks, of a quasi-identifier or of an identifier."""
     for t in chosen:
@@ -168,16 +180,8 @@ def check_treatments(dataset: Dataset, chosen: Sequence[Treatment]) -> None:
                 raise ConfigError(f"{dataset.source}: {t.kind} names column {name!r}, which is not in the table;"
                                   f" columns are {', '.join(dataset.columns)}")
             role = dataset.specs[name].role if name in dataset.specs else Role.INSENSITIVE
-            if role is Role.QUASI and t.kind in ("top_code", "bottom_code"):
-                bound = "top" if t.kind == "top_code" else "bottom"
-                raise ConfigError(f"{dataset.source}: {t.kind} cannot change quasi-identifier {name!r} after its"
-                                  f" classes formed; code it in its hierarchy instead: hierarchy: {{builder:"
-                                  f" intervals, widths: [...], {bound}: N}} groups the values beyond N on every"
-                                  " level above the original values")
             if role is Role.QUASI:
-                raise ConfigError(f"{dataset.source}: {t.kind} cannot change quasi-identifier {name!r}: its classes"
-                                  " formed on its values and would split; protect it with the method (generalization,"
-                                  " local suppression, microaggregation), or make it sensitive or insensitive")
+                raise ConfigError(f"{dataset.source}: {quasi_refusal(t, name)}")
             if role is Role.IDENTIFIER:
                 raise ConfigError(f"{dataset.source}: {t.kind} names identifier {name!r}, which is never released")
         if t.kind == "noise" and t.parameters["method"] == "correlated" and len(t.attributes) < 2:
