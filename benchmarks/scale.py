@@ -25,6 +25,9 @@ workers; sampled every 0.2 s), with the 1-minute load average before and after t
 processes share the machine.  A run that exceeds ``--timeout`` seconds is stopped and reported as such.
 ``--src DIR`` runs the anonset of another source tree (an earlier commit exported with
 ``git archive``) for before/after figures; a version without stage times prints the total only.
+``--min-level zip=2,age=1`` gives the register's quasi-identifiers a minimum generalization (their
+configurations and releases are named ``..._floor``); each run then also prints the classes of the
+first class table the engine counted (``bottom classes``: for Spark, the rows that reached the driver).
 
 The ``load`` section compares the two ways a run's input is loaded, each in a fresh process: a
 DataFrame of Python strings then a Dataset (``RunConfig.load_dataset``, what ``anonset anonymize``
@@ -38,6 +41,8 @@ Nothing is asserted.  Usage::
     .venv/bin/python benchmarks/scale.py                                   # load, then 10M patients x 3 methods
     .venv/bin/python benchmarks/scale.py --sections runs --rows 1000000,3000000 --methods xu-top-down
     .venv/bin/python benchmarks/scale.py --sections runs --data adult-mix --methods optimal
+    .venv/bin/python benchmarks/scale.py --sections runs --rows 100000000 --methods optimal --engines spark \
+        --min-level zip=2
 """
 
 from __future__ import annotations
@@ -146,8 +151,9 @@ def patients_hierarchies(workdir: Path) -> dict[str, Path]:
                                                                  "diagnosis")}
 
 
-def patients_config(workdir: Path, table: Path, method: str, engine: str = "numpy") -> Path:
-    """The run configuration of ``method`` on a patient register table."""
+def patients_config(workdir: Path, table: Path, method: str, engine: str = "numpy",
+                    floors: dict[str, int] | None = None) -> Path:
+    """The run configuration of ``method`` on a patient register table; ``floors``: ``min_level`` by attribute."""
     files = patients_hierarchies(workdir)
     education = [line.split(";")[0] for line in files["education"].read_text(encoding="utf-8").splitlines()]
     age = "{role: quasi, type: numeric, hierarchy: {builder: intervals, widths: [5, 10, 20, 40], start: 0, top: 100}}"
@@ -162,7 +168,10 @@ def patients_config(workdir: Path, table: Path, method: str, engine: str = "nump
              f" hierarchy: {json.dumps(str(files['education']))}}}",
              f"  diagnosis: {{role: sensitive, hierarchy: {json.dumps(str(files['diagnosis']))}}}",
              "  length_of_stay: {role: insensitive}"]
-    return _write_config(workdir, table.stem, method, lines, engine)
+    for name, level in (floors or {}).items():
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"  {name}: {{role: quasi"))
+        lines[at] = lines[at][:-1] + f", min_level: {level}}}"
+    return _write_config(workdir, table.stem + ("_floor" if floors else ""), method, lines, engine)
 
 
 def adult_table(workdir: Path, factor: int) -> Path:
@@ -312,9 +321,12 @@ def report(method: str, rows: int, result: Run, before: str, timeout: float) -> 
     stages = s.get("stage_seconds")
     text = "" if stages is None else (" = " + ", ".join(f"{name} {stages[name]:.2f}" for name in STAGES)
                                       + f"; load+encode {stages['load'] + stages['encode']:.2f} s")
+    counted = ((s.get("risk") or {}).get("input") or {}).get("classes")
+    bottom = "" if counted is None else f", bottom classes {counted:,}"
     print(f"{head} process {result.wall:.1f} s, peak RSS {result.peak_rss / 1e9:.2f} GB (with its child processes"
           f" {result.tree_peak / 1e9:.2f} GB); run {s['seconds']:.1f} s"
-          f"{text}; {s['classes']:,} classes, {s['suppressed_rows']:,} suppressed; {before} -> {after}", flush=True)
+          f"{text}; {s['classes']:,} classes, {s['suppressed_rows']:,} suppressed{bottom}; {before} -> {after}",
+          flush=True)
 
 
 def _environment(src: Path | None) -> dict[str, str]:
@@ -396,6 +408,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/anonset-scale"))
     parser.add_argument("--sections", default="load,runs", help="load, runs (default both)")
     parser.add_argument("--src", type=Path, help="run the anonset of this source tree (an earlier commit)")
+    parser.add_argument("--min-level", default="", help="NAME=LEVEL,...: a minimum generalization (patients)")
     parser.add_argument("--load-child", nargs=2, metavar=("CONFIG", "WAY"), help=argparse.SUPPRESS)
     parser.add_argument("--build-child", nargs=2, metavar=("WORKDIR", "ROWS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -423,12 +436,13 @@ def main() -> None:
     else:
         tables = [(ADULT_ROWS * args.factor, adult_table(args.workdir, args.factor))]
     engines = [e for e in args.engines.split(",") if e]
+    floors = {name: int(level) for name, level in (item.split("=") for item in args.min_level.split(",") if item)}
     for rows, table in tables:
         for method in methods:
             for engine in engines:
                 if (engine, method) in UNSUPPORTED:
                     continue
-                config = (patients_config(args.workdir, table, method, engine) if args.data == "patients"
+                config = (patients_config(args.workdir, table, method, engine, floors) if args.data == "patients"
                           else adult_config(args.workdir, table, method, engine))
                 before = load()
                 report(f"{method} {engine}", rows, run(config, args.timeout, args.src), before, args.timeout)

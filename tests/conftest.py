@@ -121,14 +121,14 @@ class EngineFactory:
 def _numpy(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any], request: StatsRequest, *,
            cache_cells: int, direct_rows: int) -> tuple[Engine, Dataset]:
     ds = Dataset(table, attributes)
-    return ctx.stack.enter_context(NumpyEngine(ds, request, cache_cells=cache_cells)), ds
+    return ctx.stack.enter_context(NumpyEngine(ds, request, cache_cells=cache_cells, floor=ds.min_levels)), ds
 
 
 def _duckdb_frame(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any], request: StatsRequest,
                   **options: int) -> tuple[Engine, Dataset]:
     ds = Dataset(table, attributes)
     backend = ctx.stack.enter_context(DuckDBBackend.from_dataframe(table))
-    return ctx.stack.enter_context(SqlEngine(ds, request, backend, "data", **options)), ds
+    return ctx.stack.enter_context(SqlEngine(ds, request, backend, "data", floor=ds.min_levels, **options)), ds
 
 
 def _duckdb_csv(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any], request: StatsRequest,
@@ -137,7 +137,7 @@ def _duckdb_csv(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, A
     write_table(table, path, delimiter=";")
     ds = Dataset(read_table(path, ";"), attributes, source=str(path))
     backend = ctx.stack.enter_context(DuckDBBackend.from_file(path, ";"))
-    return ctx.stack.enter_context(SqlEngine(ds, request, backend, "data", **options)), ds
+    return ctx.stack.enter_context(SqlEngine(ds, request, backend, "data", floor=ds.min_levels, **options)), ds
 
 
 def _postgres(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any], request: StatsRequest,
@@ -146,7 +146,7 @@ def _postgres(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any
     ref = schema.load(table)
     backend = ctx.stack.enter_context(PostgresBackend(schema.url))
     ds = dataset_from_table(backend, ref, attributes)  # no row is read into Python
-    return ctx.stack.enter_context(SqlEngine(ds, request, backend, ref, **options)), ds
+    return ctx.stack.enter_context(SqlEngine(ds, request, backend, ref, floor=ds.min_levels, **options)), ds
 
 
 def _spark(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any], request: StatsRequest, *,
@@ -158,7 +158,7 @@ def _spark(ctx: EngineContext, table: pd.DataFrame, attributes: dict[str, Any], 
     path = ctx.tmp_path / f"table{secrets.token_hex(3)}.csv"
     write_table(table, path, delimiter=";")
     frame = read_frame(spark, path=path, delimiter=";")
-    counts = count_frame(frame, attributes, request, str(path))  # no record reaches the driver
+    counts = count_frame(frame, attributes, request, str(path), at_floor=True)  # no record reaches the driver
     return ctx.stack.enter_context(SparkEngine(counts, request, frame, cache_cells=cache_cells)), counts.dataset
 
 

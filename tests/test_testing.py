@@ -239,7 +239,7 @@ def _toy_factory(wrong: bool) -> EngineFactory:
     def build(stack: ExitStack, table: pd.DataFrame, attributes: dict[str, Any], request: StatsRequest, *,
               cache_cells: int, direct_rows: int) -> tuple[Engine, Dataset]:
         dataset = Dataset(table, attributes)
-        inner = stack.enter_context(NumpyEngine(dataset, request, cache_cells=cache_cells))
+        inner = stack.enter_context(NumpyEngine(dataset, request, cache_cells=cache_cells, floor=dataset.min_levels))
         return ToyEngine(inner, wrong), dataset  # type: ignore[return-value]
 
     return EngineFactory("toy", build, database=False)

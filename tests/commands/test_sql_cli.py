@@ -583,3 +583,7 @@ def test_postgresql_releases_what_numpy_releases_with_a_minimum_generalization(p
     assert summaries["numpy"]["levels"]["marital_status"] >= 1
     for key in ("classes", "min_class_size", "suppressed_rows"):
         assert summaries["postgresql"][key] == summaries["numpy"][key], key
+    # the input counted inside the database at the floor, as in memory, and said to be
+    assert summaries["postgresql"]["risk"]["input"] == summaries["numpy"]["risk"]["input"]
+    assert summaries["numpy"]["risk"]["input"]["counted_at"] == {"marital_status": 1}
+    assert "counted_at" not in summaries["unfloored"]["risk"]["input"]

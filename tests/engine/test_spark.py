@@ -111,6 +111,9 @@ def test_spark_releases_what_numpy_releases(spark: Any, tmp_path: Path, method: 
     for key in ("levels", "suppressed_rows", "classes", "min_class_size"):
         assert got[key] == expected[key], key
     assert expected["levels"]["race"] >= floor
+    # the input counted where the records are, at the floor when there is one: the same figures as in memory
+    assert got["risk"]["input"] == expected["risk"]["input"]
+    assert expected["risk"]["input"].get("counted_at") == ({"race": 1} if floor else None)
     assert got["metrics"]["loss"] == pytest.approx(expected["metrics"]["loss"], rel=1e-12)
     released = _spark_release(tmp_path / f"spark.{fmt}")
     numpy_release = pd.read_csv(tmp_path / "numpy.csv", dtype=str, keep_default_na=False)

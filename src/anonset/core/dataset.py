@@ -308,6 +308,23 @@ class Dataset:
         """Hierarchies of all quasi-identifiers, in quasi-identifier order (all must exist)."""
         return tuple(self.require_hierarchy(q) for q in self.quasi)
 
+    @property
+    def min_levels(self) -> tuple[int, ...]:
+        """Each quasi-identifier's ``min_level`` (its minimum generalization), in quasi-identifier order.
+
+        Raises
+        ------
+        ConfigError
+            When a ``min_level`` is above the top of its hierarchy.
+        """
+        out = tuple(self.specs[q].min_level for q in self.quasi)
+        for q, level in zip(self.quasi, out, strict=True):
+            h = self.hierarchy(q)
+            if h is not None and level > h.max_level:
+                raise ConfigError(f"{q}: min_level {level} is not a level of its hierarchy (0 to {h.max_level});"
+                                  " give a level in that range")
+        return out
+
     def qi_codes(self) -> NDArray[np.int32]:
         """(n_rows, n_quasi) int32 matrix of leaf codes, cached."""
         if self._qi_matrix is None:

@@ -13,18 +13,20 @@ SQL engine (:mod:`anonset.engine.sql`) must return identical statistics.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
 import numpy as np
 
 from anonset.core.dataset import Dataset
+from anonset.core.hierarchy import Hierarchy
 from anonset.core.stats import ClassStats, StatsRequest
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "floor_levels"]
 
 
 class Engine(Protocol):
@@ -49,8 +51,15 @@ class Engine(Protocol):
         """The sensitive statistics the engine was built to carry per class."""
         ...
 
+    @property
+    def bottom_levels(self) -> tuple[int, ...]:
+        """The levels the engine counted its most specific class table at: the original values (all 0), or the
+        dataset's minimum generalization (``min_level``) for an engine built with ``floor=``; no node below
+        them can be asked for."""
+        ...
+
     def class_stats(self, levels: tuple[int, ...]) -> ClassStats:
-        """Class statistics of the full-domain node ``levels``."""
+        """Class statistics of the full-domain node ``levels`` (at or above :attr:`bottom_levels`)."""
         ...
 
     def row_classes(self, levels: tuple[int, ...]) -> tuple[NDArray[np.int64], ClassStats]:
@@ -88,3 +97,17 @@ class Engine(Protocol):
                  tb: TracebackType | None) -> None:
         """:meth:`close`."""
         ...
+
+
+def floor_levels(hierarchies: Sequence[Hierarchy], quasi: Sequence[str],
+                 floor: Sequence[int] | None) -> tuple[int, ...]:
+    """``floor`` as a node (all 0 when None); a ValueError unless each is a level of its hierarchy."""
+    if floor is None:
+        return tuple(0 for _ in hierarchies)
+    out = tuple(int(v) for v in floor)
+    if len(out) != len(hierarchies):
+        raise ValueError(f"floor {out} gives {len(out)} levels for {len(hierarchies)} quasi-identifiers")
+    for q, h, level in zip(quasi, hierarchies, out, strict=True):
+        if not 0 <= level <= h.max_level:
+            raise ValueError(f"floor level {level} of {q!r} is not a level of its hierarchy (0 to {h.max_level})")
+    return out

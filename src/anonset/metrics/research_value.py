@@ -265,19 +265,21 @@ def cramers_v_weights(dataset: Dataset, engine: Engine | None = None) -> NDArray
     """``1 − mean bias-corrected Cramér's V`` with the other quasi-identifiers, normalized to sum 1.
 
     The contingency table of two attributes is the class table of the node with
-    both at their leaves and every other attribute at its root, so any engine
-    computes it (inside the database for the SQL engine).  Without ``engine``,
+    both at their leaves (at their minimum generalization when the engine
+    counted its classes there) and every other attribute at its root, so any
+    engine computes it (inside the database for the SQL engine).  Without ``engine``,
     a dataset in memory gets a numpy engine; a dataset built from a database
     profile needs its engine (the Anonymizer passes it through
     :meth:`ResearchValue.prepare`).
     """
-    key = ("cramers_v_weights",)
-    cached = dataset.cache.get(key)
-    if cached is not None:
-        return cast("NDArray[np.float64]", cached)
     d = len(dataset.quasi)
     if d == 1:
         return np.ones(1)
+    bottom = engine.bottom_levels if engine is not None else tuple(0 for _ in dataset.quasi)
+    key = ("cramers_v_weights", bottom)
+    cached = dataset.cache.get(key)
+    if cached is not None:
+        return cast("NDArray[np.float64]", cached)
     engine = engine if engine is not None else _engine_of(dataset)
     top = [dataset.require_hierarchy(q).max_level for q in dataset.quasi]
     v = np.zeros((d, d))
@@ -285,8 +287,8 @@ def cramers_v_weights(dataset: Dataset, engine: Engine | None = None) -> NDArray
     for i in range(d):
         for j in range(i + 1, d):
             levels = list(top)
-            levels[i] = 0
-            levels[j] = 0
+            levels[i] = bottom[i]
+            levels[j] = bottom[j]
             stats = engine.class_stats(tuple(levels))
             v[i, j] = v[j, i] = _corrected_v(stats.keys[:, i], stats.keys[:, j], stats.sizes.astype(float), n)
     independence = 1.0 - v.sum(axis=1) / (d - 1)

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from anonset.release.stages import StageClock
 
 __all__ = [
+    "InputSizes",
     "Keeping",
     "ReleaseSettings",
     "engine_sink",
@@ -166,11 +167,11 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
                       partition: Partition, clock: StageClock, search: MethodFacts, check: bool = True,
                       engine: str = "numpy", rows_fetched: int | None = None,
                       requirements: Requirements | None = None, binding: Callable[[], list[str]] | None = None,
-                      input_sizes: NDArray[np.int64] | None = None, keeping: Keeping | None = None) -> Release:
+                      input_sizes: InputSizes | None = None, keeping: Keeping | None = None) -> Release:
     """Render, score and re-check a release (full-domain node, or any partition when ``levels`` is None).
 
-    ``input_sizes``: the input's class sizes when an engine already counted them (its bottom node), for
-    the risk section; else they are counted from the encoded records.
+    ``input_sizes``: the input's class sizes when an engine already counted them (its bottom node, at the
+    levels it counted them at), for the risk section; else they are counted from the encoded records.
     ``requirements``: what the release is re-checked against (default the
     configured ones).  The release's classes are those the re-check
     recomputed from the released values; its warnings say when it is
@@ -214,8 +215,9 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
             require_verified(report, culprit=registry.accountable(settings.method))  # anonset's, or an outside method's
             verified = True
             classes, smallest = report.classes, report.min_class_size
-            before = class_sizes_of_codes(dataset.qi_codes()) if input_sizes is None else input_sizes
-            risk = release_risk(before, report.released_sizes, report.suppressed_rows, report.released_matched)
+            before = InputSizes(class_sizes_of_codes(dataset.qi_codes()), {}) if input_sizes is None else input_sizes
+            risk = release_risk(before.sizes, report.released_sizes, report.suppressed_rows, report.released_matched,
+                                counted_at=before.counted_at)
             useless = useless_release(classes, report.suppressed_rows, dataset.n_rows, requirements,
                                       binding() if binding is not None and classes <= 1 else None)
             note = undeclared_note(undeclared_columns(dataset, tuple(map(str, table.columns))))
@@ -359,7 +361,8 @@ def release_through_sink(settings: ReleaseSettings, sink: EngineSink, node: Node
         warnings_ = notices(dataset, partition, requirements, useless, list(node.withheld),
                             suppressed_counts_of_node(engine, node.levels, node.violating_keys), keeping,
                             metrics.get(settings.metric.name))
-        risk = release_risk(input_class_sizes(engine), report.released_sizes, report.suppressed_rows)
+        before = input_class_sizes(engine)
+        risk = release_risk(before.sizes, report.released_sizes, report.suppressed_rows, counted_at=before.counted_at)
         clock.lap("verify")
     rows_fetched = engine.rows_fetched
     where = provenance(settings, dataset, engine=engine.name, database=sink.database, output_table=sink.output_table)
@@ -476,9 +479,20 @@ def released_frame(release: Release, data: pd.DataFrame | pa.Table | Dataset, fi
     return out
 
 
-def input_class_sizes(engine: Engine) -> NDArray[np.int64]:
-    """Class sizes of the engine's dataset on its quasi-identifiers: its bottom node, which every engine counts."""
-    return engine.class_stats(tuple(0 for _ in engine.dataset.quasi)).sizes
+@dataclass(frozen=True)
+class InputSizes:
+    """The input's class sizes on its quasi-identifiers, and the levels above 0 they were counted at."""
+
+    sizes: NDArray[np.int64]
+    counted_at: dict[str, int]
+
+
+def input_class_sizes(engine: Engine) -> InputSizes:
+    """Class sizes of the engine's dataset on its quasi-identifiers: its bottom node, which every engine counts
+    (at the minimum generalization when the engine counted it there)."""
+    levels = engine.bottom_levels
+    return InputSizes(engine.class_stats(levels).sizes,
+                      {q: level for q, level in zip(engine.dataset.quasi, levels, strict=True) if level})
 
 
 def warn_user(messages: Sequence[str]) -> None:

@@ -18,7 +18,9 @@ lose something nobody chose to lose:
   as in the table, so the release under-represents whatever those records
   have in common (:func:`concentrated_suppression`).  The value
   is named only when at least max(k, 2) suppressed records hold it, so the
-  warning discloses no group smaller than a released class.
+  warning discloses no group smaller than a released class.  A
+  quasi-identifier with a minimum generalization (``min_level``) is counted
+  and named at that level, never below it.
 
 Columns the configuration does not name are the subject of
 :mod:`anonset.recheck.undeclared`.
@@ -87,9 +89,11 @@ def binding_models(engine: Engine, requirements: Requirements, levels: tuple[int
 
     A model named here is what holds the release at ``levels``: each
     neighbouring node with one attribute one level more specific violates
-    it beyond the suppression budget.  Empty when ``levels`` is the bottom.
+    it beyond the suppression budget.  Empty when ``levels`` is the bottom
+    (each attribute at its ``min_level``: no node below it is a choice).
     """
-    below = [levels[:i] + (level - 1,) + levels[i + 1:] for i, level in enumerate(levels) if level > 0]
+    floor = engine.dataset.min_levels
+    below = [levels[:i] + (level - 1,) + levels[i + 1:] for i, level in enumerate(levels) if level > floor[i]]
     if not below:
         return []
     stats = [engine.class_stats(node) for node in below]
@@ -184,41 +188,56 @@ def lost_warning(lost: LostAttribute, alternative: str | None = None) -> str:
 
 def suppressed_counts_of_node(engine: Engine, levels: tuple[int, ...],
                               violating_keys: NDArray[np.int32]) -> dict[str, NDArray[np.int64]]:
-    """Per quasi-identifier, the suppressed records of a full-domain node per input value (leaf code).
+    """Per quasi-identifier, the suppressed records of a full-domain node per value at its ``min_level``.
 
     Counted from the engine's most specific classes (every engine counts
     them), each rolled up to ``levels`` and matched with the suppressed
     classes' keys: no record is read again.
     """
     dataset = engine.dataset
-    bottom = engine.class_stats(tuple(0 for _ in dataset.quasi))
+    bottom = engine.class_stats(engine.bottom_levels)
+    named = dataset.min_levels
+    hierarchies = dataset.hierarchies
     d = len(dataset.quasi)
-    out = {q: np.zeros(dataset.encoded[q].n_categories, dtype=np.int64) for q in dataset.quasi}
+    out = {q: np.zeros(_values_at(dataset, q, named[j]), dtype=np.int64) for j, q in enumerate(dataset.quasi)}
     keys = np.asarray(violating_keys, dtype=np.int64).reshape(-1, d)
     if not len(keys) or not bottom.n_classes:
         return out
-    rolled = np.stack([dataset.require_hierarchy(q).maps[levels[j]][bottom.keys[:, j]]
-                       for j, q in enumerate(dataset.quasi)], axis=1).astype(np.int64)
+    rolled = np.stack([h.parent_map(counted, level)[bottom.keys[:, j]]
+                       for j, (h, counted, level) in enumerate(zip(hierarchies, engine.bottom_levels, levels,
+                                                                   strict=True))], axis=1).astype(np.int64)
     both = np.concatenate([rolled, keys])
     _, inverse = np.unique(both, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     hit = np.isin(inverse[: len(rolled)], inverse[len(rolled):])
-    for j, q in enumerate(dataset.quasi):
-        out[q] = np.bincount(bottom.keys[hit, j], weights=bottom.sizes[hit],
-                             minlength=dataset.encoded[q].n_categories).astype(np.int64)
+    for j, (q, h, counted) in enumerate(zip(dataset.quasi, hierarchies, engine.bottom_levels, strict=True)):
+        values = h.parent_map(counted, named[j])[bottom.keys[hit, j]]
+        out[q] = np.bincount(values, weights=bottom.sizes[hit], minlength=len(out[q])).astype(np.int64)
     return out
 
 
 def suppressed_counts_of_rows(dataset: Dataset, suppressed: NDArray[np.bool_]) -> dict[str, NDArray[np.int64]]:
-    """Per quasi-identifier, the suppressed records per input value (leaf code), from the records in memory."""
-    return {q: np.bincount(dataset.encoded[q].row_codes()[suppressed],
-                           minlength=dataset.encoded[q].n_categories).astype(np.int64) for q in dataset.quasi}
+    """Per quasi-identifier, the suppressed records per value at its ``min_level`` (the leaf code without one),
+    from the records in memory."""
+    out = {}
+    for q, level in zip(dataset.quasi, dataset.min_levels, strict=True):
+        codes = dataset.encoded[q].row_codes()[suppressed]
+        if level:
+            codes = dataset.require_hierarchy(q).maps[level][codes]
+        out[q] = np.bincount(codes, minlength=_values_at(dataset, q, level)).astype(np.int64)
+    return out
+
+
+def _values_at(dataset: Dataset, name: str, level: int) -> int:
+    """How many values quasi-identifier ``name`` has at ``level`` (its encoded categories at level 0)."""
+    return dataset.encoded[name].n_categories if not level else dataset.require_hierarchy(name).size(level)
 
 
 def concentrated_suppression(dataset: Dataset, counts: Mapping[str, NDArray[np.int64]], k: int) -> list[str]:
     """The warning (at most one) when more than half of the suppressed records share one value of a quasi-identifier.
 
-    ``counts[q]`` holds the suppressed records per input value of ``q``
+    ``counts[q]`` holds the suppressed records per input value of ``q``, at
+    its ``min_level`` when it has one
     (:func:`suppressed_counts_of_rows`, :func:`suppressed_counts_of_node`).
     The value must also be over-represented among the suppressed records (its
     share there at least :data:`OVER_REPRESENTED` times its share of the
@@ -230,7 +249,7 @@ def concentrated_suppression(dataset: Dataset, counts: Mapping[str, NDArray[np.i
     floor = group_floor(k)
     total = 0
     parts = []
-    for q in dataset.quasi:
+    for q, level in zip(dataset.quasi, dataset.min_levels, strict=True):
         per_value = counts.get(q)
         if per_value is None or not per_value.sum():
             continue
@@ -240,14 +259,18 @@ def concentrated_suppression(dataset: Dataset, counts: Mapping[str, NDArray[np.i
         if n * 2 <= total or n < 2:
             continue
         col = dataset.encoded[q]
-        holders = int(col.counts()[top])
+        held = col.counts()
+        if level:
+            held = np.bincount(dataset.require_hierarchy(q).maps[level][np.arange(len(held))], weights=held,
+                               minlength=len(per_value)).astype(np.int64)
+        holders = int(held[top])
         if n / total < OVER_REPRESENTED * holders / max(dataset.n_rows, 1):
             continue  # as common among the suppressed as in the table: nothing was singled out
         if n < floor:
             parts.append(f"more than half share one value of {q} (a value fewer than {floor} records hold: not"
                          " named)")
             continue
-        value = str(col.categories[top])
+        value = str(col.categories[top] if not level else dataset.require_hierarchy(q).labels[level][top])
         shown = f"{value!r}" + (" (empty)" if not value.strip() else "")
         whose = "every record with that value" if holders == n else f"{n:,} of the {holders:,} records with it"
         share = f"all {n:,}" if n == total else f"{n:,}"

@@ -174,8 +174,8 @@ def fit_node(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None,
     sink = None
     if not dataset.in_memory:
         engine, sink = engine_sink(dataset, engine, output_table, replace_output)
-    elif engine is None:
-        engine = NumpyEngine(dataset, requirements.request)
+    elif engine is None:  # counted at the minimum generalization: no node below it is searched or released
+        engine = NumpyEngine(dataset, requirements.request, floor=dataset.min_levels)
     metric.prepare(dataset, engine)
     fixed = requirements.fixed_levels(dataset)
     below = [q for q, level in zip(dataset.quasi, fixed or (), strict=False) if level < dataset.specs[q].min_level]
@@ -254,7 +254,7 @@ def fit_front(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None
     index = pareto.chosen_member(front, floors, pick)
     member, eta = front.front[index], requirements.max_suppression
     if engine is None:
-        engine = NumpyEngine(dataset, requirements.request)
+        engine = NumpyEngine(dataset, requirements.request, floor=dataset.min_levels)
     levels = member.levels
     row_class, stats = engine.row_classes(levels) if sink is None else (None, engine.class_stats(levels))
     k = pareto.member_threshold(stats.sizes, eta, dataset.n_rows)

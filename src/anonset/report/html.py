@@ -218,6 +218,11 @@ def _risk(r: Mapping[str, Any]) -> str:
                           percent=True, unit="share of records")
     k_note = ("" if r["k_threshold"] is None else
               f" With k-anonymity no released record's risk exceeds 1/k = {r['k_threshold']:.3g}.")
+    counted_at = before.get("counted_at")
+    if counted_at:
+        k_note += (" The original's figures count its records at their minimum generalization ("
+                   + ", ".join(f"{q} at level {level}" for q, level in counted_at.items())
+                   + "), the most specific values a release may show: the records were never grouped finer.")
     return ('<section id="risk"><h2>Re-identification risk, before and after</h2>'
             "<p class=\"muted\">Prosecutor model: the attacker knows the person is in the table and knows their"
             f" quasi-identifiers. Suppressed records are left out of the release's figures.{escape(k_note)}</p>"

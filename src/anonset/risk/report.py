@@ -15,7 +15,7 @@ prosecutor's) and ``marketer`` (``average_risk``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -76,19 +76,26 @@ def attacker_models(sample: SampleRisk) -> dict[str, Any]:
 
 
 def release_risk(input_sizes: ArrayLike, released_sizes: ArrayLike, suppressed_rows: int,
-                 released_matched: ArrayLike | None = None) -> dict[str, Any]:
+                 released_matched: ArrayLike | None = None, *,
+                 counted_at: Mapping[str, int] | None = None) -> dict[str, Any]:
     """The ``risk`` section of a release summary: the input's risk and the release's (None when nothing is left).
 
     ``released_matched``: per released class, the records it cannot be told
     from when a blanked value matches any value (local suppression); the
     release's risks are then 1 / those counts (:func:`matched_risk_report`).
+    ``counted_at``: the quasi-identifiers whose input classes were counted
+    above their original values (their minimum generalization), with the
+    level; the input's section then says so under ``counted_at``.
     """
+    before = risk_report(input_sizes)
+    if counted_at:
+        before["counted_at"] = dict(counted_at)
     released = np.asarray(released_sizes)
     if not released.size:
-        return {"input": risk_report(input_sizes), "release": None}
+        return {"input": before, "release": None}
     after = (risk_report(released, records_excluded=suppressed_rows) if released_matched is None
              else matched_risk_report(released_matched, released, records_excluded=suppressed_rows))
-    return {"input": risk_report(input_sizes), "release": after}
+    return {"input": before, "release": after}
 
 
 def matched_risk_report(matched: ArrayLike, sizes: ArrayLike, *, records_excluded: int = 0,

@@ -120,7 +120,8 @@ class DatabaseRun(Run):
             dataset = self.load(backend)
             profile_seconds = time.perf_counter() - profiling - dataset.encode_seconds
             cfg.requirements.validate(dataset)  # before the engine scans the table
-            with SqlEngine(dataset, cfg.requirements.request, backend, self.source_table) as engine:
+            with SqlEngine(dataset, cfg.requirements.request, backend, self.source_table,
+                           floor=dataset.min_levels) as engine:
                 release = model.fit(dataset, engine=engine).release_
             release = release.timed(load=profile_seconds, encode=dataset.encode_seconds)
             target = files.outputs.get("release")
@@ -149,7 +150,7 @@ class DatabaseRun(Run):
         try:
             dataset = self.load(backend)
             with SqlEngine(dataset, None, backend, self.source_table) as engine:
-                stats = engine.class_stats(tuple(0 for _ in dataset.quasi))
+                stats = engine.class_stats(engine.bottom_levels)
             return stats.sizes, dataset.source
         finally:
             backend.close()

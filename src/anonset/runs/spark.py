@@ -117,7 +117,8 @@ class SparkRun(Run):
         if registry.get(model.method).distributed is not None:
             return self._mondrian(model, files, frame, output, release_delimiter, loading, started)
         started_search = time.perf_counter()  # the counting job is the search's class table; the profile with it
-        counts = count_frame(frame, attribute_specs(cfg), cfg.requirements.request, cfg.input.location)
+        counts = count_frame(frame, attribute_specs(cfg), cfg.requirements.request, cfg.input.location,
+                             at_floor=True)
         dataset = counts.dataset
         counted = time.perf_counter() - started_search - dataset.encode_seconds
         load_seconds = started_search - loading

@@ -11,6 +11,11 @@ it rolls nodes up on the driver).  :func:`engine_checks` yields its checks:
   independent computation with pandas over the released labels instead,
   never with itself;
 - a request without sensitive statistics returns none;
+- built over a dataset with a minimum generalization (``min_level``), the
+  engine counts its most specific classes at the floor (``bottom_levels``),
+  every node from the floor up equals the unfloored reference's, a node
+  below the floor is refused, and an engine that fetches its bottom class
+  table once fetches the floor's classes only;
 - ``row_classes`` assigns every record to its class (an engine whose
   records stay in a database refuses it);
 - no quasi-identifier gives one class;
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -71,7 +76,8 @@ class EngineFactory:
         the engine over ``table`` (a DataFrame of text and ``None``) with the
         attribute specs, and the dataset it was built for (built the way that
         engine's users build it: from the records, a file, or the database's
-        value counts).  Whatever it opens goes on ``stack``
+        value counts), counted as a run counts it: at the dataset's minimum
+        generalization (``floor=dataset.min_levels``).  Whatever it opens goes on ``stack``
         (a :class:`contextlib.ExitStack`), closed when the check ends.
         ``cache_cells`` bounds the cells of class tables it may keep,
         ``direct_rows`` the size under which it may fetch a node's classes
@@ -112,6 +118,8 @@ def engine_checks(factory: EngineFactory) -> Iterator[tuple[str, Check]]:
 
     for seed in range(4):
         yield make(f"every_node_matches_the_reference[{seed}]", _every_node(seed))
+    for seed in range(2):
+        yield make(f"counted_at_a_floor[{seed}]", _counted_at_a_floor(seed))
     yield make("a_request_without_sensitive_statistics", _request_without_sensitive_statistics)
     yield make("row_classes_assign_records_to_their_classes", _row_classes)
     yield make("no_quasi_identifier_gives_one_class", _no_quasi_identifiers_gives_one_class)
@@ -290,6 +298,39 @@ def _every_node(seed: int) -> Callable[[Builder], None]:
             compare_with_reference(make.factory, table, ds, reference, stats, levels, req)
         expect(engine.nodes_computed >= len(nodes) - 1, f"nodes_computed is {engine.nodes_computed} after"
                f" {len(nodes)} nodes")
+    return check
+
+
+def _counted_at_a_floor(seed: int) -> Callable[[Builder], None]:
+    """The first quasi-identifier floored one level up, the last (of two or more) at its top."""
+    def check(make: Builder) -> None:
+        table, attrs = engine_case(seed)
+        req = StatsRequest(frozenset({"s"}), frozenset({"x"}))
+        reference = NumpyEngine(Dataset(table, attrs), req)
+        quasi = reference.dataset.quasi
+        floor = [0] * len(quasi)
+        floor[0] = min(1, reference.dataset.require_hierarchy(quasi[0]).max_level)
+        if len(quasi) > 1:
+            floor[-1] = reference.dataset.require_hierarchy(quasi[-1]).max_level
+        floored = dict(attrs)
+        for q, level in zip(quasi, floor, strict=True):
+            floored[q] = replace(attrs[q], min_level=level)
+        engine, ds = make(table, floored, req, cache_cells=300, direct_rows=0 if seed % 2 == 0 else 2_000)
+        expect(engine.bottom_levels == tuple(floor), f"its bottom_levels are {engine.bottom_levels}, the dataset's"
+               f" min_level {tuple(floor)}")
+        counted = engine.class_stats(tuple(floor))
+        if make.factory.rolls_up_locally:
+            expect(engine.rows_fetched == counted.n_classes, f"{engine.rows_fetched} rows came to the driver for"
+                   f" a floor of {counted.n_classes} classes")
+        nodes = lattice_of(ds).nodes
+        expect(tuple(int(v) for v in nodes[0]) == tuple(floor), "the dataset's lattice does not start at the floor")
+        for node in nodes[np.random.default_rng(seed).permutation(len(nodes))]:
+            levels = tuple(int(v) for v in node)
+            compare_with_reference(make.factory, table, ds, reference, engine.class_stats(levels), levels, req)
+        if floor[0]:
+            below = (0, *floor[1:])
+            with raises(ValueError, f"node {below}, below the floor", ("below",)):
+                engine.class_stats(below)
     return check
 
 

@@ -7,6 +7,7 @@ DuckDB releases what numpy releases with a floor; the methods that cannot honour
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -109,15 +110,34 @@ def test_duckdb_releases_what_numpy_releases_with_a_floor(tmp_path: Path) -> Non
             "  zip: {role: quasi, hierarchy: {builder: masking, levels: 5}, min_level: 3}\n"
             "  age: {role: quasi, type: numeric, hierarchy: {builder: intervals, widths: [5, 10, 20]}}\n"
             "  sex: {role: quasi}\n  diagnosis: {role: sensitive}\nprivacy: {k: 5, max_suppression: 0.02}\n")
-    outputs = []
+    outputs, inputs = [], []
     for engine in ("numpy", "duckdb"):
         (tmp_path / f"{engine}.yaml").write_text(body + f"engine: {engine}\noutput: {{path: {engine}.csv}}\n",
                                                  encoding="utf-8")
-        done = CliRunner().invoke(main, ["anonymize", str(tmp_path / f"{engine}.yaml"), "-q"])
+        done = CliRunner().invoke(main, ["anonymize", str(tmp_path / f"{engine}.yaml"), "-q", "--summary",
+                                         str(tmp_path / f"{engine}.json")])
         assert done.exit_code == 0, done.output
         released = pd.read_csv(tmp_path / f"{engine}.csv", dtype=str, keep_default_na=False)
         outputs.append(released.sort_values(list(released.columns)).reset_index(drop=True))
+        inputs.append(json.loads((tmp_path / f"{engine}.json").read_text())["risk"]["input"])
     assert outputs[0].equals(outputs[1])  # the same records (DuckDB writes them in its own order)
+    # both engines counted the input at the floor (zip's last three digits masked) and say so; by hand:
+    table = _survey()
+    sizes = table.assign(zip=table["zip"].str[:2]).groupby(["zip", "age", "sex"]).size().to_numpy()
+    for said in inputs:
+        assert said["counted_at"] == {"zip": 3}
+        assert said["classes"] == len(sizes) and said["highest_risk"] == 1 / sizes.min()
+        assert said["sample_uniques"] == pytest.approx((sizes == 1).sum() / sizes.sum())
+    # the run's report says what the original's figures count; a report of the written file counts the records
+    # it reads, at their original values, and says nothing of a floor
+    done = CliRunner().invoke(main, ["anonymize", str(tmp_path / "numpy.yaml"), "-q", "--report",
+                                     str(tmp_path / "run.html"), "--output", str(tmp_path / "again.csv")])
+    assert done.exit_code == 0, done.output
+    assert "at their minimum generalization (zip at level 3)" in (tmp_path / "run.html").read_text()
+    done = CliRunner().invoke(main, ["report", str(tmp_path / "duckdb.yaml"), str(tmp_path / "duckdb.csv"),
+                                     "-o", str(tmp_path / "file.html")])
+    assert done.exit_code == 0, done.output
+    assert "minimum generalization" not in (tmp_path / "file.html").read_text()
     # unfloored, the optimum keeps zip at 100** and age in 20-year bands; with zip held at its top, age is
     # released in 5-year bands (ARX's minimum generalization moves the loss to the other attributes)
     assert (outputs[0]["zip"] == "*").all()
@@ -164,3 +184,44 @@ def test_the_research_value_searches_start_from_the_floor(seed: int) -> None:
         return
     for entry in local.details["success_list"]:
         assert all(entry["levels"][q] >= f for q, f in zip(ds.quasi, floors, strict=True))
+
+
+def test_concentrated_suppression_is_said_of_the_floor_values() -> None:
+    """Twelve suppressed records with twelve different ZIP codes, all 10***: with zip's floor at level 3 the
+    warning names 10***, the most specific value a release may show (without the floor, no ZIP code is shared)."""
+    from anonset.release.caveats import concentrated_suppression, suppressed_counts_of_rows
+
+    zips = [f"100{i:02d}" for i in range(20)] + [f"{20000 + 37 * i}" for i in range(80)]
+    table = pd.DataFrame({"zip": zips, "sex": ["f", "m"] * 50})
+    suppressed = np.zeros(100, dtype=bool)
+    suppressed[:12] = True
+    for floor, expected in ((3, ["all 12 have zip = '10***' (12 of the 20 records with it)"]), (0, [])):
+        attrs = {"zip": {"role": "quasi", "hierarchy": {"builder": "masking", "levels": 5}, "min_level": floor},
+                 "sex": {"role": "quasi"}}
+        ds = Dataset(table, attrs)
+        warnings = concentrated_suppression(ds, suppressed_counts_of_rows(ds, suppressed), 5)
+        assert [w for w in expected if not any(w in said for said in warnings)] == []
+        assert bool(warnings) == bool(expected)
+
+
+@pytest.mark.parametrize("levels", [(2, 0), (3, 1), (4, 0)])
+def test_suppressed_values_counted_from_the_classes_equal_those_counted_from_the_records(
+        levels: tuple[int, int]) -> None:
+    """What an engine whose records stay where they are counts (its bottom classes, at the floor or at the
+    leaves) equals what the records in memory give, per value at the floor."""
+    from anonset.release.caveats import suppressed_counts_of_node, suppressed_counts_of_rows
+
+    rng = np.random.default_rng(7)
+    table = pd.DataFrame({"zip": [f"{v:05d}" for v in rng.integers(10000, 99999, 300)],
+                          "sex": rng.choice(["f", "m"], 300)})
+    attrs = {"zip": {"role": "quasi", "hierarchy": {"builder": "masking", "levels": 5}, "min_level": 2},
+             "sex": {"role": "quasi"}}
+    ds = Dataset(table, attrs)
+    for engine in (NumpyEngine(ds, floor=ds.min_levels), NumpyEngine(ds)):
+        row_class, stats = engine.row_classes(levels)
+        small = stats.sizes < 20
+        by_rows = suppressed_counts_of_rows(ds, small[row_class])
+        by_classes = suppressed_counts_of_node(engine, levels, stats.keys[small])
+        assert small.any() and by_rows["zip"].sum() == stats.sizes[small].sum()
+        for q in ds.quasi:
+            np.testing.assert_array_equal(by_classes[q], by_rows[q])

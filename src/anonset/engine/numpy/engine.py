@@ -16,11 +16,17 @@ An engine whose records are elsewhere (a Spark cluster) hands the numpy
 engine the bottom class table it counted there (``bottom=``): the search then
 rolls up locally from it, and only :meth:`NumpyEngine.row_classes`, which
 needs the records, is unavailable.
+
+Built with ``floor=`` (the dataset's minimum generalization, ``min_level``),
+the engine counts its most specific class table at those levels instead of
+the original values: fewer classes when a quasi-identifier is near-unique,
+and no node below the floor can be asked for.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Self, cast
 
@@ -29,6 +35,7 @@ import numpy as np
 from anonset.core.dataset import Dataset
 from anonset.core.hierarchy import Hierarchy
 from anonset.core.stats import ClassStats, StatsRequest, aggregate, stats_from_assignment
+from anonset.engine.base import floor_levels
 from anonset.engine.numpy.kernels import group_keys, rollup_group, sum_rows_into
 from anonset.errors import DataError
 
@@ -52,9 +59,13 @@ class NumpyEngine:
         columns summed over cached nodes).  The bottom node is always kept.
     bottom : ClassStats, optional
         The class table of the most specific node, counted elsewhere (keys
-        are leaf codes, levels all 0, the statistics of ``request``); the
+        are codes at ``floor``'s levels, the statistics of ``request``); the
         dataset's records are then not read, and may be absent (a dataset
         built from a profile).
+    floor : sequence of int, optional
+        The levels to count the most specific class table at (each
+        quasi-identifier's minimum generalization); the original values
+        (all 0) by default.
 
     Attributes
     ----------
@@ -68,7 +79,7 @@ class NumpyEngine:
     rows_fetched: int | None = None
 
     def __init__(self, dataset: Dataset, request: StatsRequest | None = None, cache_cells: int = 20_000_000, *,
-                 bottom: ClassStats | None = None):
+                 bottom: ClassStats | None = None, floor: Sequence[int] | None = None):
         self.dataset = dataset
         self.request = request or StatsRequest()
         self.hierarchies = dataset.hierarchies
@@ -77,18 +88,20 @@ class NumpyEngine:
         self._cells = 0
         self._rows_read = 0
         self._nodes_computed = 0
-        bottom_levels = tuple(0 for _ in self.hierarchies)
+        bottom_levels = floor_levels(self.hierarchies, dataset.quasi, floor)
         self._row_to_bottom: NDArray[np.int64] | None = None
         if bottom is None:
-            radix = np.array([h.n_leaves for h in self.hierarchies], dtype=np.int64)
-            keys, inverse = _group_leaf_codes(dataset.qi_codes(), radix)
+            radix = np.array([h.size(f) for h, f in zip(self.hierarchies, bottom_levels, strict=True)],
+                             dtype=np.int64)
+            keys, inverse = _group_leaf_codes(_codes_at(dataset, bottom_levels), radix)
             self._row_to_bottom = inverse
             self._rows_read += dataset.n_rows
             bottom = stats_from_assignment(dataset, inverse, self.request, keys=keys)
         else:
-            _check_bottom(bottom, dataset, self.request)
+            _check_bottom(bottom, dataset, self.request, bottom_levels)
         self._bottom = ClassStats(bottom.sizes, bottom.keys, bottom.histograms, bottom.sums, bottom.sumsq,
                                   bottom_levels)
+        self._bottom_levels = bottom_levels
         self._maps_flat, self._map_offset = _flatten_parent_maps(self.hierarchies)
         self._slot_levels = np.zeros((64, len(self.hierarchies)), dtype=np.int64)
         self._slot_classes = np.zeros(64, dtype=np.int64)
@@ -117,6 +130,11 @@ class NumpyEngine:
         self._check_open()
         return self._bottom
 
+    @property
+    def bottom_levels(self) -> tuple[int, ...]:
+        """The levels of the most specific node: all 0, or the floor the engine was built with."""
+        return self._bottom_levels
+
     def close(self) -> None:
         """Drop the cached class tables and the bottom node; the statistics methods then raise."""
         self._closed = True
@@ -137,8 +155,8 @@ class NumpyEngine:
     def class_stats(self, levels: tuple[int, ...]) -> ClassStats:
         """Class statistics of node ``levels`` (rolled up from the best cached node)."""
         self._check_open()
-        levels = tuple(int(v) for v in levels)
-        if levels == self._bottom.levels:
+        levels = self._above_floor(levels)
+        if levels == self._bottom_levels:
             return self._bottom
         hit = self._cache.get(levels)
         if hit is not None:
@@ -163,7 +181,7 @@ class NumpyEngine:
         if self._row_to_bottom is None:
             raise DataError(f"{self.dataset.source}: the class table was counted where the records are; the rows"
                             " are not here to be assigned to classes (a release is written where the records are)")
-        levels = tuple(int(v) for v in levels)
+        levels = self._above_floor(levels)
         stats, inverse = self._rollup(self._bottom, levels)
         return inverse[self._row_to_bottom], stats
 
@@ -172,11 +190,18 @@ class NumpyEngine:
         if self._closed:
             raise RuntimeError("the numpy engine is closed; build another one")
 
+    def _above_floor(self, levels: tuple[int, ...]) -> tuple[int, ...]:
+        out = tuple(int(v) for v in levels)
+        if len(out) == len(self._bottom_levels) and any(v < f for v, f in zip(out, self._bottom_levels, strict=True)):
+            raise ValueError(f"node {out} lies below the levels the engine counted its classes at"
+                             f" ({self._bottom_levels}, the minimum generalization)")
+        return out
+
     def _best_source(self, levels: tuple[int, ...]) -> ClassStats:
         """The cached node below ``levels`` with the fewest classes (direct children looked up first)."""
         best = self._bottom
         for j, level in enumerate(levels):
-            if level == 0:
+            if level == self._bottom_levels[j]:
                 continue
             child = self._cache.get(levels[:j] + (level - 1,) + levels[j + 1:])
             if child is not None and child.n_classes < best.n_classes:
@@ -199,8 +224,8 @@ class NumpyEngine:
         share the same hub, whose class table is several times smaller, so
         each roll-up after the first reads the hub instead.
         """
-        hub = tuple(min(level, 1) for level in levels)
-        if hub == levels or not any(hub):
+        hub = tuple(min(level, floor + 1) for level, floor in zip(levels, self._bottom_levels, strict=True))
+        if hub == levels or hub == self._bottom_levels:
             return self._bottom
         cached = self._cache.get(hub)
         if cached is None:
@@ -292,12 +317,25 @@ def _flatten_parent_maps(hierarchies: tuple[Hierarchy, ...]) -> tuple[NDArray[np
     return flat, offsets
 
 
-def _check_bottom(bottom: ClassStats, dataset: Dataset, request: StatsRequest) -> None:
-    """A ValueError unless ``bottom`` is a bottom class table of ``dataset`` carrying ``request``'s statistics."""
+def _codes_at(dataset: Dataset, levels: tuple[int, ...]) -> NDArray[np.int32]:
+    """The records' codes at ``levels``: the leaf codes, each column mapped up where its level is above 0."""
+    codes = dataset.qi_codes()
+    if not any(levels):
+        return codes
+    return np.column_stack([h.maps[level][codes[:, j]] if level else codes[:, j]
+                            for j, (h, level) in enumerate(zip(dataset.hierarchies, levels, strict=True))])
+
+
+def _check_bottom(bottom: ClassStats, dataset: Dataset, request: StatsRequest, levels: tuple[int, ...]) -> None:
+    """A ValueError unless ``bottom`` is the class table of ``dataset`` at ``levels`` carrying ``request``'s
+    statistics."""
     d = len(dataset.quasi)
     if bottom.keys.ndim != 2 or bottom.keys.shape[1] != d:
-        raise ValueError(f"the bottom class table has {bottom.keys.shape} keys; one leaf code per quasi-identifier"
+        raise ValueError(f"the bottom class table has {bottom.keys.shape} keys; one code per quasi-identifier"
                          f" ({d}) per class is needed")
+    if bottom.levels is not None and tuple(bottom.levels) != levels:
+        raise ValueError(f"the bottom class table was counted at levels {tuple(bottom.levels)}; the engine's"
+                         f" floor is {levels}")
     if int(bottom.sizes.sum()) != dataset.n_rows:
         raise ValueError(f"the bottom class table counts {int(bottom.sizes.sum())} records; the dataset has"
                          f" {dataset.n_rows}")
@@ -305,9 +343,9 @@ def _check_bottom(bottom: ClassStats, dataset: Dataset, request: StatsRequest) -
     if missing:
         raise ValueError(f"the bottom class table lacks the statistics of {sorted(missing)}")
     for j, h in enumerate(dataset.hierarchies):
-        column = bottom.keys[:, j]
-        if len(column) and (int(column.min()) < 0 or int(column.max()) >= h.n_leaves):
-            raise ValueError(f"leaf codes of {dataset.quasi[j]!r} outside 0..{h.n_leaves - 1}")
+        column, size = bottom.keys[:, j], h.size(levels[j])
+        if len(column) and (int(column.min()) < 0 or int(column.max()) >= size):
+            raise ValueError(f"codes of {dataset.quasi[j]!r} outside 0..{size - 1}")
 
 
 def _group_leaf_codes(codes: NDArray[np.int32],

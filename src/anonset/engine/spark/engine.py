@@ -7,7 +7,9 @@ per sensitive value and the sums of numeric sensitive attributes); that
 bottom class table (one row per distinct combination of values, never a
 record) is all the engine needs: a
 :class:`~anonset.engine.numpy.engine.NumpyEngine` built on it rolls every
-other node up locally.  The statistics equal the numpy engine's.
+other node up locally.  The statistics equal the numpy engine's.  Counted at
+the quasi-identifiers' minimum generalization (``count_frame(...,
+at_floor=True)``), the bottom class table is at those levels.
 
 The records stay on the cluster: :meth:`SparkEngine.row_classes` refuses, and
 a release is written there by :class:`~anonset.sinks.spark.SparkSink`.
@@ -62,7 +64,8 @@ class SparkEngine:
         self.source = source or self.dataset.source
         self.output_delimiter = output_delimiter
         self._rows_fetched = counts.bottom.n_classes
-        self._local = NumpyEngine(self.dataset, self.request, cache_cells, bottom=counts.bottom)
+        self._local = NumpyEngine(self.dataset, self.request, cache_cells, bottom=counts.bottom,
+                                  floor=counts.bottom.levels)
         self._closed = False
 
     @property
@@ -79,6 +82,11 @@ class SparkEngine:
     def rows_fetched(self) -> int:
         """Rows that came from Spark to the driver for the search: the bottom class table's."""
         return self._rows_fetched
+
+    @property
+    def bottom_levels(self) -> tuple[int, ...]:
+        """The levels Spark counted the most specific class table at (the floor, when counted at it)."""
+        return self._local.bottom_levels
 
     @property
     def bottom(self) -> ClassStats:

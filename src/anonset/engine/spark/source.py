@@ -23,7 +23,12 @@ are given back only as aliases of what is written.
 :func:`count_frame` runs the only jobs a full-domain search needs: one
 GROUP BY over every quasi-identifier gives the most specific class table,
 and its marginals are the value counts the dataset is built from; only
-those aggregates reach the driver.
+those aggregates reach the driver.  Where a quasi-identifier has a minimum
+generalization (``min_level``), the value counts come first (one job, so
+the hierarchies still see every value), then the records are grouped by
+their codes at the floor's levels (each value mapped by a broadcast join
+with its small table of codes): the class table the driver receives has
+one row per combination of floor values, not of original values.
 """
 
 from __future__ import annotations
@@ -253,7 +258,7 @@ class SparkCounts:
 
 
 def count_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]],
-                request: StatsRequest, source: str) -> SparkCounts:
+                request: StatsRequest, source: str, *, at_floor: bool = False) -> SparkCounts:
     """The dataset and the bottom class table of a Spark table, from (at most) two Spark jobs.
 
     1. The distinct values of the sensitive attributes with their counts
@@ -269,12 +274,20 @@ def count_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mappi
     driver; then the texts are mapped to the dataset's leaf codes, so the
     bottom class table is the numpy engine's.
 
+    With ``at_floor`` and a quasi-identifier with a ``min_level``, the
+    value counts of every quasi-identifier and sensitive attribute are one
+    job and the grouping by the codes at the floor's levels the other
+    (:func:`_count_at_floor`); the bottom class table is then at those
+    levels.
+
     Raises
     ------
     DataError
         A configured column is not in the table, or Spark fails.
     """
     specs = {name: attribute_spec(name, spec) for name, spec in attributes.items()}
+    if at_floor and any(spec.min_level for spec in specs.values() if spec.role is Role.QUASI):
+        return _count_at_floor(frame, specs, request, source)
     for name in specs:
         if name not in frame.columns:
             raise DataError(f"{source}: configured column {name!r} is not in the table; columns are:"
@@ -302,6 +315,50 @@ def count_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mappi
     dataset = Dataset.from_profile(TableProfile(columns=tuple(frame.columns), n_rows=int(sizes.sum()),
                                                 values=values), specs, source)
     return SparkCounts(dataset, _bottom(dataset, grouped, quasi, sensitive_values, request))
+
+
+def _count_at_floor(frame: DataFrame, specs: Mapping[str, AttributeSpec], request: StatsRequest,
+                    source: str) -> SparkCounts:
+    """:func:`count_frame` with the bottom class table counted at the quasi-identifiers' ``min_level``.
+
+    The dataset comes from the value counts (one job); each quasi-identifier
+    with a floor is mapped to its codes at that level by a broadcast join
+    with a table of (value, code), the others are grouped by their text and
+    mapped to leaf codes on the driver, as :func:`count_frame` does.
+    """
+    from pyspark.sql import functions as F
+
+    dataset = dataset_from_frame(frame, specs, source)
+    quasi = [n for n in frame.columns if n in specs and specs[n].role is Role.QUASI]
+    sensitive = [n for n in frame.columns if n in specs and specs[n].role is Role.SENSITIVE]
+    marker = {n: (specs[n].missing[0] if specs[n].missing else "") for n in quasi + sensitive}
+    sensitive_values = {name: (np.asarray(list(dataset.value_codes(name)), dtype=object), None)
+                        for name in sensitive}
+    data, key = keyed(frame)
+    floored = {}
+    spark = frame.sparkSession
+    for j, q in enumerate(quasi):
+        level = dataset.specs[q].min_level
+        if not level:
+            continue
+        codes = dataset.value_codes(q)
+        leaves = np.fromiter(codes.values(), np.int32, count=len(codes))
+        coded = dataset.require_hierarchy(q).maps[level][leaves]
+        table = spark.createDataFrame([(v, int(c)) for v, c in zip(codes, coded, strict=True)],
+                                      f"_v{j} string, _f{j} int")
+        data = data.join(F.broadcast(table), text_column(key[q], marker[q]) == F.col(f"_v{j}"), "left")
+        floored[q] = f"_f{j}"
+    try:
+        grouped = _grouped(data, key, quasi, sensitive_values, request, marker, floored)
+    except DataError as exc:
+        raise DataError(f"{source}: {exc}") from None
+    except Exception as exc:  # Spark raises its own types: one line for the user
+        raise reading_error(exc, source, "count the table at its minimum generalization") from None
+    if int(grouped["_n"].sum()) != dataset.n_rows or any(grouped[f"_q{quasi.index(q)}"].isna().any()
+                                                         for q in floored):
+        raise DataError(f"{source}: the table changed while it was counted (its records no longer match its value"
+                        " counts); count it again")
+    return SparkCounts(dataset, _bottom(dataset, grouped, quasi, sensitive_values, request, floored))
 
 
 def dataset_from_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]],
@@ -381,10 +438,12 @@ def _value_counts(frame: DataFrame, key: Mapping[str, str], columns: list[str],
 
 def _grouped(frame: DataFrame, key: Mapping[str, str], quasi: list[str],
              sensitive_values: Mapping[str, tuple[NDArray[np.object_], Any]], request: StatsRequest,
-             marker: Mapping[str, str]) -> pd.DataFrame:
+             marker: Mapping[str, str], floored: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The table grouped by its quasi-identifiers' texts (``_q0 ..``), with ``_n``, ``_h{i}_{v}`` and moments.
 
-    ``frame`` is :func:`keyed`, ``key`` its column keys by name.
+    ``frame`` is :func:`keyed`, ``key`` its column keys by name; a
+    quasi-identifier in ``floored`` is grouped by the code column named
+    there (its code at its minimum generalization) instead of its text.
     """
     from pyspark.sql import functions as F
 
@@ -400,17 +459,26 @@ def _grouped(frame: DataFrame, key: Mapping[str, str], quasi: list[str],
     for i, a in enumerate(sorted(request.moments)):
         x = F.col(key[a]).cast("double")
         aggregates += [F.sum(x).alias(f"_x{i}"), F.sum(x * x).alias(f"_xx{i}")]
-    groups = [text_column(key[q], marker[q]).alias(f"_q{j}") for j, q in enumerate(quasi)]
+    floored = floored or {}
+    groups = [(F.col(floored[q]) if q in floored else text_column(key[q], marker[q])).alias(f"_q{j}")
+              for j, q in enumerate(quasi)]
     return to_pandas(frame.groupBy(*groups).agg(*aggregates))
 
 
 def _bottom(dataset: Dataset, grouped: pd.DataFrame, quasi: list[str],
-            sensitive_values: Mapping[str, tuple[NDArray[np.object_], Any]], request: StatsRequest) -> ClassStats:
-    """The grouped table with leaf codes for texts: the bottom class table, quasi-identifiers in the dataset's order."""
+            sensitive_values: Mapping[str, tuple[NDArray[np.object_], Any]], request: StatsRequest,
+            floored: Mapping[str, str] | None = None) -> ClassStats:
+    """The grouped table with codes for texts: the bottom class table, quasi-identifiers in the dataset's order.
+
+    A quasi-identifier in ``floored`` was grouped by its code at its
+    ``min_level`` already; the others' texts become leaf codes.
+    """
+    floored = floored or {}
     position = {q: j for j, q in enumerate(quasi)}
     keys = np.zeros((len(grouped), len(dataset.quasi)), dtype=np.int32)
     for j, q in enumerate(dataset.quasi):
-        codes = grouped[f"_q{position[q]}"].map(dataset.value_codes(q))
+        column = grouped[f"_q{position[q]}"]
+        codes = column if q in floored else column.map(dataset.value_codes(q))
         keys[:, j] = codes.to_numpy(dtype=np.int32)
     histograms = {}
     for i, a in enumerate(sorted(request.histograms)):
@@ -423,7 +491,8 @@ def _bottom(dataset: Dataset, grouped: pd.DataFrame, quasi: list[str],
     sums = {a: grouped[f"_x{i}"].to_numpy(dtype=np.float64) for i, a in enumerate(sorted(request.moments))}
     sumsq = {a: grouped[f"_xx{i}"].to_numpy(dtype=np.float64) for i, a in enumerate(sorted(request.moments))}
     return ClassStats(sizes=grouped["_n"].to_numpy(dtype=np.int64), keys=keys, histograms=histograms, sums=sums,
-                      sumsq=sumsq, levels=tuple(0 for _ in dataset.quasi))
+                      sumsq=sumsq,
+                      levels=tuple(dataset.specs[q].min_level if q in floored else 0 for q in dataset.quasi))
 
 
 def first_line(exc: BaseException) -> str:

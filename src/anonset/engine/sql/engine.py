@@ -24,6 +24,12 @@ How a node's class table is computed:
    nodes, like the numpy engine's) and fetched: numeric columns only, through
    binary ``COPY`` on PostgreSQL.
 
+Built with ``floor=`` (each quasi-identifier's minimum generalization), the
+mapping tables send each raw value to its code at the floor's level instead
+of its leaf, so the bottom class table is counted at the floor: fewer
+classes when a quasi-identifier is near-unique; no node below the floor can
+be asked for.
+
 The statistics equal the numpy engine's for the same node (classes may come
 in another order; sums of non-integer values may differ in the last bits
 since they are added in another order).
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -45,6 +52,7 @@ import pandas as pd
 
 from anonset.core.dataset import Dataset
 from anonset.core.stats import ClassStats, StatsRequest
+from anonset.engine.base import floor_levels
 from anonset.engine.sql.base import ColumnType, SqlBackend, TableName
 from anonset.engine.sql.profile import require_columns, text_of
 from anonset.errors import ConfigError, DataError
@@ -94,6 +102,10 @@ class SqlEngine:
         Budget, in classes, of the class tables kept in Python once fetched
         (least recently used first out): a node asked for again (a second
         search, the neighbours of the released node) does not travel again.
+    floor : sequence of int, optional
+        The levels to count the most specific class table at (each
+        quasi-identifier's minimum generalization); the original values
+        (all 0) by default.
 
     Attributes
     ----------
@@ -111,7 +123,8 @@ class SqlEngine:
     """
 
     def __init__(self, dataset: Dataset, request: StatsRequest | None, backend: SqlBackend, table: TableName,
-                 *, cache_cells: int = 20_000_000, direct_rows: int = 2_000, fetched_rows: int = 1_000_000):
+                 *, cache_cells: int = 20_000_000, direct_rows: int = 2_000, fetched_rows: int = 1_000_000,
+                 floor: Sequence[int] | None = None):
         self._closed = False
         self.dataset = dataset
         self.request = request or StatsRequest()
@@ -121,6 +134,7 @@ class SqlEngine:
         self.direct_rows = int(direct_rows)
         self._array_params: dict[tuple[int, int, int], Any] = {}
         self.hierarchies = dataset.hierarchies
+        self._floor = floor_levels(self.hierarchies, dataset.quasi, floor)
         self._where = backend.where(table)
         self._rows_read = 0
         self._nodes_computed = 0
@@ -146,6 +160,11 @@ class SqlEngine:
     def name(self) -> str:
         """The backend's dialect: ``duckdb`` or ``postgresql``."""
         return self.backend.dialect
+
+    @property
+    def bottom_levels(self) -> tuple[int, ...]:
+        """The levels of the most specific class table: all 0, or the floor the engine was built with."""
+        return self._floor
 
     @property
     def rows_fetched(self) -> int:
@@ -336,9 +355,10 @@ class SqlEngine:
     def _upload_maps(self) -> tuple[list[str], dict[str, str]]:
         """Mapping tables value -> leaf code per quasi-identifier, value -> code (, number) per sensitive."""
         qi_maps = []
-        for q in self.dataset.quasi:
+        for q, h, level in zip(self.dataset.quasi, self.hierarchies, self._floor, strict=True):
             vc = self.dataset.value_codes(q)
-            name = self.backend.upload(f"map_{q}", {"v": _text_array(vc), "c": np.fromiter(vc.values(), np.int32)},
+            leaves = np.fromiter(vc.values(), np.int32, count=len(vc))
+            name = self.backend.upload(f"map_{q}", {"v": _text_array(vc), "c": h.maps[level][leaves]},
                                        {"v": "text", "c": "int4"})
             self._created.append(name)
             qi_maps.append(name)
@@ -399,7 +419,7 @@ class SqlEngine:
                 f"{self._where}: the table has {int(total[0])} rows but the dataset was built from"
                 f" {self.dataset.n_rows}; the table changed since it was profiled: profile it again"
             )
-        node = _Node(tuple(0 for _ in self.hierarchies), name, int(n_classes[0]))
+        node = _Node(self._floor, name, int(n_classes[0]))
         self._cache[node.levels] = node  # always kept, not counted against the budget (as in NumpyEngine)
         return node
 
@@ -430,6 +450,9 @@ class SqlEngine:
                 v < 0 or v > h.max_level for v, h in zip(out, self.hierarchies, strict=True)):
             raise ValueError(f"levels {levels!r} are not a node of the lattice"
                              f" (max levels {[h.max_level for h in self.hierarchies]})")
+        if any(v < f for v, f in zip(out, self._floor, strict=True)):
+            raise ValueError(f"node {out} lies below the levels the engine counted its classes at"
+                             f" ({self._floor}, the minimum generalization)")
         return out
 
     def _best_source(self, levels: tuple[int, ...]) -> _Node:

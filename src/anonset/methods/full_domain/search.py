@@ -430,12 +430,13 @@ def level_floors(dataset: Dataset, engine: Engine, requirements: Requirements, m
 
 
 def _most_specific_classes(dataset: Dataset, engine: Engine) -> ClassStats:
-    """The bottom node's classes (leaf codes as keys) for the set bounds; none for a table in a database.
+    """The bottom node's classes (leaf codes as keys) for the set bounds; none for a table in a database, nor from
+    an engine that counted its classes at a minimum generalization (the bounds count from the leaves).
 
     Fetching the bottom node from a database could mean every record; in
     memory the engine holds it already.
     """
-    if not dataset.in_memory:
+    if not dataset.in_memory or any(engine.bottom_levels):
         return ClassStats(np.zeros(0, dtype=np.int64), np.zeros((0, len(dataset.quasi)), dtype=np.int32))
     return engine.class_stats(tuple(0 for _ in dataset.quasi))
 
