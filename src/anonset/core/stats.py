@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
     from anonset.core.dataset import Dataset
 
-__all__ = ["ClassStats", "RowColumns", "StatsRequest", "aggregate", "numeric_values", "stats_from_assignment"]
+__all__ = ["ClassStats", "RowColumns", "StatsRequest", "aggregate", "match_keys", "numeric_values",
+           "stats_from_assignment"]
 
 
 @dataclass(frozen=True)
@@ -188,3 +189,37 @@ def stats_from_assignment(dataset: Dataset, row_class: NDArray[np.integer[Any]],
     n_classes = int(assignment.max()) + 1 if kept.any() else 0
     rows = None if kept.all() else np.flatnonzero(kept)
     return RowColumns.of(dataset, request).stats(rows, assignment[kept], n_classes, keys)
+
+
+def match_keys(codes: NDArray[np.integer[Any]], keys: NDArray[np.integer[Any]], sizes: list[int]) -> NDArray[np.int64]:
+    """Index into ``keys`` of every row of ``codes``, -1 where absent.
+
+    Parameters
+    ----------
+    codes, keys : numpy.ndarray
+        (n, d) and (c, d) codes at the same levels; ``keys`` rows are distinct.
+    sizes : list of int
+        Number of codes per column at those levels.
+    """
+    if codes.shape[1] == 0:
+        return np.zeros(len(codes), dtype=np.int64) if len(keys) else np.full(len(codes), -1, dtype=np.int64)
+    if len(keys) == 0:
+        return np.full(len(codes), -1, dtype=np.int64)
+    space = 1.0
+    for s in sizes:
+        space *= max(s, 1)
+    if space < 2.0**62:
+        mult = np.cumprod([1] + [max(s, 1) for s in sizes[:0:-1]])[::-1].astype(np.int64)
+        row_key = codes.astype(np.int64) @ mult
+        class_key = keys.astype(np.int64) @ mult
+        order = np.argsort(class_key, kind="stable")
+        pos = np.searchsorted(class_key[order], row_key)
+        pos = np.minimum(pos, len(order) - 1)
+        index = order[pos]
+        found = class_key[index] == row_key
+    else:  # too many combinations for one integer per row: pandas matches the rows
+        import pandas as pd
+
+        index = pd.MultiIndex.from_arrays(list(keys.T)).get_indexer(pd.MultiIndex.from_arrays(list(codes.T)))
+        found = index >= 0
+    return np.where(found, index, -1).astype(np.int64)

@@ -35,6 +35,7 @@ import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.core.partition import HierarchyNodes, Partition
+from anonset.core.stats import match_keys
 from anonset.engine.base import Engine
 from anonset.privacy.base import Requirements, group_floor
 
@@ -206,10 +207,7 @@ def suppressed_counts_of_node(engine: Engine, levels: tuple[int, ...],
     rolled = np.stack([h.parent_map(counted, level)[bottom.keys[:, j]]
                        for j, (h, counted, level) in enumerate(zip(hierarchies, engine.bottom_levels, levels,
                                                                    strict=True))], axis=1).astype(np.int64)
-    both = np.concatenate([rolled, keys])
-    _, inverse = np.unique(both, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    hit = np.isin(inverse[: len(rolled)], inverse[len(rolled):])
+    hit = match_keys(rolled, keys, [h.size(level) for h, level in zip(hierarchies, levels, strict=True)]) >= 0
     for j, (q, h, counted) in enumerate(zip(dataset.quasi, hierarchies, engine.bottom_levels, strict=True)):
         values = h.parent_map(counted, named[j])[bottom.keys[hit, j]]
         out[q] = np.bincount(values, weights=bottom.sizes[hit], minlength=len(out[q])).astype(np.int64)

@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from anonset.core.dataset import Dataset, Role
+from anonset.core.stats import match_keys
 from anonset.engine.base import Engine
 from anonset.engine.sql.base import ColumnType, SqlBackend, TableName, table_parts
-from anonset.engine.sql.engine import SqlEngine, match_keys
+from anonset.engine.sql.engine import SqlEngine
 from anonset.engine.sql.profile import require_columns, text_of
 from anonset.errors import ConfigError, DataError
 from anonset.privacy.base import Requirements

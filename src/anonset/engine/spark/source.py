@@ -24,11 +24,12 @@ are given back only as aliases of what is written.
 GROUP BY over every quasi-identifier gives the most specific class table,
 and its marginals are the value counts the dataset is built from; only
 those aggregates reach the driver.  Where a quasi-identifier has a minimum
-generalization (``min_level``), the value counts come first (one job, so
-the hierarchies still see every value), then the records are grouped by
-their codes at the floor's levels (each value mapped by a broadcast join
-with its small table of codes): the class table the driver receives has
-one row per combination of floor values, not of original values.
+generalization (``min_level``), its values are counted first (with the
+sensitive attributes' values, one job, so its hierarchy still sees every
+value), then the records are grouped by its code at the floor (each value
+mapped by a broadcast join with a small table of codes): the class table
+the driver receives has one row per combination of floor values, not of
+original values.
 """
 
 from __future__ import annotations
@@ -262,7 +263,7 @@ def count_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mappi
     """The dataset and the bottom class table of a Spark table, from (at most) two Spark jobs.
 
     1. The distinct values of the sensitive attributes with their counts
-       (one small job; skipped when there is none).
+       (one small job; skipped when there is none and no floor applies).
     2. The table grouped by the text of every quasi-identifier: per group
        the count, a count per value of each attribute in
        ``request.histograms`` and the sum and sum of squares of each one in
@@ -274,91 +275,87 @@ def count_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mappi
     driver; then the texts are mapped to the dataset's leaf codes, so the
     bottom class table is the numpy engine's.
 
-    With ``at_floor`` and a quasi-identifier with a ``min_level``, the
-    value counts of every quasi-identifier and sensitive attribute are one
-    job and the grouping by the codes at the floor's levels the other
-    (:func:`_count_at_floor`); the bottom class table is then at those
-    levels.
+    With ``at_floor``, a quasi-identifier with a ``min_level`` is counted
+    with the sensitive attributes in the first job (its hierarchy needs
+    every value), and the second groups the records by its code at that
+    level, each value mapped by a broadcast join with a small table of
+    (value, code) (:func:`_floor_codes`): the bottom class table is then at
+    the floor's levels, one row per combination of floor values.
 
     Raises
     ------
     DataError
         A configured column is not in the table, or Spark fails.
     """
+    from pyspark.sql import functions as F
+
     specs = {name: attribute_spec(name, spec) for name, spec in attributes.items()}
-    if at_floor and any(spec.min_level for spec in specs.values() if spec.role is Role.QUASI):
-        return _count_at_floor(frame, specs, request, source)
     for name in specs:
         if name not in frame.columns:
             raise DataError(f"{source}: configured column {name!r} is not in the table; columns are:"
                             f" {', '.join(frame.columns)}")
     quasi = [n for n in frame.columns if n in specs and specs[n].role is Role.QUASI]
     sensitive = [n for n in frame.columns if n in specs and specs[n].role is Role.SENSITIVE]
+    floored = [n for n in quasi if at_floor and specs[n].min_level]
     marker = {n: (specs[n].missing[0] if specs[n].missing else "") for n in quasi + sensitive}
     data, key = keyed(frame)
     try:
-        sensitive_values = _value_counts(data, key, sensitive, marker)
-        grouped = _grouped(data, key, quasi, sensitive_values, request, marker)
+        counted = _value_counts(data, key, floored + sensitive, marker)
+        floor_codes = _floor_codes(frame, specs, counted, floored, source)
+        for j, q in enumerate(quasi):
+            if q in floor_codes:
+                data = data.join(F.broadcast(floor_codes[q].toDF(f"_v{j}", f"_f{j}")),
+                                 text_column(key[q], marker[q]) == F.col(f"_v{j}"), "left")
+        columns = {q: f"_f{j}" for j, q in enumerate(quasi) if q in floor_codes}
+        sensitive_values = {a: counted[a] for a in sensitive}
+        grouped = _grouped(data, key, quasi, sensitive_values, request, marker, columns)
     except DataError as exc:
         raise DataError(f"{source}: {exc}") from None
     except Exception as exc:  # Spark raises its own types: one line for the user
         raise reading_error(exc, source, "count the table") from None
     if not int(grouped["_n"].sum()):
         raise DataError(f"{source}: the table has no records; give at least one record")
-    values: dict[str, tuple[NDArray[np.object_], NDArray[np.int64]]] = dict(sensitive_values)
+    values: dict[str, tuple[NDArray[np.object_], NDArray[np.int64]]] = dict(counted)
     sizes = grouped["_n"].to_numpy(dtype=np.int64)
     for j, name in enumerate(quasi):
+        if name in columns:
+            continue
         marginal = grouped.groupby(f"_q{j}", sort=False)["_n"].sum()
         texts = np.empty(len(marginal), dtype=object)
         texts[:] = [str(v) for v in marginal.index]
         values[name] = (texts, marginal.to_numpy(dtype=np.int64))
     dataset = Dataset.from_profile(TableProfile(columns=tuple(frame.columns), n_rows=int(sizes.sum()),
                                                 values=values), specs, source)
-    return SparkCounts(dataset, _bottom(dataset, grouped, quasi, sensitive_values, request))
-
-
-def _count_at_floor(frame: DataFrame, specs: Mapping[str, AttributeSpec], request: StatsRequest,
-                    source: str) -> SparkCounts:
-    """:func:`count_frame` with the bottom class table counted at the quasi-identifiers' ``min_level``.
-
-    The dataset comes from the value counts (one job); each quasi-identifier
-    with a floor is mapped to its codes at that level by a broadcast join
-    with a table of (value, code), the others are grouped by their text and
-    mapped to leaf codes on the driver, as :func:`count_frame` does.
-    """
-    from pyspark.sql import functions as F
-
-    dataset = dataset_from_frame(frame, specs, source)
-    quasi = [n for n in frame.columns if n in specs and specs[n].role is Role.QUASI]
-    sensitive = [n for n in frame.columns if n in specs and specs[n].role is Role.SENSITIVE]
-    marker = {n: (specs[n].missing[0] if specs[n].missing else "") for n in quasi + sensitive}
-    sensitive_values = {name: (np.asarray(list(dataset.value_codes(name)), dtype=object), None)
-                        for name in sensitive}
-    data, key = keyed(frame)
-    floored = {}
-    spark = frame.sparkSession
-    for j, q in enumerate(quasi):
-        level = dataset.specs[q].min_level
-        if not level:
-            continue
-        codes = dataset.value_codes(q)
-        leaves = np.fromiter(codes.values(), np.int32, count=len(codes))
-        coded = dataset.require_hierarchy(q).maps[level][leaves]
-        table = spark.createDataFrame([(v, int(c)) for v, c in zip(codes, coded, strict=True)],
-                                      f"_v{j} string, _f{j} int")
-        data = data.join(F.broadcast(table), text_column(key[q], marker[q]) == F.col(f"_v{j}"), "left")
-        floored[q] = f"_f{j}"
-    try:
-        grouped = _grouped(data, key, quasi, sensitive_values, request, marker, floored)
-    except DataError as exc:
-        raise DataError(f"{source}: {exc}") from None
-    except Exception as exc:  # Spark raises its own types: one line for the user
-        raise reading_error(exc, source, "count the table at its minimum generalization") from None
-    if int(grouped["_n"].sum()) != dataset.n_rows or any(grouped[f"_q{quasi.index(q)}"].isna().any()
-                                                         for q in floored):
+    if floored and (any(grouped[f"_q{quasi.index(q)}"].isna().any() for q in floored)
+                    or any(int(counted[q][1].sum()) != dataset.n_rows for q in floored)):
         raise DataError(f"{source}: the table changed while it was counted (its records no longer match its value"
                         " counts); count it again")
-    return SparkCounts(dataset, _bottom(dataset, grouped, quasi, sensitive_values, request, floored))
+    return SparkCounts(dataset, _bottom(dataset, grouped, quasi, sensitive_values, request, columns))
+
+
+def _floor_codes(frame: DataFrame, specs: Mapping[str, AttributeSpec],
+                 counted: Mapping[str, tuple[NDArray[np.object_], NDArray[np.int64]]], floored: list[str],
+                 source: str) -> dict[str, DataFrame]:
+    """Per quasi-identifier with a ``min_level``, a small Spark table of (value, code at that level).
+
+    The codes come from the hierarchies a dataset builds of those
+    attributes' value counts alone; the whole dataset builds the same
+    hierarchies from the same counts afterwards.
+    """
+    if not floored:
+        return {}
+    n_rows = int(counted[floored[0]][1].sum())
+    part = Dataset.from_profile(TableProfile(columns=tuple(frame.columns), n_rows=n_rows,
+                                             values={q: counted[q] for q in floored}),
+                                {q: specs[q] for q in floored}, source)
+    spark = frame.sparkSession
+    out = {}
+    for q in floored:
+        codes = part.value_codes(q)
+        leaves = np.fromiter(codes.values(), np.int32, count=len(codes))
+        coded = part.require_hierarchy(q).maps[specs[q].min_level][leaves]
+        out[q] = spark.createDataFrame([(v, int(c)) for v, c in zip(codes, coded, strict=True)], "v string, c int")
+    return out
 
 
 def dataset_from_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]],

@@ -48,10 +48,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
-import pandas as pd
 
 from anonset.core.dataset import Dataset
-from anonset.core.stats import ClassStats, StatsRequest
+from anonset.core.stats import ClassStats, StatsRequest, match_keys
 from anonset.engine.base import floor_levels
 from anonset.engine.sql.base import ColumnType, SqlBackend, TableName
 from anonset.engine.sql.profile import require_columns, text_of
@@ -60,7 +59,7 @@ from anonset.errors import ConfigError, DataError
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["SqlEngine", "match_keys"]
+__all__ = ["SqlEngine"]
 
 #: Stay well below PostgreSQL's 1,600 columns per table.
 MAX_COLUMNS = 1400
@@ -537,38 +536,6 @@ def _text_array(value_codes: dict[str, int]) -> NDArray[np.object_]:
     out = np.empty(len(value_codes), dtype=object)
     out[:] = list(value_codes)
     return out
-
-
-def match_keys(codes: NDArray[np.integer[Any]], keys: NDArray[np.integer[Any]], sizes: list[int]) -> NDArray[np.int64]:
-    """Index into ``keys`` of every row of ``codes``, -1 where absent.
-
-    Parameters
-    ----------
-    codes, keys : numpy.ndarray
-        (n, d) and (c, d) codes at the same levels; ``keys`` rows are distinct.
-    sizes : list of int
-        Number of codes per column at those levels.
-    """
-    if codes.shape[1] == 0:
-        return np.zeros(len(codes), dtype=np.int64) if len(keys) else np.full(len(codes), -1, dtype=np.int64)
-    if len(keys) == 0:
-        return np.full(len(codes), -1, dtype=np.int64)
-    space = 1.0
-    for s in sizes:
-        space *= max(s, 1)
-    if space < 2.0**62:
-        mult = np.cumprod([1] + [max(s, 1) for s in sizes[:0:-1]])[::-1].astype(np.int64)
-        row_key = codes.astype(np.int64) @ mult
-        class_key = keys.astype(np.int64) @ mult
-        order = np.argsort(class_key, kind="stable")
-        pos = np.searchsorted(class_key[order], row_key)
-        pos = np.minimum(pos, len(order) - 1)
-        index = order[pos]
-        found = class_key[index] == row_key
-    else:
-        index = pd.MultiIndex.from_arrays(list(keys.T)).get_indexer(pd.MultiIndex.from_arrays(list(codes.T)))
-        found = index >= 0
-    return np.where(found, index, -1).astype(np.int64)
 
 
 if TYPE_CHECKING:  # mypy checks that the class implements the protocol
