@@ -19,13 +19,19 @@ ungeneralized table; lower is better.  It needs each record's class.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.core.partition import Partition
+from anonset.engine.numpy.kernels import group_keys
 from anonset.metrics.ambiguity import class_areas, domain_area
 from anonset.metrics.base import Metric
 from anonset.risk.survey import combination_keys
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["KLDivergence"]
 
@@ -44,14 +50,33 @@ class KLDivergence(Metric):
         n = dataset.n_rows
         if n == 0:
             return 0.0
-        codes = np.stack([np.asarray(dataset.encoded[q].row_codes(), dtype=np.int64) for q in dataset.quasi], axis=1)
-        # each record's combination as one integer (a sort of integers, not of rows of codes)
-        _, combination, held = np.unique(combination_keys(codes - min(int(codes.min()), 0)), return_inverse=True,
-                                         return_counts=True)
-        p = held[combination.reshape(-1)] / n
-        rc = partition.row_class
-        kept = rc >= 0
-        q = np.empty(n)
-        q[kept] = (partition.sizes / n / class_areas(partition, dataset))[rc[kept]]
-        q[~kept] = partition.n_suppressed / n / domain_area(dataset)
-        return float(np.sum(p * np.log2(p / q)))
+        held, combination = _combinations(dataset)
+        share = held / n  # each combination's input frequency p
+        # Σ_records p·log2(p/q) = Σ_records p·log2(p) − Σ_records p·log2(q), the first summed per combination
+        # (held records each), the second per class (q is the class's; slot 0 the suppressed records')
+        p_of_record = share[combination]
+        del combination
+        mass = np.bincount(partition.row_class + 1, weights=p_of_record, minlength=partition.n_classes + 1)
+        total = float(np.sum(held * share * np.log2(share)))
+        q = partition.sizes / n / class_areas(partition, dataset)
+        total -= float(np.sum(mass[1:] * np.log2(q)))
+        if partition.n_suppressed:
+            total -= float(mass[0]) * float(np.log2(partition.n_suppressed / n / domain_area(dataset)))
+        return total
+
+
+def _combinations(dataset: Dataset) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """How many records hold each combination of quasi-identifier codes, and each record's combination.
+
+    Grouped by the numpy engine's hash kernel on the dataset's (cached) code
+    matrix; a code space too large for one 64-bit integer per record is
+    grouped by sorting packed keys instead.
+    """
+    codes = dataset.qi_codes()
+    radix = np.asarray([int(codes[:, j].max()) + 1 for j in range(codes.shape[1])], dtype=np.int64)
+    if float(np.prod(radix.astype(np.float64))) < 2.0**62:
+        _, combination = group_keys(np.ascontiguousarray(codes), radix)
+        return np.bincount(combination), combination
+    _, combination, held = np.unique(combination_keys(codes.astype(np.int64)), return_inverse=True,
+                                     return_counts=True)
+    return held, combination.reshape(-1).astype(np.int64)

@@ -23,35 +23,57 @@ __all__ = ["group_keys", "hash_groups", "rollup_group", "sum_rows_into"]
 
 @numba.njit(cache=True, nogil=True)
 def hash_groups(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover
-    """Group ids in first-seen order for an int64 array, and the first row of each group."""
+    """Group ids in first-seen order for an int64 array, and the first row of each group.
+
+    An open-addressing table that starts small and doubles (rehashing) when
+    half full: its memory follows the number of groups, not of rows (a table
+    sized for every row took 16 bytes per row times the next power of two
+    above twice the rows).
+    """
     n = keys.shape[0]
-    cap = 16
-    while cap < 2 * n:
-        cap *= 2
+    cap = 1024
     mask = cap - 1
     table_keys = np.empty(cap, dtype=np.int64)
     table_ids = np.full(cap, -1, dtype=np.int64)
     inverse = np.empty(n, dtype=np.int64)
-    first = np.empty(n, dtype=np.int64)
+    first = np.empty(512, dtype=np.int64)
     n_groups = 0
     for i in range(n):
         k = keys[i]
-        h = (k * np.int64(-7046029254386353131)) >> np.int64(17)
-        slot = h & mask
+        slot = ((k * np.int64(-7046029254386353131)) >> np.int64(17)) & mask
         while True:
             g = table_ids[slot]
             if g == -1:
+                if n_groups == first.shape[0]:
+                    grown = np.empty(2 * n_groups, dtype=np.int64)
+                    grown[:n_groups] = first
+                    first = grown
                 table_keys[slot] = k
                 table_ids[slot] = n_groups
                 first[n_groups] = i
                 inverse[i] = n_groups
                 n_groups += 1
+                if 2 * n_groups > cap:  # half full: double and place every key again
+                    cap *= 2
+                    mask = cap - 1
+                    old_keys, old_ids = table_keys, table_ids
+                    table_keys = np.empty(cap, dtype=np.int64)
+                    table_ids = np.full(cap, -1, dtype=np.int64)
+                    for t in range(old_ids.shape[0]):
+                        if old_ids[t] == -1:
+                            continue
+                        key = old_keys[t]
+                        place = ((key * np.int64(-7046029254386353131)) >> np.int64(17)) & mask
+                        while table_ids[place] != -1:
+                            place = (place + 1) & mask
+                        table_keys[place] = key
+                        table_ids[place] = old_ids[t]
                 break
             if table_keys[slot] == k:
                 inverse[i] = g
                 break
             slot = (slot + 1) & mask
-    return inverse, first[:n_groups]
+    return inverse, first[:n_groups].copy()
 
 
 @numba.njit(cache=True, nogil=True)
