@@ -310,6 +310,11 @@ def check_engine(engine: Engine, dataset: Dataset, requirements: Requirements) -
     if not (need.histograms <= have.histograms and need.moments <= have.moments):
         raise ConfigError("the engine passed to fit() lacks statistics the privacy models need; build it"
                           " with the requirements' request (requirements.request)")
+    floor = dataset.min_levels
+    if any(counted > level for counted, level in zip(engine.bottom_levels, floor, strict=True)):
+        raise ConfigError(f"the engine passed to fit() counted its classes at levels {engine.bottom_levels}, above"
+                          f" the quasi-identifiers' min_level {floor}: no search could start at the floor; build it"
+                          " with floor=dataset.min_levels")
 
 
 def _warn_single_class_targets(dataset: Dataset) -> None:

@@ -225,3 +225,12 @@ def test_suppressed_values_counted_from_the_classes_equal_those_counted_from_the
         assert small.any() and by_rows["zip"].sum() == stats.sizes[small].sum()
         for q in ds.quasi:
             np.testing.assert_array_equal(by_classes[q], by_rows[q])
+
+
+def test_an_engine_counted_above_the_floor_is_refused() -> None:
+    """An engine built to count at levels above the attributes' min_level could not start a search at the
+    floor: fit() says so before any search."""
+    ds = Dataset(_survey(200), ATTRS)
+    engine = NumpyEngine(ds, floor=tuple(2 if q == "zip" else 0 for q in ds.quasi))
+    with pytest.raises(ConfigError, match=r"counted its classes at levels .* above the quasi-identifiers' min_level"):
+        Anonymizer(ATTRS, Requirements([KAnonymity(3)])).fit(ds, engine=engine)

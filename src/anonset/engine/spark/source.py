@@ -301,7 +301,7 @@ def count_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mappi
     data, key = keyed(frame)
     try:
         counted = _value_counts(data, key, floored + sensitive, marker)
-        floor_codes = _floor_codes(frame, specs, counted, floored, source)
+        part, floor_codes = _floor_codes(frame, specs, counted, floored, source)
         for j, q in enumerate(quasi):
             if q in floor_codes:
                 data = data.join(F.broadcast(floor_codes[q].toDF(f"_v{j}", f"_f{j}")),
@@ -330,20 +330,28 @@ def count_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mappi
                     or any(int(counted[q][1].sum()) != dataset.n_rows for q in floored)):
         raise DataError(f"{source}: the table changed while it was counted (its records no longer match its value"
                         " counts); count it again")
+    for q in floored:  # the records were grouped by the codes of the first hierarchy: the dataset's must agree
+        level = specs[q].min_level
+        assert part is not None
+        if (dataset.value_codes(q) != part.value_codes(q)
+                or not np.array_equal(dataset.require_hierarchy(q).labels[level],
+                                      part.require_hierarchy(q).labels[level])):
+            raise DataError(f"{source}: the hierarchy of {q!r} came out differently from the same value counts;"
+                            " remove its min_level and report this")
     return SparkCounts(dataset, _bottom(dataset, grouped, quasi, sensitive_values, request, columns))
 
 
 def _floor_codes(frame: DataFrame, specs: Mapping[str, AttributeSpec],
                  counted: Mapping[str, tuple[NDArray[np.object_], NDArray[np.int64]]], floored: list[str],
-                 source: str) -> dict[str, DataFrame]:
-    """Per quasi-identifier with a ``min_level``, a small Spark table of (value, code at that level).
+                 source: str) -> tuple[Dataset | None, dict[str, DataFrame]]:
+    """Per quasi-identifier with a ``min_level``, a small Spark table of (value, code at that level), and the
+    dataset of those attributes alone whose hierarchies gave the codes.
 
-    The codes come from the hierarchies a dataset builds of those
-    attributes' value counts alone; the whole dataset builds the same
-    hierarchies from the same counts afterwards.
+    The whole dataset builds the same hierarchies from the same counts
+    afterwards (:func:`count_frame` checks that it did).
     """
     if not floored:
-        return {}
+        return None, {}
     n_rows = int(counted[floored[0]][1].sum())
     part = Dataset.from_profile(TableProfile(columns=tuple(frame.columns), n_rows=n_rows,
                                              values={q: counted[q] for q in floored}),
@@ -355,7 +363,7 @@ def _floor_codes(frame: DataFrame, specs: Mapping[str, AttributeSpec],
         leaves = np.fromiter(codes.values(), np.int32, count=len(codes))
         coded = part.require_hierarchy(q).maps[specs[q].min_level][leaves]
         out[q] = spark.createDataFrame([(v, int(c)) for v, c in zip(codes, coded, strict=True)], "v string, c int")
-    return out
+    return part, out
 
 
 def dataset_from_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]],
