@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from anonset.core.dataset import AttributeSpec, Dataset
+from anonset.core.dataset import AttributeSpec, Dataset, Role, attribute_spec
 from anonset.errors import DataError
 from anonset.io.delimiters import check_delimiter, sniff_delimiter
 from anonset.io.outputs import atomic_write
@@ -63,7 +63,8 @@ def read_table(path: str | Path, delimiter: str | None = None, fmt: str | None =
 
 
 def read_dataset(path: str | Path, attributes: Mapping[str, AttributeSpec | Mapping[str, Any]],
-                 delimiter: str | None = None, fmt: str | None = None) -> Dataset:
+                 delimiter: str | None = None, fmt: str | None = None, *,
+                 keep_identifiers: bool = True) -> Dataset:
     """Read a CSV or Parquet file into a :class:`~anonset.core.dataset.Dataset` without a DataFrame of strings.
 
     The file is read by :func:`read_arrow_table` and handed to the dataset,
@@ -71,9 +72,20 @@ def read_dataset(path: str | Path, attributes: Mapping[str, AttributeSpec | Mapp
     their text took is given back once the dataset is built.  The
     parameters, checks and errors are those of :func:`read_table` and of the
     dataset; the dataset's :attr:`~anonset.core.dataset.Dataset.table`
-    equals what :func:`read_table` gives.
+    equals what :func:`read_table` gives, except that without
+    ``keep_identifiers`` (a run, which releases no identifier and reads none)
+    each column with role ``identifier`` keeps its place and name but no
+    value (all null), so its text (one per record, often the widest column)
+    is not held.
     """
-    dataset = Dataset(read_arrow_table(path, delimiter, fmt), attributes, source=str(path))
+    table = read_arrow_table(path, delimiter, fmt)
+    if not keep_identifiers:
+        for name, spec in attributes.items():
+            if attribute_spec(name, spec).role is Role.IDENTIFIER and name in table.column_names:
+                i = table.schema.get_field_index(name)
+                table = table.set_column(i, pa.field(name, pa.null()), pa.nulls(table.num_rows))
+    dataset = Dataset(table, attributes, source=str(path))
+    del table
     pa.default_memory_pool().release_unused()
     return dataset
 

@@ -25,10 +25,9 @@ import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.core.partition import Partition
-from anonset.engine.numpy.kernels import group_keys
+from anonset.engine.numpy.engine import group_rows
 from anonset.metrics.ambiguity import class_areas, domain_area
 from anonset.metrics.base import Metric
-from anonset.risk.survey import combination_keys
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -66,17 +65,6 @@ class KLDivergence(Metric):
 
 
 def _combinations(dataset: Dataset) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """How many records hold each combination of quasi-identifier codes, and each record's combination.
-
-    Grouped by the numpy engine's hash kernel on the dataset's (cached) code
-    matrix; a code space too large for one 64-bit integer per record is
-    grouped by sorting packed keys instead.
-    """
-    codes = dataset.qi_codes()
-    radix = np.asarray([int(codes[:, j].max()) + 1 for j in range(codes.shape[1])], dtype=np.int64)
-    if float(np.prod(radix.astype(np.float64))) < 2.0**62:
-        _, combination = group_keys(np.ascontiguousarray(codes), radix)
-        return np.bincount(combination), combination
-    _, combination, held = np.unique(combination_keys(codes.astype(np.int64)), return_inverse=True,
-                                     return_counts=True)
-    return held, combination.reshape(-1).astype(np.int64)
+    """How many records hold each combination of quasi-identifier codes, and each record's combination."""
+    _, combination = group_rows(dataset, tuple(0 for _ in dataset.quasi))
+    return np.bincount(combination), combination

@@ -312,7 +312,7 @@ def read_in_memory(config: RunConfig, what: str) -> Dataset:
     if not isinstance(inp, FileInput):
         raise ConfigError(f"{config.path}: {what} reads the input into memory, and {inp.location} is not a file on"
                           " this machine; give a CSV or Parquet file as input.path")
-    return read_dataset(inp.path, attribute_specs(config), inp.delimiter, inp.format)
+    return read_dataset(inp.path, attribute_specs(config), inp.delimiter, inp.format, keep_identifiers=False)
 
 
 def release_delimiter(config: RunConfig) -> str:

@@ -36,13 +36,13 @@ from anonset.core.dataset import Dataset
 from anonset.core.hierarchy import Hierarchy
 from anonset.core.stats import ClassStats, StatsRequest, aggregate, stats_from_assignment
 from anonset.engine.base import floor_levels
-from anonset.engine.numpy.kernels import group_keys, rollup_group, sum_rows_into
+from anonset.engine.numpy.kernels import hash_groups, rollup_group, sum_rows_into
 from anonset.errors import DataError
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["NumpyEngine"]
+__all__ = ["NumpyEngine", "group_rows"]
 
 
 class NumpyEngine:
@@ -91,9 +91,7 @@ class NumpyEngine:
         bottom_levels = floor_levels(self.hierarchies, dataset.quasi, floor)
         self._row_to_bottom: NDArray[np.int64] | None = None
         if bottom is None:
-            radix = np.array([h.size(f) for h, f in zip(self.hierarchies, bottom_levels, strict=True)],
-                             dtype=np.int64)
-            keys, inverse = _group_leaf_codes(_codes_at(dataset, bottom_levels), radix)
+            keys, inverse = group_rows(dataset, bottom_levels)
             self._row_to_bottom = inverse
             self._rows_read += dataset.n_rows
             bottom = stats_from_assignment(dataset, inverse, self.request, keys=keys)
@@ -317,15 +315,6 @@ def _flatten_parent_maps(hierarchies: tuple[Hierarchy, ...]) -> tuple[NDArray[np
     return flat, offsets
 
 
-def _codes_at(dataset: Dataset, levels: tuple[int, ...]) -> NDArray[np.int32]:
-    """The records' codes at ``levels``: the leaf codes, each column mapped up where its level is above 0."""
-    codes = dataset.qi_codes()
-    if not any(levels):
-        return codes
-    return np.column_stack([h.maps[level][codes[:, j]] if level else codes[:, j]
-                            for j, (h, level) in enumerate(zip(dataset.hierarchies, levels, strict=True))])
-
-
 def _check_bottom(bottom: ClassStats, dataset: Dataset, request: StatsRequest, levels: tuple[int, ...]) -> None:
     """A ValueError unless ``bottom`` is the class table of ``dataset`` at ``levels`` carrying ``request``'s
     statistics."""
@@ -348,18 +337,43 @@ def _check_bottom(bottom: ClassStats, dataset: Dataset, request: StatsRequest, l
             raise ValueError(f"codes of {dataset.quasi[j]!r} outside 0..{size - 1}")
 
 
-def _group_leaf_codes(codes: NDArray[np.int32],
-                      radix: NDArray[np.int64]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
-    """Group rows by their leaf codes (the one pass over the records)."""
-    if codes.shape[1] == 0:
-        return np.zeros((1, 0), dtype=np.int32), np.zeros(len(codes), dtype=np.int64)
-    total = 1.0
-    for b in radix:
-        total *= float(max(int(b), 1))
-    if total < 2.0**62:
-        return group_keys(np.ascontiguousarray(codes, dtype=np.int32), radix.astype(np.int64))
-    keys, inverse = np.unique(codes, axis=0, return_inverse=True)
-    return keys.astype(np.int32), inverse.reshape(-1).astype(np.int64)
+def group_rows(dataset: Dataset, levels: Sequence[int]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+    """The distinct combinations of the records' quasi-identifier codes at ``levels`` (first seen first), and each
+    record's combination: the one pass over the records.
+
+    The codes are read a column at a time into one 64-bit key per record
+    (mixed radix, as :func:`~anonset.engine.numpy.kernels.group_keys` packs
+    them) and grouped by the hash kernel, so no matrix of every record's
+    codes is built; a code space beyond 62 bits falls back to sorting rows.
+    """
+    n, d = dataset.n_rows, len(dataset.quasi)
+    if d == 0:
+        return np.zeros((1 if n else 0, 0), dtype=np.int32), np.zeros(n, dtype=np.int64)
+    # a quasi-identifier without a hierarchy (a number Mondrian cuts) is grouped on its codes, at level 0
+    maps = [dataset.require_hierarchy(q).maps[level] if level else None for q, level in zip(dataset.quasi, levels,
+                                                                                             strict=True)]
+
+    def column(j: int, rows: NDArray[np.int64] | None = None) -> NDArray[np.int32]:
+        codes = dataset.encoded[dataset.quasi[j]].row_codes()
+        codes = codes if rows is None else codes[rows]
+        level_map = maps[j]
+        return codes if level_map is None else level_map[codes]
+
+    radix = [max(dataset.encoded[q].n_categories if m is None else int(m.max()) + 1, 1)
+             for q, m in zip(dataset.quasi, maps, strict=True)]
+    if float(np.prod(np.asarray(radix, dtype=np.float64))) >= 2.0**62:
+        keys, inverse = np.unique(np.column_stack([column(j) for j in range(d)]), axis=0, return_inverse=True)
+        return keys.astype(np.int32), inverse.reshape(-1).astype(np.int64)
+    key = np.zeros(n, dtype=np.int64)
+    for j in range(d):
+        key *= radix[j]
+        key += column(j)
+    inverse, first = hash_groups(key)
+    del key
+    keys = np.empty((len(first), d), dtype=np.int32)
+    for j in range(d):
+        keys[:, j] = column(j, first)
+    return keys, inverse
 
 
 if TYPE_CHECKING:  # mypy checks that the class implements the protocol
