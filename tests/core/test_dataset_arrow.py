@@ -234,3 +234,27 @@ def test_transform_of_an_arrow_dataset(tmp_path: Path) -> None:
     new = Dataset(read_arrow_table(path), SPECS["hierarchies"])
     assert model.transform(new, return_release=True).levels == model.release_.levels
     assert new._frame is None
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_run_holds_no_identifier_value_and_releases_the_same(tmp_path: Path, suffix: str) -> None:
+    """read_dataset(keep_identifiers=False), as a run reads its input: the identifier keeps its place and name
+    with no value, every other column is read as before, and the release is the same."""
+    from anonset.io.tables import read_dataset
+
+    path = tmp_path / f"t{suffix}"
+    write_table(_table(), path, delimiter=";")
+    specs = SPECS["hierarchies"]
+    kept, lean = (read_dataset(path, specs, ";" if suffix == ".csv" else None, keep_identifiers=keep)
+                  for keep in (True, False))
+    assert lean.columns == kept.columns and lean.arrow is not None and kept.arrow is not None
+    assert lean.arrow.column("id").null_count == len(_table()) and lean.arrow.column("id").nbytes == 0
+    assert kept.arrow.column("id").null_count == 0
+    for name in kept.columns:
+        if name != "id":
+            assert lean.arrow.column(name).equals(kept.arrow.column(name)), name
+    requirements = Requirements([KAnonymity(4)], max_suppression=0.05)
+    releases = [Anonymizer(specs, requirements).fit(ds).release_ for ds in (kept, lean)]
+    assert releases[0].table is not None and releases[1].table is not None
+    assert "id" not in releases[1].table.columns
+    pd.testing.assert_frame_equal(releases[0].table, releases[1].table)

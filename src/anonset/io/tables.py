@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import mmap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -78,23 +78,20 @@ def read_dataset(path: str | Path, attributes: Mapping[str, AttributeSpec | Mapp
     value (all null), so its text (one per record, often the widest column)
     is not held.
     """
-    table = read_arrow_table(path, delimiter, fmt)
-    if not keep_identifiers:
-        for name, spec in attributes.items():
-            if attribute_spec(name, spec).role is Role.IDENTIFIER and name in table.column_names:
-                i = table.schema.get_field_index(name)
-                table = table.set_column(i, pa.field(name, pa.null()), pa.nulls(table.num_rows))
-    dataset = Dataset(table, attributes, source=str(path))
-    del table
+    identifiers = [] if keep_identifiers else [name for name, spec in attributes.items()
+                                                  if attribute_spec(name, spec).role is Role.IDENTIFIER]
+    dataset = Dataset(read_arrow_table(path, delimiter, fmt, skip=identifiers), attributes, source=str(path))
     pa.default_memory_pool().release_unused()
     return dataset
 
 
-def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | None = None) -> pa.Table:
+def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | None = None, *,
+                     skip: Collection[str] = ()) -> pa.Table:
     """Read a CSV or Parquet file into an Arrow table: CSV columns as text exactly as written.
 
     The parameters, the checks and the errors are those of :func:`read_table`;
-    no value becomes a Python object.
+    no value becomes a Python object.  A column named in ``skip`` keeps its
+    place and name with no value (all null; a Parquet file's is not read).
     """
     p = Path(path)
     if not p.exists():
@@ -109,13 +106,21 @@ def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | 
         import pyarrow.parquet as pq  # here: a CSV run need not import it (50 ms)
 
         try:
-            table = pq.read_table(p)
+            names = pq.read_schema(p).names
+            _check_unique_columns(p, names)
+            table = pq.read_table(p, columns=[n for n in names if n not in skip])
         except (pa.ArrowInvalid, OSError) as exc:
             raise DataError(f"{p}: not a readable Parquet file ({exc}); check the file or set `format: csv`") from exc
-        _check_unique_columns(p, table.column_names)
+        for i, name in enumerate(names):
+            if name in skip:
+                table = table.add_column(i, pa.field(name, pa.null()), pa.nulls(table.num_rows))
         table = _local_timestamps(table)
     elif kind == "csv":
         table = _read_csv(p, delimiter)
+        for name in skip:
+            if name in table.column_names:
+                i = table.schema.get_field_index(name)
+                table = table.set_column(i, pa.field(name, pa.null()), pa.nulls(table.num_rows))
     else:
         raise DataError(f"{p}: unknown format {kind!r}; use csv or parquet")
     if table.num_rows == 0:
