@@ -3,7 +3,9 @@
 ``rollup_group`` maps every row of a class table to a coarser node, groups the
 mapped keys with an open-addressing hash table and sums class sizes and one
 histogram matrix in one pass; ``sum_rows_into`` sums any further statistics
-matrix into the groups.  Both are
+matrix into the groups.  ``hash_groups`` numbers the distinct values of an
+int64 array (first seen first) in a table that grows with the groups, and
+``group_keys`` packs the rows of a code matrix into such keys.  All are
 compiled once and cached on disk (``cache=True``), so a process pays the
 compilation only the first time on a machine.
 """

@@ -324,20 +324,14 @@ def count_frame(frame: DataFrame, attributes: Mapping[str, AttributeSpec | Mappi
         texts = np.empty(len(marginal), dtype=object)
         texts[:] = [str(v) for v in marginal.index]
         values[name] = (texts, marginal.to_numpy(dtype=np.int64))
+    # a floored attribute keeps the hierarchy its codes on Spark came from (the one built of the same counts)
+    given = {**specs, **({} if part is None else {q: part.resolved_specs()[q] for q in floored})}
     dataset = Dataset.from_profile(TableProfile(columns=tuple(frame.columns), n_rows=int(sizes.sum()),
-                                                values=values), specs, source)
+                                                values=values), given, source)
     if floored and (any(grouped[f"_q{quasi.index(q)}"].isna().any() for q in floored)
                     or any(int(counted[q][1].sum()) != dataset.n_rows for q in floored)):
         raise DataError(f"{source}: the table changed while it was counted (its records no longer match its value"
                         " counts); count it again")
-    for q in floored:  # the records were grouped by the codes of the first hierarchy: the dataset's must agree
-        level = specs[q].min_level
-        assert part is not None
-        if (dataset.value_codes(q) != part.value_codes(q)
-                or not np.array_equal(dataset.require_hierarchy(q).labels[level],
-                                      part.require_hierarchy(q).labels[level])):
-            raise DataError(f"{source}: the hierarchy of {q!r} came out differently from the same value counts;"
-                            " remove its min_level and report this")
     return SparkCounts(dataset, _bottom(dataset, grouped, quasi, sensitive_values, request, columns))
 
 
@@ -347,8 +341,9 @@ def _floor_codes(frame: DataFrame, specs: Mapping[str, AttributeSpec],
     """Per quasi-identifier with a ``min_level``, a small Spark table of (value, code at that level), and the
     dataset of those attributes alone whose hierarchies gave the codes.
 
-    The whole dataset builds the same hierarchies from the same counts
-    afterwards (:func:`count_frame` checks that it did).
+    The whole dataset is then built with those hierarchies
+    (:meth:`Dataset.resolved_specs`), so its codes are the ones the records
+    were grouped by.
     """
     if not floored:
         return None, {}
