@@ -27,7 +27,7 @@ from anonset.evaluation import evaluate
 from anonset.methods.cluster.bottomup import _bottomup_kernel
 from anonset.methods.cluster.constraints import constraints_for, kanonymity_only
 from anonset.methods.cluster.kmember import greedy_k_member, kmember_labels
-from anonset.methods.cluster.qi_space import Records, height_costs, leaf_share_costs, prepare_attributes
+from anonset.methods.cluster.qi_space import Records, height_costs, leaf_share_costs, meet_tables, prepare_attributes
 from anonset.methods.cluster.topdown import _topdown_kernel, xu_top_down
 from anonset.progress import NULL_TASK, current_reporter, poll, reporting, task, terminal_progress
 
@@ -205,8 +205,8 @@ def test_the_top_down_kernel_counts_records_split_then_groups_fixed() -> None:
     prep = prepare_attributes(dataset, None)
     cons = kanonymity_only(7, dataset.n_rows)
     counter = np.zeros(2, dtype=np.int64)
-    _topdown_kernel(prep.records, prep.costs(leaf_share_costs(prep, dataset)), 7, 0, 3, 5, cons.sens,
-                    cons.l_diversity, 64, counter)
+    _topdown_kernel(prep.records, prep.costs(leaf_share_costs(prep, dataset)), meet_tables(prep.maps, prep.codes),
+                    7, 0, 3, 5, cons.sens, cons.l_diversity, 64, counter)
     groups = counter[1] - 500
     assert groups >= 500 // 13  # every split group has fewer than 2k records
     assert counter[0] == 500 + groups - 1  # the fix-up went through every group

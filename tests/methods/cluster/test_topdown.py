@@ -123,3 +123,18 @@ def test_xu_top_down_release_through_the_anonymizer_is_verified() -> None:
     assert release.table.groupby(quasi).size().min() >= 6
     assert anonymity.k_anonymity(release.table, quasi) >= 6
     assert 0.0 < release.metrics["gcp"] < 1.0
+
+
+@pytest.mark.parametrize("limit", [0, 3])
+def test_meeting_level_tables_change_no_class(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
+    """Where a record meets a seed is read from a leaf-by-leaf table, a seed's own table or a hierarchy walk
+    depending on the attribute's leaves and the segment's size: the classes are the same whichever is used
+    (limit 0: no attribute has a leaf-by-leaf table; 3: those with at most 3 leaves, two of the four)."""
+    from anonset.methods.cluster import qi_space
+
+    ds = _dataset(21, 3000, 4)
+    leaves = [ds.require_hierarchy(q).n_leaves for q in ds.quasi if q != "x"]
+    assert sorted(leaves) == [3, 3, 5, 6]
+    expected = xu_top_down(ds, 4, seed=5)
+    monkeypatch.setattr(qi_space, "_MEETS_LEAVES", limit)
+    assert np.array_equal(xu_top_down(ds, 4, seed=5), expected)

@@ -22,7 +22,9 @@ weights), checked by :func:`anonset.core.weights.quasi_weights`.
 The kernels read the records as :class:`Records` (values and leaf codes) and
 the cost of a group as :class:`CostModel` (numeric weights, ancestor maps and
 a categorical cost table): named tuples of arrays, one argument each.
-:func:`lca_level` is the one lowest-common-ancestor walk they all use.
+:func:`lca_level` is the one lowest-common-ancestor walk they all use;
+:class:`Meets` tables its answer for every pair of leaves of the attributes
+with few leaves (:func:`meet_tables`).
 
 Taxonomies of uneven depth (``Private;*`` beside ``Self-emp-inc;Self-employ;*``)
 are read by :func:`anonset.hierarchy.files.read_taxonomy`, which repeats a
@@ -45,8 +47,13 @@ from numpy.typing import NDArray
 from anonset.core.attribute_space import attribute_space
 from anonset.core.dataset import Dataset
 
-__all__ = ["CostModel", "PreparedAttributes", "Records", "height_costs", "lca_level", "lca_table", "leaf_share_costs",
-           "prepare_attributes"]
+__all__ = ["CostModel", "Meets", "PreparedAttributes", "Records", "height_costs", "lca_level", "lca_table",
+           "leaf_share_costs", "meet_tables", "prepare_attributes"]
+
+# an attribute's leaves-by-leaves table of meeting levels is built when it has at most this many leaves, while
+# all the tables together hold at most _MEETS_BUDGET entries (one byte each)
+_MEETS_LEAVES = 2048
+_MEETS_BUDGET = 1 << 24
 
 
 class Records(NamedTuple):
@@ -54,6 +61,18 @@ class Records(NamedTuple):
 
     values: NDArray[np.float64]  # (n, p) float64 values of the attributes compared by value
     codes: NDArray[np.int32]  # (n, q) int32 leaf codes of the attributes compared through their hierarchy
+
+
+class Meets(NamedTuple):
+    """The level where two leaves of a categorical attribute meet, tabled for the attributes with few leaves.
+
+    A numba-compatible named tuple, built by :func:`meet_tables`.
+    """
+
+    maps: NDArray[np.int32]  # (q, levels, leaves) int32 ancestor code per level, as CostModel.maps
+    leaves: NDArray[np.int64]  # (q,) int64 leaves of each attribute (its largest leaf code in the data + 1)
+    offset: NDArray[np.int64]  # (q,) int64 where attribute a's table starts in `level`; -1: not tabled
+    level: NDArray[np.int8]  # level[offset[a] + i * leaves[a] + j]: lca_level(maps, a, 0, i, j)
 
 
 class CostModel(NamedTuple):
@@ -180,3 +199,50 @@ def lca_table(maps: NDArray[np.int32], leaf_codes: NDArray[np.int32],
     for a in range(maps.shape[0]):
         for x in range(maps.shape[2]):
             out[a, x] = lca_level(maps, a, int(np.int64(0)), leaf_codes[a], x)
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_meets(maps: NDArray[np.int32], leaves: NDArray[np.int64], offset: NDArray[np.int64],
+                level: NDArray[np.int8]) -> None:  # pragma: no cover
+    """Fill the tables of :class:`Meets`: one pass per level, from the top down, per leaf (the lowest level
+    at which two leaves' ancestors are equal is where :func:`lca_level` stops)."""
+    top = maps.shape[1] - 1
+    for a in range(maps.shape[0]):
+        off = offset[a]
+        if off < 0:
+            continue
+        n = leaves[a]
+        for i in range(n):
+            row = off + i * n
+            for j in range(n):
+                level[row + j] = top
+            for lv in range(top - 1, -1, -1):
+                anc = maps[a, lv, i]
+                for j in range(n):
+                    if maps[a, lv, j] == anc:
+                        level[row + j] = lv
+
+
+def meet_tables(maps: NDArray[np.int32], codes: NDArray[np.int32]) -> Meets:
+    """The :class:`Meets` of the categorical attributes whose leaf codes are ``codes`` (n, q).
+
+    The attributes are tabled from the fewest leaves up while each has at most
+    ``_MEETS_LEAVES`` leaves and all the tables fit ``_MEETS_BUDGET`` bytes;
+    the others are left to :func:`lca_level`.  No table is built for
+    hierarchies taller than 127 levels (a level is kept in one byte).
+    """
+    q = maps.shape[0]
+    leaves = (codes.max(axis=0).astype(np.int64) + 1) if len(codes) else np.ones(q, dtype=np.int64)
+    offset = np.full(q, -1, dtype=np.int64)
+    used = 0
+    if maps.shape[1] <= 127:
+        for a in np.argsort(leaves, kind="stable"):
+            size = int(leaves[a]) ** 2
+            if leaves[a] > _MEETS_LEAVES or used + size > _MEETS_BUDGET:
+                break
+            offset[a] = used
+            used += size
+    level = np.empty(used, dtype=np.int8)
+    _fill_meets(maps, leaves, offset, level)
+    return Meets(maps, leaves, offset, level)
+

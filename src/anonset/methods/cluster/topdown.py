@@ -47,9 +47,15 @@ taking records from a donor could break it.
 Everything runs in one numba kernel on an index array (the table is never
 copied per group).  Per group the kernel keeps the min and max of each
 numeric attribute and, per categorical attribute, the LCA level and one
-member leaf, so a join decision is O(attributes · hierarchy height).  The
-random choices come from numba's generator seeded with ``seed``: the result
-depends only on the data, ``k``, ``seed`` and ``rounds``.
+member leaf.  A pass over a segment (the far-pair search, the joins) first
+finds, a chunk of records at a time, the level where each record meets the
+seeds' leaves (from a leaf-by-leaf table of the attribute,
+:func:`~anonset.methods.cluster.qi_space.meet_tables`, from a table of the
+seed's leaf against every leaf on a large segment, or by walking the
+hierarchy), then prices the records from those levels: a join decision reads
+one entry per attribute.  The result is the same whichever way a level is
+found.  The random choices come from numba's generator seeded with ``seed``:
+the result depends only on the data, ``k``, ``seed`` and ``rounds``.
 """
 
 from __future__ import annotations
@@ -65,9 +71,11 @@ from anonset.methods.cluster.constraints import Diversity, GroupConstraints, div
 from anonset.methods.cluster.kmember import as_constraints, renumber_by_first_row
 from anonset.methods.cluster.qi_space import (
     CostModel,
+    Meets,
     Records,
     lca_level,
     leaf_share_costs,
+    meet_tables,
     prepare_attributes,
 )
 from anonset.methods.cluster.state import (
@@ -89,19 +97,7 @@ __all__ = ["xu_top_down"]
 
 _DONORS = 5
 _WINDOW = 64
-
-
-@numba.njit(cache=True, nogil=True)
-def _pair_cost(records: Records, costs: CostModel, r: int, x: int) -> float:  # pragma: no cover
-    """Per-record NCP of the two-record group ``{r, x}``."""
-    values = records.values
-    codes = records.codes
-    d = 0.0
-    for b in range(values.shape[1]):
-        d += abs(values[r, b] - values[x, b]) * costs.num_w[b]
-    for a in range(codes.shape[1]):
-        d += costs.cat_cost[a, lca_level(costs.maps, a, int(np.int64(0)), codes[r, a], codes[x, a]), codes[r, a]]
-    return d
+_CHUNK = 2048  # records whose meeting levels are found together before they are priced
 
 
 @numba.njit(cache=True, nogil=True)
@@ -126,15 +122,182 @@ def _take_cheapest(state: GroupState, target: int, records: Records, costs: Cost
         add_record(state, target, records, costs.maps, bx)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _place(work: Records, spare: Records, idx: NDArray[np.int64], buf: NDArray[np.int64], x: int,
-           t: int) -> None:  # pragma: no cover
-    """Write the record at position ``x`` (of ``work`` and ``idx``) to position ``t`` of ``spare`` and ``buf``."""
-    buf[t] = idx[x]
-    for b in range(work.values.shape[1]):
-        spare.values[t, b] = work.values[x, b]
-    for a in range(work.codes.shape[1]):
-        spare.codes[t, a] = work.codes[x, a]
+@numba.njit(cache=True, nogil=True)
+def _seed_tables(meets: Meets, codes: NDArray[np.int32], seeds: NDArray[np.int64], m: int,
+                 tables: NDArray[np.int64], tabled: NDArray[np.bool_]) -> None:  # pragma: no cover
+    """Before a pass over ``m`` records against the leaves of records ``seeds``: ``tables[j, a, leaf]``, the
+    level where ``leaf`` meets seed ``j``'s leaf, for each attribute without a :class:`Meets` table whose
+    leaves times levels are at most ``m`` (``tabled[a]``; the others are walked record by record).  One pass
+    per level, from the top down: the lowest level at which two leaves' ancestors are equal is where they
+    meet."""
+    maps = meets.maps
+    top = maps.shape[1] - 1
+    for a in range(maps.shape[0]):
+        n = meets.leaves[a]
+        tabled[a] = meets.offset[a] < 0 and n * top <= m
+        if not tabled[a]:
+            continue
+        for j in range(seeds.shape[0]):
+            ref = codes[seeds[j], a]
+            for leaf in range(n):
+                tables[j, a, leaf] = top
+            for lv in range(top - 1, -1, -1):
+                anc = maps[a, lv, ref]
+                for leaf in range(n):
+                    if maps[a, lv, leaf] == anc:
+                        tables[j, a, leaf] = lv
+
+
+@numba.njit(cache=True, nogil=True)
+def _chunk_meets(meets: Meets, codes: NDArray[np.int32], seeds: NDArray[np.int64], order: NDArray[np.int64],
+                 ordered: bool, c0: int, c1: int, tables: NDArray[np.int64], tabled: NDArray[np.bool_],
+                 out: NDArray[np.int64]) -> None:  # pragma: no cover
+    """``out[t - c0, j, a]``: the level where record ``order[t]`` (``t`` itself unless ``ordered``) meets seed
+    ``j`` in attribute ``a``, for ``t`` in ``[c0, c1)``: from the :class:`Meets` table, the seed's table of
+    :func:`_seed_tables`, or a walk (:func:`lca_level`).
+
+    One loop per attribute and seed, each with one way of finding the level:
+    pricing records in a loop that could also walk a hierarchy made numba's
+    code many times slower per record, even where the walk never ran.
+    """
+    level = meets.level
+    offset = meets.offset
+    leaves = meets.leaves
+    maps = meets.maps
+    for a in range(codes.shape[1]):
+        for j in range(seeds.shape[0]):
+            ref = codes[seeds[j], a]
+            if offset[a] >= 0:
+                row = offset[a] + ref * leaves[a]
+                for t in range(c0, c1):
+                    out[t - c0, j, a] = level[row + codes[order[t] if ordered else t, a]]
+            elif tabled[a]:
+                for t in range(c0, c1):
+                    out[t - c0, j, a] = tables[j, a, codes[order[t] if ordered else t, a]]
+            else:
+                for t in range(c0, c1):
+                    out[t - c0, j, a] = lca_level(maps, a, int(np.int64(0)), ref, codes[order[t] if ordered else t, a])
+
+
+@numba.njit(cache=True, nogil=True)
+def _farthest(work: Records, costs: CostModel, meets: Meets, r: int, s: int, e: int, tables: NDArray[np.int64],
+              tabled: NDArray[np.bool_], chunk: NDArray[np.int64]) -> tuple[int, float]:  # pragma: no cover
+    """The position in ``[s, e)`` of ``work`` whose two-record group with position ``r`` has the largest
+    per-record NCP (the first on ties), and that NCP.  The records go in chunks of ``len(chunk)``: where
+    each meets ``r`` first (:func:`_chunk_meets`), then their costs."""
+    values = work.values
+    codes = work.codes
+    num_w = costs.num_w
+    cat_cost = costs.cat_cost
+    p = values.shape[1]
+    q = codes.shape[1]
+    seeds = np.full(1, r)
+    _seed_tables(meets, codes, seeds, e - s, tables, tabled)
+    far = r
+    best = -1.0
+    for c0 in range(s, e, chunk.shape[0]):
+        c1 = min(c0 + chunk.shape[0], e)
+        _chunk_meets(meets, codes, seeds, seeds, False, c0, c1, tables, tabled, chunk)
+        for t in range(c0, c1):
+            d = 0.0
+            for b in range(p):
+                d += abs(values[r, b] - values[t, b]) * num_w[b]
+            for a in range(q):
+                d += cat_cost[a, chunk[t - c0, 0, a], codes[r, a]]
+            if d > best:
+                best = d
+                far = t
+    return far, best
+
+
+@numba.njit(cache=True, nogil=True)
+def _split_segment(src: Records, dst: Records, src_idx: NDArray[np.int64], dst_idx: NDArray[np.int64],
+                   order: NDArray[np.int64], s: int, e: int, u: int, v: int, state: GroupState, costs: CostModel,
+                   meets: Meets, tables: NDArray[np.int64], tabled: NDArray[np.bool_],
+                   chunk: NDArray[np.int64]) -> int:  # pragma: no cover
+    """Split positions ``[s, e)`` of ``src`` by seeds ``u`` and ``v``: every other record, in ``order``, joins
+    the half whose NCP grows less (ties: the smaller half, then ``u``'s); ``u``'s half is written to
+    ``dst[s:s + na]``, ``v``'s to ``dst[s + na:e]`` (``v``'s members from the end backwards).  Returns ``na``.
+
+    The halves' states live in ``state``'s two scratch rows (its last two).
+    The records go in chunks of ``len(chunk)``: where each meets the seeds
+    first (:func:`_chunk_meets`), then they are priced in order.  In a
+    hierarchy a record meets a group's leaf at or above the group's level
+    exactly where it meets it at or above level 0, so the level is the larger
+    of the two.  The arrays are taken out of their named tuples once, here,
+    not per record.
+    """
+    values = src.values
+    codes = src.codes
+    out_values = dst.values
+    out_codes = dst.codes
+    lo = state.lo
+    hi = state.hi
+    lvl = state.lvl
+    refs = state.ref
+    num_w = costs.num_w
+    cat_cost = costs.cat_cost
+    p = values.shape[1]
+    q = codes.shape[1]
+    ga = lo.shape[0] - 2
+    seeds = np.array([u, v])
+    _seed_tables(meets, codes, seeds, e - s, tables, tabled)
+    for j in range(2):
+        for b in range(p):
+            lo[ga + j, b] = values[seeds[j], b]
+            hi[ga + j, b] = values[seeds[j], b]
+        for a in range(q):
+            lvl[ga + j, a] = 0
+            refs[ga + j, a] = codes[seeds[j], a]
+    # per-record cost of each half so far (a single record: its leaves' own costs); after a record joins, the
+    # cost it was priced at
+    cost = np.zeros(2)
+    for j in range(2):
+        for a in range(q):
+            cost[j] += cat_cost[a, 0, refs[ga + j, a]]
+    size = np.ones(2, dtype=np.int64)
+    priced = np.zeros(2)
+    for x, t in ((u, s), (v, e - 1)):
+        dst_idx[t] = src_idx[x]
+        for b in range(p):
+            out_values[t, b] = values[x, b]
+        for a in range(q):
+            out_codes[t, a] = codes[x, a]
+    for c0 in range(s, e, chunk.shape[0]):
+        c1 = min(c0 + chunk.shape[0], e)
+        _chunk_meets(meets, codes, seeds, order, True, c0, c1, tables, tabled, chunk)
+        for t in range(c0, c1):
+            x = order[t]
+            if x == u or x == v:  # noqa: SIM109 - compiled by numba: two comparisons, no tuple
+                continue
+            for g in range(2):
+                row = ga + g
+                d = 0.0
+                for b in range(p):
+                    w = values[x, b]
+                    d += (max(hi[row, b], w) - min(lo[row, b], w)) * num_w[b]
+                for a in range(q):
+                    d += cat_cost[a, max(lvl[row, a], chunk[t - c0, g, a]), refs[row, a]]
+                priced[g] = d
+            inc_a = (size[0] + 1) * priced[0] - size[0] * cost[0]
+            inc_b = (size[1] + 1) * priced[1] - size[1] * cost[1]
+            g = 0 if inc_a < inc_b or (inc_a == inc_b and size[0] <= size[1]) else 1
+            row = ga + g
+            for b in range(p):
+                w = values[x, b]
+                lo[row, b] = min(lo[row, b], w)
+                hi[row, b] = max(hi[row, b], w)
+            for a in range(q):
+                lvl[row, a] = max(lvl[row, a], chunk[t - c0, g, a])
+            cost[g] = priced[g]
+            to = s + size[0] if g == 0 else e - 1 - size[1]
+            size[g] += 1
+            dst_idx[to] = src_idx[x]
+            for b in range(p):
+                out_values[to, b] = values[x, b]
+            for a in range(q):
+                out_codes[to, a] = codes[x, a]
+    return int(size[0])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -149,17 +312,22 @@ def _segment_diverse(idx: NDArray[np.int64], s: int, e: int, sens: NDArray[np.in
 
 
 @numba.njit(cache=True, nogil=True)
-def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, rounds: int, n_donors: int,
+def _topdown_kernel(records: Records, costs: CostModel, meets: Meets, k: int, seed: int, rounds: int, n_donors: int,
                     sens: NDArray[np.int64], div: Diversity, window: int,
                     counter: NDArray[np.int64]) -> NDArray[np.int64]:  # pragma: no cover
     """Class id per row (not yet renumbered); see the module docstring and :func:`xu_top_down`.
 
-    The splits read ``work``, a copy of ``records`` kept in the order of
-    ``idx`` (``work`` row t is record ``idx[t]``; ``spare``, as large, is the
-    buffer a split writes its halves into), so that every pass over a
-    segment reads consecutive memory instead of gathering its records from
-    the whole table; the choices, and so the groups, are those of reading
-    ``records`` through ``idx``.
+    The splits read copies of ``records`` kept in segment order, in two
+    buffers (``work[0]`` and ``work[1]``, with the record ids ``idx[0]`` and
+    ``idx[1]``): a segment's records lie consecutively in one of them and a
+    split writes its halves into the other, so that every pass over a segment
+    reads consecutive memory instead of gathering its records from the whole
+    table; the choices, and so the groups, are those of reading ``records``
+    in the segment's order.  The passes over a segment
+    (:func:`_farthest`, :func:`_split_segment`) find where each record meets
+    the seeds' leaves from tables (:class:`Meets`, or a seed's own table on a
+    large segment) where they can, and price it after: the same sums as a
+    walk up the hierarchies per record, in the same order.
 
     Progress in ``counter`` (:func:`anonset.progress.poll`): while splitting,
     ``counter[0]`` is the records in finished groups out of ``counter[1] = n``;
@@ -175,11 +343,14 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
     if n < 2 * k:
         return labels
     np.random.seed(seed)
-    idx = np.arange(n)
-    buf = np.empty(n, dtype=np.int64)
+    work = (Records(records.values.copy(), records.codes.copy()),
+            Records(np.empty_like(records.values), np.empty_like(records.codes)))
+    idx = (np.arange(n), np.empty(n, dtype=np.int64))
     order = np.empty(n, dtype=np.int64)
-    work = Records(records.values.copy(), records.codes.copy())
-    spare = Records(np.empty_like(records.values), np.empty_like(records.codes))
+    # scratch of the passes: the seeds' tables of meeting levels, and those of a chunk of records
+    tables = np.empty((2, q, costs.maps.shape[2]), dtype=np.int64)
+    tabled = np.zeros(q, dtype=np.bool_)
+    chunk = np.empty((_CHUNK, 2, q), dtype=np.int64)
     # group state: at most n groups, then two scratch slots (n and n + 1)
     state = GroupState(np.empty((n + 2, p)), np.empty((n + 2, p)), np.zeros((n + 2, q), dtype=np.int64),
                        np.zeros((n + 2, q), dtype=np.int64))
@@ -187,46 +358,42 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
     head = np.full(n, -1, dtype=np.int64)  # member linked lists, built after the splits
     nxt = np.full(n, -1, dtype=np.int64)
     n_groups = 0
-    # stack of segments idx[s:e] to split
+    # stack of segments [s, e) to split, with the buffer that holds each
     st_s = np.empty(n, dtype=np.int64)
     st_e = np.empty(n, dtype=np.int64)
+    st_in = np.zeros(n, dtype=np.int8)
     st_s[0] = 0
     st_e[0] = n
     top = 1
-    seg_s = np.empty(n, dtype=np.int64)  # final segments, one per group
+    seg_s = np.empty(n, dtype=np.int64)  # final segments, one per group, and the buffer that holds each
     seg_e = np.empty(n, dtype=np.int64)
+    seg_in = np.zeros(n, dtype=np.int8)
     hist2 = np.zeros((1, width), dtype=np.int64)
     while top > 0:
         top -= 1
         s = st_s[top]
         e = st_e[top]
+        held = st_in[top]
         m = e - s
         if m < 2 * k:
             seg_s[n_groups] = s
             seg_e[n_groups] = e
+            seg_in[n_groups] = held
             n_groups += 1
             counter[0] += m
             continue
-        # far pair (positions in the segment: work row t is record idx[t])
+        src = work[held]
+        dst = work[1 - held]
+        src_idx = idx[held]
+        dst_idx = idx[1 - held]
+        # far pair (positions in the segment)
         best_u = int(np.int64(-1))
         best_v = int(np.int64(-1))
         best_d = -1.0
         for _ in range(rounds):
             r = s + np.random.randint(0, m)
-            u = r
-            du = -1.0
-            for t in range(s, e):
-                d = _pair_cost(work, costs, r, t)
-                if d > du:
-                    du = d
-                    u = t
-            v = u
-            dv = -1.0
-            for t in range(s, e):
-                d = _pair_cost(work, costs, u, t)
-                if d > dv:
-                    dv = d
-                    v = t
+            u, _du = _farthest(src, costs, meets, r, s, e, tables, tabled, chunk)
+            v, dv = _farthest(src, costs, meets, u, s, e, tables, tabled, chunk)
             if v == u:  # all members identical: any other record will do
                 v = s if s != u else s + 1
             if dv > best_d:
@@ -234,7 +401,7 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
                 best_u = u
                 best_v = v
         # a random order of the segment (Fisher-Yates on its positions), in which every other member joins a
-        # half; the two seeds' states live in the scratch slots, the halves are written to spare and back
+        # half; the two seeds' states live in the scratch slots, the halves are written to the other buffer
         for t in range(s, e):
             order[t] = t
         for t in range(e - 1, s, -1):
@@ -242,54 +409,32 @@ def _topdown_kernel(records: Records, costs: CostModel, k: int, seed: int, round
             tmp = order[t]
             order[t] = order[j]
             order[j] = tmp
-        ga = n
-        gb = n + 1
-        reset_group(state, ga, work, best_u)
-        reset_group(state, gb, work, best_v)
-        na = 1
-        nb = 1
-        _place(work, spare, idx, buf, best_u, s)
-        _place(work, spare, idx, buf, best_v, e - 1)
-        for t in range(s, e):
-            x = order[t]
-            if x == best_u or x == best_v:  # noqa: SIM109 - compiled by numba: two comparisons, no tuple
-                continue
-            inc_a = (na + 1) * cost_with(state, ga, work, costs, x) - na * state_cost(state, ga, costs)
-            inc_b = (nb + 1) * cost_with(state, gb, work, costs, x) - nb * state_cost(state, gb, costs)
-            if inc_a < inc_b or (inc_a == inc_b and na <= nb):
-                add_record(state, ga, work, costs.maps, x)
-                _place(work, spare, idx, buf, x, s + na)
-                na += 1
-            else:
-                add_record(state, gb, work, costs.maps, x)
-                _place(work, spare, idx, buf, x, e - 1 - nb)
-                nb += 1
-        for t in range(s, e):
-            idx[t] = buf[t]
-            for b in range(p):
-                work.values[t, b] = spare.values[t, b]
-            for a in range(q):
-                work.codes[t, a] = spare.codes[t, a]
-        if is_div and not (_segment_diverse(idx, s, s + na, sens, hist2, div)
-                           and _segment_diverse(idx, s + na, e, sens, hist2, div)):
+        na = _split_segment(src, dst, src_idx, dst_idx, order, s, e, best_u, best_v, state, costs, meets,
+                            tables, tabled, chunk)
+        if is_div and not (_segment_diverse(dst_idx, s, s + na, sens, hist2, div)
+                           and _segment_diverse(dst_idx, s + na, e, sens, hist2, div)):
             # a half would not be l-diverse: the segment stays one group
             seg_s[n_groups] = s
             seg_e[n_groups] = e
+            seg_in[n_groups] = 1 - held
             n_groups += 1
             counter[0] += m
             continue
         st_s[top] = s
         st_e[top] = s + na
+        st_in[top] = 1 - held
         st_s[top + 1] = s + na
         st_e[top + 1] = e
+        st_in[top + 1] = 1 - held
         top += 2
     # group states and member lists
     for g in range(n_groups):
         s = seg_s[g]
         e = seg_e[g]
-        reset_group(state, g, records, idx[s])
+        members = idx[seg_in[g]]
+        reset_group(state, g, records, members[s])
         for t in range(s, e):
-            x = idx[t]
+            x = members[t]
             add_record(state, g, records, costs.maps, x)
             labels[x] = g
             nxt[x] = head[g]
@@ -455,7 +600,8 @@ def xu_top_down(dataset: Dataset, constraints: int | GroupConstraints, seed: int
     counter = np.array([0, n], dtype=np.int64)
     with (progress_task("xu-top-down: splitting, fixing", total=n, unit="steps") as bar,
           poll(bar, counter)):
-        raw = _topdown_kernel(prep.records, prep.costs(leaf_share_costs(prep, dataset)), cons.k,
+        raw = _topdown_kernel(prep.records, prep.costs(leaf_share_costs(prep, dataset)),
+                              meet_tables(prep.maps, prep.codes), cons.k,
                               int(seed) % (2**32), int(rounds), _DONORS, cons.sens, cons.l_diversity,
                               n if window is None else int(window), counter)
         counter[0] = counter[1]
