@@ -150,6 +150,23 @@ def test_dictionary_encoded_text_of_an_arrow_table_encodes_like_text() -> None:
     pd.testing.assert_frame_equal(given.table, encoded.to_pandas())
 
 
+@pytest.mark.parametrize("dictionary", [["b", "a", "b", "c"], ["b", None, "a", "c"], ["c", "b", "a", "unused"]])
+def test_a_dictionary_column_encodes_as_its_text_would(dictionary: list[str | None]) -> None:
+    """From its indices when its dictionary is a set of values (an unused value dropped), from its text when a
+    value repeats or is null: the dictionary in order of first appearance, the narrowest indices, nulls kept."""
+    from anonset.core.distinct import dictionary_encode
+
+    indices = [[2, 0, None, 1], [3, 1, 0]] if "unused" not in dictionary else [[2, 0, None, 1], [2, 1, 0]]
+    column = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array(i, pa.int32()), pa.array(dictionary))
+                               for i in indices])
+    got = dictionary_encode(column)
+    want = dictionary_encode(column.cast(pa.string()))
+    assert got.type == want.type == pa.dictionary(pa.int8(), pa.string())
+    assert got.combine_chunks().equals(want.combine_chunks())
+    assert got.chunks[0].dictionary.equals(want.chunks[0].dictionary)
+    assert got.cast(pa.string()).equals(column.cast(pa.string()))
+
+
 def test_arrow_backed_dataframe_columns_encode_like_python_strings() -> None:
     """A DataFrame of pandas' Arrow-backed strings (with a missing value) encodes as one of Python strings."""
     table = _table()

@@ -213,3 +213,47 @@ def test_a_quoted_line_break_across_arrows_blocks_is_one_record(tmp_path: Path,
     frame = read_table(path)
     assert len(frame) == 20000
     assert (frame["note"][frame["id"].astype(int) % 50 == 0] == "line one\nline two").all()
+
+
+def test_a_parquet_files_encoded_text_is_read_dictionary_encoded_and_gives_the_same_dataset(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Quasi-identifier and sensitive text columns of a Parquet file are read dictionary-encoded (row groups
+    with dictionaries of their own, nulls among the values): the dataset is the one the plain text gives (codes,
+    categories, the columns it holds encoded, its table), a column stored as a pandas categorical stays one, and
+    a text column the dataset does not encode is read as text."""
+    from anonset.core.dataset import Dataset
+    from anonset.io.tables import read_dataset
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    zips = np.array([f"021{v:02d}" for v in rng.integers(0, 40, n)], dtype=object)
+    zips[rng.random(n) < 0.02] = None
+    frame = pd.DataFrame({"zip": zips, "sex": rng.choice(["F", "M"], n).astype(object),
+                          "d": pd.Categorical(rng.choice(["x", "y", "z"], n)),
+                          "note": [f"n{v}" for v in rng.integers(0, 9, n)]})
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=700)
+    specs = {"zip": {"role": "quasi", "missing": ["?"]}, "sex": {"role": "quasi"}, "d": {"role": "sensitive"},
+             "note": {"role": "insensitive"}}
+    reference = Dataset(pq.read_table(path), specs, source=str(path))
+    asked: list[object] = []
+    read = pq.read_table
+
+    def spy(*args: object, **kwargs: object) -> pa.Table:
+        asked.append(kwargs.get("read_dictionary"))
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(pq, "read_table", spy)
+    dataset = read_dataset(path, specs)
+    assert asked == [["zip", "sex"]]  # "d" is a dictionary in the file already
+    assert dataset.arrow is not None and reference.arrow is not None
+    assert pa.types.is_string(dataset.arrow.schema.field("note").type)
+    for name in ("zip", "sex", "d"):
+        assert dataset.encoded[name].row_codes().tolist() == reference.encoded[name].row_codes().tolist(), name
+        assert dataset.encoded[name].categories.tolist() == reference.encoded[name].categories.tolist(), name
+        assert dataset.arrow.column(name).type == reference.arrow.column(name).type, name
+        assert dataset.arrow.column(name).equals(reference.arrow.column(name)), name
+    assert "?" in dataset.encoded["zip"].categories.tolist()
+    pd.testing.assert_frame_equal(dataset.table, reference.table)
+    assert isinstance(dataset.table["d"].dtype, pd.CategoricalDtype)
+    assert dataset.table["zip"].dtype == object and dataset.table["zip"].isna().sum() == np.sum(pd.isna(zips))

@@ -153,6 +153,11 @@ class Dataset:
     profile : TableProfile, optional
         Columns, row count and value counts of a table that is not in memory
         (see :meth:`from_profile`); its encoded columns have no per-row codes.
+    schema : pyarrow.Schema, optional
+        The schema of an Arrow ``table`` as its source gives it, when some of
+        its text columns were read dictionary-encoded (to save memory): those
+        columns are text to the dataset, as in the source (default: the
+        table's own schema).
 
     Attributes
     ----------
@@ -167,12 +172,12 @@ class Dataset:
 
     def __init__(self, table: pd.DataFrame | pa.Table | None,
                  attributes: Mapping[str, AttributeSpec | Mapping[str, Any]], source: str = "<DataFrame>",
-                 profile: TableProfile | None = None) -> None:
+                 profile: TableProfile | None = None, *, schema: pa.Schema | None = None) -> None:
         started = time.perf_counter()
         if (table is None) == (profile is None):
             raise ValueError("give exactly one of table and profile")
         self.arrow: pa.Table | None = table if isinstance(table, pa.Table) else None
-        self._schema: pa.Schema | None = None if self.arrow is None else self.arrow.schema
+        self._schema: pa.Schema | None = None if self.arrow is None else schema or self.arrow.schema
         self._frame: pd.DataFrame | None = table if isinstance(table, pd.DataFrame) else None
         self.attributes = attributes
         self.source = source
@@ -388,11 +393,11 @@ class Dataset:
 
     def _distinct_of(self, name: str) -> Distinct:
         """Distinct values (in order of first appearance), their counts and each row's index into them."""
-        kind = pa.null() if self.arrow is None else self.arrow.schema.field(name).type
         if self.arrow is not None and name in self._text:
             encoded = self._text.pop(name)
             found = distinct_of_dictionary(encoded, self._marker(name))
-            if is_arrow_text(kind):  # held encoded from now on: the same values, less memory
+            assert self._schema is not None
+            if is_arrow_text(self._schema.field(name).type):  # held encoded from now on: the same values, less memory
                 field = self.arrow.schema.field(name)
                 self.arrow = self.arrow.set_column(self.arrow.schema.get_field_index(name),
                                                    pa.field(name, encoded.type, field.nullable, field.metadata),
@@ -421,16 +426,11 @@ class Dataset:
         arrow = self.arrow
         text = [n for n in names if is_arrow_text(arrow.schema.field(n).type)
                 or is_arrow_text_dictionary(arrow.schema.field(n).type)]
-
-        def encode(name: str) -> pa.ChunkedArray:
-            column, kind = arrow.column(name), arrow.schema.field(name).type
-            return dictionary_encode(column if is_arrow_text(kind) else column.cast(kind.value_type))
-
         threads = min(len(text), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
         if threads <= 1:
-            return {name: encode(name) for name in text}
+            return {name: dictionary_encode(arrow.column(name)) for name in text}
         with ThreadPoolExecutor(threads) as pool:
-            return dict(zip(text, pool.map(encode, text), strict=True))
+            return dict(zip(text, pool.map(lambda name: dictionary_encode(arrow.column(name)), text), strict=True))
 
     def _column(self, name: str, mapping: NDArray[np.int64], found: Distinct, categories: NDArray[np.object_],
                 numbers: NDArray[np.float64] | None) -> EncodedColumn:

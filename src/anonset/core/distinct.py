@@ -102,18 +102,49 @@ def dictionary_encode(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """A text column dictionary-encoded: the same values (nulls kept), one dictionary, the narrowest indices.
 
     The dictionary lists the values in order of first appearance; the
-    indices are 8, 16 or 32 bits wide, as few as the dictionary allows.
+    indices are 8, 16 or 32 bits wide, as few as the dictionary allows.  A
+    column already dictionary-encoded (read so from Parquet, or from a pandas
+    categorical) is encoded again from its indices, without its text.
     """
+    if pa.types.is_dictionary(column.type):
+        column = one_dictionary(column)
+        dictionary = column.chunks[0].dictionary if column.num_chunks else None
+        if dictionary is not None and dictionary.null_count == 0 and pc.count_distinct(dictionary).as_py() == len(
+                dictionary):
+            return _in_first_appearance(column)
+        column = column.cast(column.type.value_type)  # a dictionary with nulls or repeated values: as text
     encoded = one_dictionary(pc.dictionary_encode(column))
     chunks = encoded.chunks
     if not chunks:
         return encoded
     dictionary = chunks[0].dictionary
-    width = pa.int8() if len(dictionary) <= 2**7 else pa.int16() if len(dictionary) <= 2**15 else pa.int32()
+    width = _index_width(len(dictionary))
     if width == encoded.type.index_type:
         return encoded
     return pa.chunked_array([pa.DictionaryArray.from_arrays(c.indices.cast(width), dictionary) for c in chunks],
                             type=pa.dictionary(width, dictionary.type))
+
+
+def _index_width(size: int) -> pa.DataType:
+    """The narrowest signed index type for a dictionary of ``size`` values."""
+    return pa.int8() if size <= 2**7 else pa.int16() if size <= 2**15 else pa.int32()
+
+
+def _in_first_appearance(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A dictionary-encoded column whose chunks share one dictionary, as :func:`dictionary_encode` gives it:
+    only the values that occur, in order of first appearance, with the narrowest indices."""
+    chunks = column.chunks
+    if not chunks:
+        return column
+    indices = pa.chunked_array([c.indices for c in chunks])
+    order = pc.unique(indices).drop_null()  # Arrow keeps the order in which values first appear
+    width = _index_width(len(order))
+    renumber = np.zeros(len(chunks[0].dictionary), dtype=width.to_pandas_dtype())
+    renumber[order.to_numpy()] = np.arange(len(order))
+    new_codes = pa.array(renumber)
+    dictionary = chunks[0].dictionary.take(order)
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(pc.take(new_codes, c.indices), dictionary)
+                             for c in chunks], type=pa.dictionary(width, dictionary.type))
 
 
 def one_dictionary(column: pa.ChunkedArray) -> pa.ChunkedArray:

@@ -30,7 +30,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from anonset.core.dataset import AttributeSpec, Dataset, Role, attribute_spec
-from anonset.errors import DataError
+from anonset.core.distinct import is_arrow_text
+from anonset.errors import ConfigError, DataError
 from anonset.io.delimiters import check_delimiter, sniff_delimiter
 from anonset.io.outputs import atomic_write
 
@@ -76,13 +77,31 @@ def read_dataset(path: str | Path, attributes: Mapping[str, AttributeSpec | Mapp
     ``keep_identifiers`` (a run, which releases no identifier and reads none)
     each column with role ``identifier`` keeps its place and name but no
     value (all null), so its text (one per record, often the widest column)
-    is not held.
+    is not held.  A Parquet file's text columns that the dataset encodes
+    (quasi-identifiers and sensitive attributes) are read dictionary-encoded:
+    their text is never held once per record.
     """
     identifiers = [] if keep_identifiers else [name for name, spec in attributes.items()
                                                   if attribute_spec(name, spec).role is Role.IDENTIFIER]
-    dataset = Dataset(read_arrow_table(path, delimiter, fmt, skip=identifiers), attributes, source=str(path))
+    table, given = _read_arrow(path, delimiter, fmt, skip=identifiers, dictionary=_encoded_columns(attributes))
+    dataset = Dataset(table, attributes, source=str(path), schema=given)
+    del table  # the dataset holds the columns it encoded encoded: what they took as read can be given back
     pa.default_memory_pool().release_unused()
     return dataset
+
+
+def _encoded_columns(attributes: Mapping[str, AttributeSpec | Mapping[str, Any]]) -> list[str]:
+    """The columns a dataset of ``attributes`` encodes: quasi-identifiers and sensitive attributes (a spec the
+    dataset will refuse names none)."""
+    names = []
+    for name, spec in attributes.items():
+        try:
+            role = attribute_spec(name, spec).role
+        except ConfigError:
+            continue
+        if role in (Role.QUASI, Role.SENSITIVE):
+            names.append(name)
+    return names
 
 
 def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | None = None, *,
@@ -92,6 +111,17 @@ def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | 
     The parameters, the checks and the errors are those of :func:`read_table`;
     no value becomes a Python object.  A column named in ``skip`` keeps its
     place and name with no value (all null; a Parquet file's is not read).
+    """
+    return _read_arrow(path, delimiter, fmt, skip=skip)[0]
+
+
+def _read_arrow(path: str | Path, delimiter: str | None, fmt: str | None, *, skip: Collection[str] = (),
+                dictionary: Collection[str] = ()) -> tuple[pa.Table, pa.Schema]:
+    """:func:`read_arrow_table`, and the schema of the table as the file gives it.
+
+    A Parquet text column named in ``dictionary`` is read dictionary-encoded,
+    so that its text is never held once per record; the schema returned
+    still gives it as text (what :func:`read_arrow_table` reads).
     """
     p = Path(path)
     if not p.exists():
@@ -106,27 +136,33 @@ def read_arrow_table(path: str | Path, delimiter: str | None = None, fmt: str | 
         import pyarrow.parquet as pq  # here: a CSV run need not import it (50 ms)
 
         try:
-            names = pq.read_schema(p).names
+            schema = pq.read_schema(p)
+            names = schema.names
             _check_unique_columns(p, names)
-            table = pq.read_table(p, columns=[n for n in names if n not in skip])
+            as_dictionary = [n for n in names if n in dictionary and n not in skip
+                             and is_arrow_text(schema.field(n).type)]
+            table = pq.read_table(p, columns=[n for n in names if n not in skip], read_dictionary=as_dictionary)
         except (pa.ArrowInvalid, OSError) as exc:
             raise DataError(f"{p}: not a readable Parquet file ({exc}); check the file or set `format: csv`") from exc
         for i, name in enumerate(names):
             if name in skip:
                 table = table.add_column(i, pa.field(name, pa.null()), pa.nulls(table.num_rows))
         table = _local_timestamps(table)
+        given = pa.schema([pa.field(f.name, f.type.value_type, f.nullable, f.metadata) if f.name in as_dictionary
+                           else f for f in table.schema], metadata=table.schema.metadata)
     elif kind == "csv":
         table = _read_csv(p, delimiter)
         for name in skip:
             if name in table.column_names:
                 i = table.schema.get_field_index(name)
                 table = table.set_column(i, pa.field(name, pa.null()), pa.nulls(table.num_rows))
+        given = table.schema
     else:
         raise DataError(f"{p}: unknown format {kind!r}; use csv or parquet")
     if table.num_rows == 0:
         raise DataError(f"{p}: the file has a header but no records; give at least one record")
     pa.default_memory_pool().release_unused()  # what reading needed on top of the table
-    return table
+    return table, given
 
 
 def _local_timestamps(table: pa.Table) -> pa.Table:

@@ -61,12 +61,19 @@ class NonUniformEntropy(Metric):
     needs_rows = True
 
     def score(self, partition: Partition, dataset: Dataset) -> float:
-        """Σ_cells log2(count(generalized) / count(original))."""
+        """Σ_cells log2(count(generalized) / count(original)).
+
+        Summed as Σ_classes |E|·log2(count(E's value)) + suppressed·log2(n)
+        − Σ_values count·log2(count), per attribute: every record of a class
+        has the same generalized value, and every record of a value the same
+        original count, so no per-record array is built.
+        """
         if partition.row_class is None:
             raise ValueError("non_uniform_entropy needs record-level detail (Partition.row_class)")
-        rc = partition.row_class
-        kept = rc >= 0
         n = dataset.n_rows
+        if n == 0:
+            return 0.0
+        sizes = partition.sizes.astype(np.float64)
         total = 0.0
         for q in dataset.quasi:
             col = dataset.encoded[q]
@@ -88,9 +95,9 @@ class NonUniformEntropy(Metric):
                              - below[np.searchsorted(ordered, values.lo, side="left")])
             else:
                 per_class = np.full(partition.n_classes, float(n))
-            gen = np.full(n, float(n))
-            gen[kept] = per_class[rc[kept]]
-            total += float(np.log2(gen / leaf_counts[col.row_codes()]).sum())
+            held = leaf_counts[leaf_counts > 0]
+            total += (float(np.sum(sizes * np.log2(per_class))) + partition.n_suppressed * float(np.log2(n))
+                      - float(np.sum(held * np.log2(held))))
         return total
 
 
