@@ -28,6 +28,6 @@ METHOD = Method(
     randomized=True,
     models=frozenset({"KAnonymity", "KMap", "DistinctLDiversity", "EntropyLDiversity"}),
     suppresses=False,
-    warm_ups=(WarmUp("k-anonymity", seconds=3.4), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
+    warm_ups=(WarmUp("k-anonymity", seconds=6.1), WarmUp("distinct l-diversity", ("KAnonymity", "DistinctLDiversity")),
               WarmUp("entropy l-diversity", ("KAnonymity", "EntropyLDiversity"))),
 )
