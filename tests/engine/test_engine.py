@@ -115,3 +115,30 @@ def _by_key(stats) -> dict:
     """Class key -> (size, histogram of s): a class table compared whatever the order of its classes."""
     return {tuple(k): (int(n), tuple(h)) for k, n, h in zip(stats.keys.tolist(), stats.sizes, stats.histograms["s"],
                                                             strict=True)}
+
+
+def test_a_live_leaf_engine_shares_its_grouping_of_the_records_and_the_dataset_keeps_none_of_it() -> None:
+    """leaf_combinations gives group_rows' answer at the leaves: the numpy engine's own array while an engine
+    counted at the leaves lives, grouped again once it is gone or when the engine counted at a floor."""
+    import gc
+    import weakref
+
+    from anonset.engine.numpy.engine import group_rows, leaf_combinations
+
+    table, hierarchies = random_table(np.random.default_rng(8), 400, 3)
+    attrs = {q: {"role": "quasi", "hierarchy": h} for q, h in hierarchies.items()}
+    ds = Dataset(table, attrs)
+    expected = group_rows(ds, (0, 0, 0))[1]
+    engine = NumpyEngine(ds)
+    shared = leaf_combinations(ds)
+    assert shared is engine._row_to_bottom and np.array_equal(shared, expected)
+    gone = weakref.ref(shared)
+    del engine, shared
+    gc.collect()
+    assert gone() is None  # the dataset did not keep the engine's array alive
+    again = leaf_combinations(ds)
+    assert np.array_equal(again, expected)
+    floored = Dataset(table, {q: {**spec, "min_level": 1} for q, spec in attrs.items()})
+    coarse = NumpyEngine(floored, floor=floored.min_levels)
+    assert coarse._row_to_bottom is not None and leaf_combinations(floored) is not coarse._row_to_bottom
+    assert np.array_equal(leaf_combinations(floored), expected)

@@ -25,7 +25,7 @@ import numpy as np
 
 from anonset.core.dataset import Dataset
 from anonset.core.partition import Partition
-from anonset.engine.numpy.engine import group_rows
+from anonset.engine.numpy.engine import leaf_combinations
 from anonset.metrics.ambiguity import class_areas, domain_area
 from anonset.metrics.base import Metric
 
@@ -65,6 +65,7 @@ class KLDivergence(Metric):
 
 
 def _combinations(dataset: Dataset) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """How many records hold each combination of quasi-identifier codes, and each record's combination."""
-    _, combination = group_rows(dataset, tuple(0 for _ in dataset.quasi))
+    """How many records hold each combination of quasi-identifier codes, and each record's combination (the
+    numpy engine's own grouping while one counted at the leaves lives)."""
+    combination = leaf_combinations(dataset)
     return np.bincount(combination), combination

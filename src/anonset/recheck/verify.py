@@ -94,20 +94,26 @@ def _grouped(table: pd.DataFrame, quasi: tuple[str, ...]) -> tuple[NDArray[np.in
         all_star &= (texts == SUPPRESSED)[codes]
         radix = max(len(texts), 1)
         if space * radix >= 2**62:
-            keys = _ranked(keys)
+            keys = _ranks(*pd.factorize(keys, sort=False))
             space = int(keys.max()) + 1 if len(keys) else 1
-        keys = keys * radix + codes
+        keys *= radix  # in place: no second array of keys per column
+        keys += codes
+        del codes
         space *= radix
-    return (_ranked(keys) if quasi else keys), all_star
-
-
-def _ranked(keys: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Each key's rank among the distinct keys (``np.unique``'s inverse), by hashing rather than sorting every key."""
+    if not quasi:
+        return keys, all_star
     first, distinct = pd.factorize(keys, sort=False)
+    del keys  # given back before the ranks are built
+    return _ranks(first, distinct), all_star
+
+
+def _ranks(first: NDArray[np.intp], distinct: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Each key's rank among the distinct keys (``np.unique``'s inverse), from ``pd.factorize``'s answer: by
+    hashing rather than sorting every key."""
     order = np.argsort(distinct, kind="stable")
     rank = np.empty(len(distinct), dtype=np.int64)
     rank[order] = np.arange(len(distinct))
-    return cast("NDArray[np.int64]", rank[first])
+    return rank[first]
 
 
 def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirements,

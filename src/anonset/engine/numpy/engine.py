@@ -25,6 +25,7 @@ and no node below the floor can be asked for.
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from types import TracebackType
@@ -42,7 +43,10 @@ from anonset.errors import DataError
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["NumpyEngine", "group_rows"]
+__all__ = ["NumpyEngine", "group_rows", "leaf_combinations"]
+
+# the key under which a dataset's cache points (weakly) at a live engine's grouping of the records by leaf codes
+_LEAF_GROUPING = "numpy engine: records by leaf combination"
 
 
 class NumpyEngine:
@@ -93,6 +97,8 @@ class NumpyEngine:
         if bottom is None:
             keys, inverse = group_rows(dataset, bottom_levels)
             self._row_to_bottom = inverse
+            if not any(bottom_levels):  # shared with whoever groups the records by leaf codes while this lives
+                dataset.cache[_LEAF_GROUPING] = weakref.ref(inverse)
             self._rows_read += dataset.n_rows
             bottom = stats_from_assignment(dataset, inverse, self.request, keys=keys)
         else:
@@ -374,6 +380,21 @@ def group_rows(dataset: Dataset, levels: Sequence[int]) -> tuple[NDArray[np.int3
     for j in range(d):
         keys[:, j] = column(j, first)
     return keys, inverse
+
+
+def leaf_combinations(dataset: Dataset) -> NDArray[np.int64]:
+    """Each record's combination of quasi-identifier leaf codes, numbered first seen first
+    (:func:`group_rows` at level 0 everywhere).
+
+    A numpy engine counted at the leaves has grouped the records so already:
+    while it lives its grouping is returned, not made again (a weak reference
+    in the dataset's cache, so that the dataset keeps none of it).
+    """
+    ref = dataset.cache.get(_LEAF_GROUPING)
+    held = ref() if ref is not None else None
+    if held is not None:
+        return cast("NDArray[np.int64]", held)
+    return group_rows(dataset, tuple(0 for _ in dataset.quasi))[1]
 
 
 if TYPE_CHECKING:  # mypy checks that the class implements the protocol
