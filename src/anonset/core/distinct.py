@@ -109,8 +109,9 @@ def dictionary_encode(column: pa.ChunkedArray) -> pa.ChunkedArray:
     if pa.types.is_dictionary(column.type):
         column = one_dictionary(column)
         dictionary = column.chunks[0].dictionary if column.num_chunks else None
-        if dictionary is not None and dictionary.null_count == 0 and pc.count_distinct(dictionary).as_py() == len(
-                dictionary):
+        distinct_values = (dictionary is not None and dictionary.null_count == 0
+                           and pc.count_distinct(dictionary).as_py() == len(dictionary))
+        if distinct_values:
             return _in_first_appearance(column)
         column = column.cast(column.type.value_type)  # a dictionary with nulls or repeated values: as text
     encoded = one_dictionary(pc.dictionary_encode(column))
