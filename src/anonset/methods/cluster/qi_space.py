@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -48,7 +48,7 @@ from anonset.core.attribute_space import attribute_space
 from anonset.core.dataset import Dataset
 
 __all__ = ["CostModel", "Meets", "PreparedAttributes", "Records", "height_costs", "lca_level", "lca_table",
-           "leaf_share_costs", "meet_tables", "prepare_attributes"]
+           "leaf_share_costs", "meet_row", "meet_tables", "prepare_attributes"]
 
 # an attribute's leaves-by-leaves table of meeting levels is built when it has at most this many leaves, while
 # all the tables together hold at most _MEETS_BUDGET entries (one byte each)
@@ -202,25 +202,34 @@ def lca_table(maps: NDArray[np.int32], leaf_codes: NDArray[np.int32],
 
 
 @numba.njit(cache=True, nogil=True)
+def meet_row(maps: NDArray[np.int32], a: int, ref: int, out: NDArray[np.integer[Any]]) -> None:  # pragma: no cover
+    """``out[leaf]``: ``lca_level(maps, a, 0, ref, leaf)`` for the first ``len(out)`` leaves of attribute ``a``.
+
+    One pass per level, from the top down: the lowest level at which two
+    leaves' ancestors are equal is where :func:`lca_level` stops.
+    """
+    top = maps.shape[1] - 1
+    n = out.shape[0]
+    for leaf in range(n):
+        out[leaf] = top
+    for lv in range(top - 1, -1, -1):
+        anc = maps[a, lv, ref]
+        for leaf in range(n):
+            if maps[a, lv, leaf] == anc:
+                out[leaf] = lv
+
+
+@numba.njit(cache=True, nogil=True)
 def _fill_meets(maps: NDArray[np.int32], leaves: NDArray[np.int64], offset: NDArray[np.int64],
                 level: NDArray[np.int8]) -> None:  # pragma: no cover
-    """Fill the tables of :class:`Meets`: one pass per level, from the top down, per leaf (the lowest level
-    at which two leaves' ancestors are equal is where :func:`lca_level` stops)."""
-    top = maps.shape[1] - 1
+    """Fill the tables of :class:`Meets`, a row (:func:`meet_row`) per leaf of each tabled attribute."""
     for a in range(maps.shape[0]):
         off = offset[a]
         if off < 0:
             continue
         n = leaves[a]
         for i in range(n):
-            row = off + i * n
-            for j in range(n):
-                level[row + j] = top
-            for lv in range(top - 1, -1, -1):
-                anc = maps[a, lv, i]
-                for j in range(n):
-                    if maps[a, lv, j] == anc:
-                        level[row + j] = lv
+            meet_row(maps, a, i, level[off + i * n: off + (i + 1) * n])
 
 
 def meet_tables(maps: NDArray[np.int32], codes: NDArray[np.int32]) -> Meets:

@@ -75,6 +75,7 @@ from anonset.methods.cluster.qi_space import (
     Records,
     lca_level,
     leaf_share_costs,
+    meet_row,
     meet_tables,
     prepare_attributes,
 )
@@ -126,26 +127,17 @@ def _take_cheapest(state: GroupState, target: int, records: Records, costs: Cost
 def _seed_tables(meets: Meets, codes: NDArray[np.int32], seeds: NDArray[np.int64], m: int,
                  tables: NDArray[np.int64], tabled: NDArray[np.bool_]) -> None:  # pragma: no cover
     """Before a pass over ``m`` records against the leaves of records ``seeds``: ``tables[j, a, leaf]``, the
-    level where ``leaf`` meets seed ``j``'s leaf, for each attribute without a :class:`Meets` table whose
-    leaves times levels are at most ``m`` (``tabled[a]``; the others are walked record by record).  One pass
-    per level, from the top down: the lowest level at which two leaves' ancestors are equal is where they
-    meet."""
+    level where ``leaf`` meets seed ``j``'s leaf (:func:`meet_row`), for each attribute without a
+    :class:`Meets` table whose leaves times levels are at most ``m`` (``tabled[a]``; the others are walked
+    record by record)."""
     maps = meets.maps
     top = maps.shape[1] - 1
     for a in range(maps.shape[0]):
         n = meets.leaves[a]
         tabled[a] = meets.offset[a] < 0 and n * top <= m
-        if not tabled[a]:
-            continue
-        for j in range(seeds.shape[0]):
-            ref = codes[seeds[j], a]
-            for leaf in range(n):
-                tables[j, a, leaf] = top
-            for lv in range(top - 1, -1, -1):
-                anc = maps[a, lv, ref]
-                for leaf in range(n):
-                    if maps[a, lv, leaf] == anc:
-                        tables[j, a, leaf] = lv
+        if tabled[a]:
+            for j in range(seeds.shape[0]):
+                meet_row(maps, a, codes[seeds[j], a], tables[j, a, :n])
 
 
 @numba.njit(cache=True, nogil=True)
