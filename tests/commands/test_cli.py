@@ -103,3 +103,22 @@ def test_a_config_error_loads_no_table_or_compiler_library(tmp_path: Path) -> No
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["2", "False", "False", "False"]
     assert "option 'strict' must be true or false; got 'maybe'" in done.stderr
+
+
+def test_the_installed_program_runs_main_in_a_process_tuned_for_one_run() -> None:
+    """The ``anonset`` script is :func:`anonset.cli.run`: full collections rarer, the heap frozen at exit."""
+    from importlib.metadata import entry_points
+
+    from anonset.cli import PROCESS_GC_THRESHOLDS
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "anonset"]
+    assert script.value == "anonset.cli:run"
+    probe = ("import atexit, gc, sys\n"
+             "from anonset.cli import run\n"
+             "atexit.register(lambda: print('gc', *gc.get_threshold(), gc.get_freeze_count() > 0, file=sys.stderr))\n"
+             "sys.argv = ['anonset', '--version']\n"
+             "run()\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "anonset" in done.stdout
+    assert done.stderr.split() == ["gc", *map(str, PROCESS_GC_THRESHOLDS), "True"]
