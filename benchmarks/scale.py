@@ -292,8 +292,9 @@ def peak(path=Path(sys.argv[1])):
             path.write_text(str(int(line.split()[1]) * 1024))
 
 atexit.register(peak)
-from anonset.cli import main
-main(sys.argv[2:], prog_name="anonset")
+import anonset.cli as cli
+sys.argv = ["anonset", *sys.argv[2:]]
+(getattr(cli, "run", None) or cli.main)()  # the installed program's entry (a tree from before it: main)
 """
 
 

@@ -142,3 +142,52 @@ def test_a_live_leaf_engine_shares_its_grouping_of_the_records_and_the_dataset_k
     coarse = NumpyEngine(floored, floor=floored.min_levels)
     assert coarse._row_to_bottom is not None and leaf_combinations(floored) is not coarse._row_to_bottom
     assert np.array_equal(leaf_combinations(floored), expected)
+
+
+def test_an_engine_that_gave_its_rows_back_still_counts_every_node() -> None:
+    """drop_rows: the records' classes and the cached tables go; class statistics roll up as before, row_classes
+    refuses by name."""
+    import weakref
+
+    table, hierarchies = random_table(np.random.default_rng(9), 500, 3)
+    ds = Dataset(table, {q: {"role": "quasi", "hierarchy": h} for q, h in hierarchies.items()})
+    engine = NumpyEngine(ds)
+    nodes = [tuple(int(v) for v in levels) for levels in lattice_of(ds).nodes]
+    before = {node: _by_key_sizes(engine.class_stats(node)) for node in nodes}
+    rows = weakref.ref(engine._row_to_bottom)
+    engine.drop_rows()
+    assert rows() is None and not engine._cache
+    assert {node: _by_key_sizes(engine.class_stats(node)) for node in nodes} == before
+    with pytest.raises(RuntimeError, match="drop_rows"):
+        engine.row_classes(nodes[0])
+
+
+def _by_key_sizes(stats) -> dict:
+    """Class key -> size."""
+    return dict(zip(map(tuple, stats.keys.tolist()), stats.sizes.tolist(), strict=True))
+
+
+def test_a_fit_gives_its_engines_rows_back_before_it_renders_the_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine a fit builds lends the records' grouping to the metrics, then gives it back: the release is
+    rendered and re-checked without it, and scores the same as with it."""
+    from anonset import Anonymizer
+    from anonset.engine.numpy.engine import _LEAF_GROUPING
+    from anonset.privacy import KAnonymity, Requirements
+    from anonset.release import build
+
+    table, hierarchies = random_table(np.random.default_rng(10), 600, 3)
+    attrs = {q: {"role": "quasi", "hierarchy": h} for q, h in hierarchies.items()}
+    attrs.update({c: {"role": "insensitive"} for c in table.columns if c not in attrs})
+    seen = []
+    render = build.render_full_domain
+
+    def watched(dataset, *args, **kwargs):
+        seen.append(dataset.cache[_LEAF_GROUPING]())
+        return render(dataset, *args, **kwargs)
+
+    monkeypatch.setattr(build, "render_full_domain", watched)
+    release = Anonymizer(attrs, Requirements([KAnonymity(3)], max_suppression=0.05)).fit(Dataset(table, attrs)).release_
+    assert seen == [None]
+    monkeypatch.undo()
+    again = Anonymizer(attrs, Requirements([KAnonymity(3)], max_suppression=0.05)).fit(Dataset(table, attrs)).release_
+    assert release.metrics == again.metrics and release.metrics["kl_divergence"] > 0

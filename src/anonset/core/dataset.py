@@ -18,8 +18,9 @@ the value counts of a table profiled inside a database
 (:func:`anonset.hierarchy.build_hierarchy` on either path, so both give the
 same hierarchy).
 
-Quasi-identifiers and sensitive attributes are encoded once into int32 codes
-(:class:`EncodedColumn`).  A quasi-identifier with a hierarchy is encoded into
+Quasi-identifiers and sensitive attributes are encoded once into integer codes
+of the narrowest type each column's domain allows (:class:`EncodedColumn`: a
+column of at most 127 values takes one byte per record).  A quasi-identifier with a hierarchy is encoded into
 the hierarchy's leaf codes, so generalization is a table lookup.  A
 categorical quasi-identifier without a hierarchy gets the flat one (value ->
 ``*``); a numeric one without a hierarchy keeps its numbers for the methods
@@ -75,12 +76,20 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = ["BY_VALUE_TYPES", "AttributeSpec", "AttributeType", "Dataset", "EncodedColumn", "HierarchyForm", "Role",
-           "attribute_spec", "row_values"]
+           "attribute_spec", "code_dtype", "row_values"]
+
+
+def code_dtype(n_categories: int) -> type[np.signedinteger[Any]]:
+    """The narrowest signed integer type that holds the codes ``0 .. n_categories - 1`` (and ``-1``)."""
+    for kind in (np.int8, np.int16):
+        if n_categories <= np.iinfo(kind).max:
+            return kind
+    return np.int32
 
 
 @dataclass(frozen=True, eq=False)
 class EncodedColumn:
-    """A column dictionary-encoded into int32 codes.
+    """A column dictionary-encoded into codes of the narrowest signed integer type they fit (:func:`code_dtype`).
 
     ``categories[c]`` is the label of code ``c``; ``numbers[c]`` its numeric
     value for numeric and date columns (days since 1970-01-01 for dates) and
@@ -90,7 +99,7 @@ class EncodedColumn:
     """
 
     name: str
-    codes: NDArray[np.int32] | None
+    codes: NDArray[np.signedinteger[Any]] | None
     categories: NDArray[np.object_]
     numbers: NDArray[np.float64] | None = None
     value_counts: NDArray[np.int64] | None = None
@@ -112,8 +121,11 @@ class EncodedColumn:
         assert self.value_counts is not None
         return self.value_counts
 
-    def row_codes(self) -> NDArray[np.int32]:
-        """Per-row codes; a DataError when the rows are not in memory (a table in a database)."""
+    def row_codes(self) -> NDArray[np.signedinteger[Any]]:
+        """Per-row codes (int8, int16 or int32: :func:`code_dtype`).
+
+        A DataError when the rows are not in memory (a table in a database).
+        """
         if self.codes is None:
             raise DataError(
                 f"column {self.name!r}: the rows of this dataset live in a database and are not in memory;"
@@ -436,7 +448,7 @@ class Dataset:
                 numbers: NDArray[np.float64] | None) -> EncodedColumn:
         """An EncodedColumn whose code for distinct value i is ``mapping[i]``."""
         counts = np.bincount(mapping, weights=found.counts, minlength=len(categories)).astype(np.int64)
-        codes = None if found.inverse is None else mapping.astype(np.int32)[found.inverse]
+        codes = None if found.inverse is None else mapping.astype(code_dtype(len(categories)))[found.inverse]
         self._mapping[name] = mapping
         self._distinct[name] = Distinct(found.values, found.counts, None)  # the records' indices are no longer needed
         return EncodedColumn(name, codes, categories, numbers, counts)

@@ -134,7 +134,7 @@ def numeric_values(dataset: Dataset, attribute: str) -> NDArray[np.float64]:
     col = dataset.encoded[attribute]
     if col.numbers is None:
         raise ValueError(f"attribute {attribute!r} is not numeric")
-    return col.numbers[col.row_codes()]
+    return np.take(col.numbers, col.row_codes())
 
 
 @dataclass(frozen=True, eq=False)

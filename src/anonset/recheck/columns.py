@@ -10,11 +10,12 @@ with the same text are one value.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
+from anonset.core.dataset import code_dtype
 from anonset.core.distinct import arrow_text, distinct_of_arrow
 
 if TYPE_CHECKING:
@@ -26,8 +27,9 @@ __all__ = ["SUPPRESSED", "text_codes"]
 SUPPRESSED = "*"
 
 
-def text_codes(column: pd.Series, missing: str, sort: bool = False) -> tuple[NDArray[np.int64], NDArray[np.object_]]:
-    """Each record's index into the distinct texts of ``column``, and those texts.
+def text_codes(column: pd.Series, missing: str, sort: bool = False
+               ) -> tuple[NDArray[np.signedinteger[Any]], NDArray[np.object_]]:
+    """Each record's index into the distinct texts of ``column`` (the narrowest integers that hold it), and those texts.
 
     Parameters
     ----------
@@ -44,10 +46,10 @@ def text_codes(column: pd.Series, missing: str, sort: bool = False) -> tuple[NDA
         category = column.cat.codes.to_numpy()
         if len(category) and category.min() < 0:
             category = np.where(category < 0, len(texts) - 1, category)
-        codes = code_of_text.astype(np.int64)[category]
+        codes = code_of_text.astype(code_dtype(len(distinct)))[category]
         used = np.bincount(codes, minlength=len(distinct)) > 0
         if not used.all():  # texts no record holds (unused categories, the missing text) are not values
-            renumber = np.cumsum(used) - 1
+            renumber = (np.cumsum(used) - 1).astype(codes.dtype)
             codes, distinct = renumber[codes], distinct[used]
         values = np.asarray(distinct, dtype=object)
     else:
@@ -55,14 +57,14 @@ def text_codes(column: pd.Series, missing: str, sort: bool = False) -> tuple[NDA
         if text is not None:
             found = distinct_of_arrow(text, missing)
             assert found.inverse is not None
-            codes, values = found.inverse.astype(np.int64), found.values
+            codes, values = found.inverse.astype(code_dtype(len(found.values)), copy=False), found.values
         else:
             strings = column.astype(object).where(column.notna(), missing).astype(str).to_numpy()
             codes, uniques = pd.factorize(strings, sort=False)
-            codes, values = codes.astype(np.int64), np.asarray(uniques, dtype=object)
+            codes, values = codes.astype(code_dtype(len(uniques))), np.asarray(uniques, dtype=object)
     if sort and len(values):
         order = np.argsort(values.astype(str), kind="stable")
-        rank = np.empty_like(order)
+        rank = np.empty(len(order), dtype=codes.dtype)
         rank[order] = np.arange(len(order))
         codes, values = rank[codes], values[order]
-    return cast("NDArray[np.int64]", codes), values
+    return cast("NDArray[np.signedinteger[Any]]", codes), values

@@ -174,7 +174,7 @@ def refuse_in_database(backend: SqlBackend, table: tuple[str, ...], dataset: Dat
 def _value_codes(column: pd.Series) -> NDArray[np.int64]:
     """Each record's index into the distinct values of a released column, as they are (text, numbers, bytes)."""
     if isinstance(column.dtype, (pd.CategoricalDtype, pd.StringDtype)):  # grouped without a string per record
-        return text_codes(column, "nan")[0]
+        return text_codes(column, "nan")[0].astype(np.int64)
     codes, _ = pd.factorize(column, use_na_sentinel=False)
     return np.asarray(codes, dtype=np.int64)
 

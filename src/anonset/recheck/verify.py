@@ -21,13 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from anonset.core.dataset import AttributeType, Dataset
 from anonset.core.hierarchy import Hierarchy
+from anonset.core.memory import give_back_freed_memory
 from anonset.core.stats import ClassStats
 from anonset.privacy.base import Requirements
 from anonset.privacy.population import PopulationModel
@@ -77,11 +80,12 @@ def classes_of_table(table: pd.DataFrame, quasi: tuple[str, ...]) -> NDArray[np.
     Classes are numbered in the order of their values, compared column by
     column as text.
     """
-    return _grouped(table, quasi)[0]
+    return _grouped(table, quasi)[0].astype(np.int64, copy=False)
 
 
-def _grouped(table: pd.DataFrame, quasi: tuple[str, ...]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
-    """Class index of every row (see :func:`classes_of_table`), and whether its quasi-identifiers are all ``*``.
+def _grouped(table: pd.DataFrame, quasi: tuple[str, ...]) -> tuple[NDArray[np.signedinteger[Any]], NDArray[np.bool_]]:
+    """Class index of every row (see :func:`classes_of_table`; 4-byte while the classes fit), and whether its
+    quasi-identifiers are all ``*``.
 
     The columns are folded into one key per row, one column at a time; when
     the keys could outgrow 64 bits they are first replaced by their ranks.
@@ -94,7 +98,7 @@ def _grouped(table: pd.DataFrame, quasi: tuple[str, ...]) -> tuple[NDArray[np.in
         all_star &= (texts == SUPPRESSED)[codes]
         radix = max(len(texts), 1)
         if space * radix >= 2**62:
-            keys = _ranks(*pd.factorize(keys, sort=False))
+            keys = _ranks(*_factorized(keys)).astype(np.int64)  # folded into further, in place
             space = int(keys.max()) + 1 if len(keys) else 1
         keys *= radix  # in place: no second array of keys per column
         keys += codes
@@ -102,16 +106,31 @@ def _grouped(table: pd.DataFrame, quasi: tuple[str, ...]) -> tuple[NDArray[np.in
         space *= radix
     if not quasi:
         return keys, all_star
-    first, distinct = pd.factorize(keys, sort=False)
+    first, distinct = _factorized(keys)
     del keys  # given back before the ranks are built
     return _ranks(first, distinct), all_star
 
 
-def _ranks(first: NDArray[np.intp], distinct: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Each key's rank among the distinct keys (``np.unique``'s inverse), from ``pd.factorize``'s answer: by
-    hashing rather than sorting every key."""
+def _factorized(keys: NDArray[np.int64]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+    """Each key's index among the distinct keys in order of first appearance, and the distinct keys.
+
+    Arrow's hash table (``dictionary_encode``) grows with the distinct keys
+    and answers in 4-byte indices; ``pd.factorize`` sizes its table for
+    every key (about 270 MB transient at ten million records).  Neither is
+    the hash kernel the numpy engine groups the records with, so the
+    re-check stays an independent path.
+    """
+    encoded = pc.dictionary_encode(pa.array(keys))
+    return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False),
+            encoded.dictionary.to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
+
+
+def _ranks(first: NDArray[np.int32], distinct: NDArray[np.int64]) -> NDArray[np.signedinteger[Any]]:
+    """Each key's rank among the distinct keys (``np.unique``'s inverse), from :func:`_factorized`'s answer: by
+    hashing rather than sorting every key.  4-byte ranks while they fit."""
     order = np.argsort(distinct, kind="stable")
-    rank = np.empty(len(distinct), dtype=np.int64)
+    wide = len(distinct) > np.iinfo(np.int32).max
+    rank: NDArray[np.signedinteger[Any]] = np.empty(len(distinct), dtype=np.int64 if wide else np.int32)
     rank[order] = np.arange(len(distinct))
     return rank[first]
 
@@ -145,6 +164,7 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
     quasi = dataset.quasi
     n_in = dataset.n_rows if n_input_rows is None else n_input_rows
     row_class, all_star = _grouped(table, quasi)
+    give_back_freed_memory()
     n_classes = int(row_class.max()) + 1 if len(row_class) else 0
     withheld = _withheld_cells(table, dataset, all_star)
     stats = _stats(table, dataset, requirements, row_class, n_classes, withheld,
@@ -156,7 +176,7 @@ def verify_release(table: pd.DataFrame, dataset: Dataset, requirements: Requirem
     return judge_released_classes(stats, star, requirements, n_in, star_shows_sensitive=shown, matched=matched)
 
 
-def matched_class_sizes(table: pd.DataFrame, quasi: tuple[str, ...], row_class: NDArray[np.int64],
+def matched_class_sizes(table: pd.DataFrame, quasi: tuple[str, ...], row_class: NDArray[np.signedinteger[Any]],
                         sizes: NDArray[np.int64]) -> NDArray[np.int64]:
     """Per released class: the records that agree with it wherever both show a value, a ``*`` matching any value.
 
@@ -329,7 +349,8 @@ def _suppressed_group(size: int, n_released: int, dropped: int, budget: int, sat
     return size + dropped <= budget
 
 
-def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, row_class: NDArray[np.int64],
+def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements,
+           row_class: NDArray[np.signedinteger[Any]],
            n_classes: int, withheld: dict[str, NDArray[np.bool_]],
            hierarchies: Mapping[str, Hierarchy | None]) -> ClassStats:
     """Class sizes and the sensitive statistics of the released values; a withheld cell counts in no statistic."""
@@ -352,8 +373,8 @@ def _stats(table: pd.DataFrame, dataset: Dataset, requirements: Requirements, ro
         shown = ~hidden
         codes = code_of[inverse][shown]
         m = col.n_categories
-        hists[a] = np.bincount(row_class[shown] * m + codes, minlength=n_classes * m).reshape(n_classes, m)\
-            .astype(np.int64)
+        cells = row_class[shown].astype(np.int64) * m + codes
+        hists[a] = np.bincount(cells, minlength=n_classes * m).reshape(n_classes, m).astype(np.int64)
     sums: dict[str, NDArray[np.float64]] = {}
     sumsq: dict[str, NDArray[np.float64]] = {}
     for a in sorted(req.moments):

@@ -4,8 +4,9 @@ Each family's fit (:mod:`anonset.release.fitting`) finds what to release (a
 full-domain node, a partition of the records, a front member) and hands it
 here with the :class:`ReleaseSettings` of the run:
 
-* :func:`release_in_memory` renders the released table with pandas, scores
-  it, re-checks it from the released values
+* :func:`release_in_memory` scores the release, renders the released table
+  with pandas (an engine built for the run has given its per-record arrays
+  back by then), re-checks it from the released values
   (:func:`~anonset.recheck.verify.verify_release`) and says what a reader
   should know (:func:`notices`);
 * :func:`release_through_sink` stages the release of a node in its engine's
@@ -35,6 +36,7 @@ import pandas as pd
 import pyarrow as pa
 
 from anonset.core.dataset import Dataset, Role
+from anonset.core.memory import give_back_freed_memory
 from anonset.core.partition import Partition
 from anonset.errors import AnonsetWarning, ConfigError, InfeasibleError
 from anonset.methods import registry
@@ -167,8 +169,9 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
                       partition: Partition, clock: StageClock, search: MethodFacts, check: bool = True,
                       engine: str = "numpy", rows_fetched: int | None = None,
                       requirements: Requirements | None = None, binding: Callable[[], list[str]] | None = None,
-                      input_sizes: InputSizes | None = None, keeping: Keeping | None = None) -> Release:
-    """Render, score and re-check a release (full-domain node, or any partition when ``levels`` is None).
+                      input_sizes: InputSizes | None = None, keeping: Keeping | None = None,
+                      after_scoring: Callable[[], None] | None = None) -> Release:
+    """Score, render and re-check a release (full-domain node, or any partition when ``levels`` is None).
 
     ``input_sizes``: the input's class sizes when an engine already counted them (its bottom node, at the
     levels it counted them at), for the risk section; else they are counted from the encoded records.
@@ -179,7 +182,9 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
     withheld the suppressed records' sensitive values, lost an attribute
     (``keeping`` describes the cheapest release that keeps it), or
     suppressed mostly one value, and which undeclared columns it releases
-    unchanged (one that could single people out is refused).
+    unchanged (one that could single people out is refused).  ``after_scoring``
+    runs once the metrics are scored, before the release is rendered: what
+    only the search and the scores needed can be given back there.
     """
     requirements = requirements or settings.requirements
     assert partition.row_class is not None
@@ -195,7 +200,12 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
     group = group_of_rows(dataset, suppressed, requirements) if dataset.sensitive and suppressed.any() else None
     withheld = [] if group is None else withheld_models(settings, dataset, group, requirements)
     withhold = bool(withheld)
-    with progress_task("releasing: rendering", total=1 + len(reported) + int(check), unit="steps") as bar:
+    with progress_task("releasing: scoring", total=1 + len(reported) + int(check), unit="steps") as bar:
+        metrics = _scores(reported, partition, dataset, bar)
+        clock.lap("metrics")
+        if after_scoring is not None:
+            after_scoring()
+        bar.update(description="releasing: rendering")
         if levels is None or partition.blanks_match_any:  # a node whose blanked values are classes of their own
             table = render_partition(dataset, partition, settings.drop_suppressed, withhold)
         else:
@@ -205,9 +215,8 @@ def release_in_memory(settings: ReleaseSettings, dataset: Dataset, levels: tuple
         else:
             refuse_splitting(table, dataset, requirements.k)
         clock.lap("release")
-        bar.update(completed=1, description="releasing: scoring")
-        metrics = _scores(reported, partition, dataset, bar)
-        clock.lap("metrics")
+        give_back_freed_memory()  # rendering's temporaries, before the re-check builds its own
+        bar.advance()
         if check:
             bar.update(description="releasing: re-checking")
             report = recheck = verify_release(table, dataset, requirements, dataset.n_rows,
@@ -271,7 +280,7 @@ def _perturbed(settings: ReleaseSettings, dataset: Dataset, table: pd.DataFrame,
 def release_node(settings: ReleaseSettings, engine: Engine, levels: tuple[int, ...], partition: Partition,
                  stats: ClassStats, violating: NDArray[np.bool_], clock: StageClock, search: SearchFacts | FrontFacts,
                  sink: EngineSink | None = None, requirements: Requirements | None = None,
-                 explain: bool = True) -> Release:
+                 explain: bool = True, after_scoring: Callable[[], None] | None = None) -> Release:
     """The release of a full-domain node: in memory, or through the engine's ``sink`` where its records are.
 
     ``stats`` are the node's classes, ``violating`` those suppressed (the
@@ -280,7 +289,8 @@ def release_node(settings: ReleaseSettings, engine: Engine, levels: tuple[int, .
     names the models that bind it, the input's class sizes are the engine's
     bottom node, and a lost attribute is told the cheapest release that
     keeps it; a front member's release, judged by the privacy it claims,
-    says none of that.
+    says none of that.  ``after_scoring``: see :func:`release_in_memory`
+    (an engine built for this release alone gives back its records' classes there).
     """
     dataset = engine.dataset
     if sink is not None:
@@ -294,12 +304,13 @@ def release_node(settings: ReleaseSettings, engine: Engine, levels: tuple[int, .
                                     keeping=keeping(settings, engine) if explain else None)
     if not explain:
         return release_in_memory(settings, dataset, levels, partition, clock, search=search,
-                                 requirements=requirements)
+                                 requirements=requirements, after_scoring=after_scoring)
     rows_fetched = engine.rows_fetched
     return release_in_memory(settings, dataset, levels, partition, clock, search=search, engine=engine.name,
                              rows_fetched=rows_fetched, requirements=requirements,
                              binding=lambda: binding_models(engine, settings.requirements, levels, dataset.n_rows),
-                             input_sizes=input_class_sizes(engine), keeping=keeping(settings, engine))
+                             input_sizes=input_class_sizes(engine), keeping=keeping(settings, engine),
+                             after_scoring=after_scoring)
 
 
 def engine_sink(dataset: Dataset, engine: Engine | None, output_table: TableName | None,

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -172,10 +172,12 @@ def fit_node(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None,
         raise ConfigError(f"{dataset.source}: suppression: cells blanks single values of records in memory; this"
                           " release is written where its records are: suppress whole records (the default)")
     sink = None
+    drop_rows: Callable[[], None] | None = None  # an engine built here gives its records' classes back once scored
     if not dataset.in_memory:
         engine, sink = engine_sink(dataset, engine, output_table, replace_output)
     elif engine is None:  # counted at the minimum generalization: no node below it is searched or released
-        engine = NumpyEngine(dataset, requirements.request, floor=dataset.min_levels)
+        engine = own = NumpyEngine(dataset, requirements.request, floor=dataset.min_levels)
+        drop_rows = own.drop_rows
     metric.prepare(dataset, engine)
     fixed = requirements.fixed_levels(dataset)
     below = [q for q, level in zip(dataset.quasi, fixed or (), strict=False) if level < dataset.specs[q].min_level]
@@ -201,7 +203,7 @@ def fit_node(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None,
     # a node fixed before seeing the data is not explained by other nodes: choosing one of them on what the
     # data shows would undo what fixing it protects
     release = release_node(settings, engine, levels, partition, stats, verdict.violating, clock, search, sink=sink,
-                           explain=fixed is None)
+                           explain=fixed is None, after_scoring=drop_rows)
     return Fitted(dataset=dataset, metric=metric, release_requirements=requirements, release=release, sink=sink,
                   levels=dict(zip(dataset.quasi, levels, strict=True)), result=result)
 
@@ -253,8 +255,10 @@ def fit_front(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None
     front = find_front(settings, dataset, engine)
     index = pareto.chosen_member(front, floors, pick)
     member, eta = front.front[index], requirements.max_suppression
+    drop_rows: Callable[[], None] | None = None  # an engine built here gives its records' classes back once scored
     if engine is None:
-        engine = NumpyEngine(dataset, requirements.request, floor=dataset.min_levels)
+        engine = own = NumpyEngine(dataset, requirements.request, floor=dataset.min_levels)
+        drop_rows = own.drop_rows
     levels = member.levels
     row_class, stats = engine.row_classes(levels) if sink is None else (None, engine.class_stats(levels))
     k = pareto.member_threshold(stats.sizes, eta, dataset.n_rows)
@@ -265,7 +269,7 @@ def fit_front(settings: ReleaseSettings, dataset: Dataset, engine: Engine | None
     search = FrontFacts.of(front, picked=index, chosen_by="pick" if pick is not None else "floor",
                            floors=floors, eta=eta)
     release = release_node(settings, engine, levels, partition, stats, stats.sizes < k, clock, search,
-                           sink=sink, requirements=claimed, explain=False)
+                           sink=sink, requirements=claimed, explain=False, after_scoring=drop_rows)
     return Fitted(dataset=dataset, metric=settings.metric, release_requirements=claimed, release=release,
                   sink=sink, levels=dict(zip(dataset.quasi, levels, strict=True)), front=front)
 

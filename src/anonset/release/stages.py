@@ -3,7 +3,9 @@
 A run reads its input (``load``), encodes it into a dataset (``encode``),
 runs the method (``search``: the engine, the search or partitioning, and
 deciding what is suppressed), renders the released table (``release``),
-scores its utility metrics (``metrics``), re-checks it from the released
+scores its utility metrics (``metrics``; in memory this comes before the
+rendering, so the method's per-record arrays are given back first, but it
+is reported in this order), re-checks it from the released
 values with its risk and caveats (``verify``) and writes its files
 (``write``).  :meth:`anonset.anonymizer.Anonymizer.fit` times the stages it
 runs; ``anonset anonymize`` adds reading and writing.  A stage a run did not

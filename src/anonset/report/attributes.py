@@ -283,7 +283,7 @@ def _by_value(dataset: Dataset, name: str) -> NDArray[np.float64] | None:
     numbers = dataset.encoded[name].numbers
     if numbers is None:
         return None
-    return np.asarray(numbers, dtype=np.float64)[dataset.encoded[name].row_codes()]
+    return np.take(np.asarray(numbers, dtype=np.float64), dataset.encoded[name].row_codes())
 
 
 def input_values(dataset: Dataset, name: str) -> pd.Series:

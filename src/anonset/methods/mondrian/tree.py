@@ -220,7 +220,7 @@ class MondrianTree:
             if enc.numbers is None:
                 raise ConfigError(f"{dataset.source}: {name!r} was split by value when fitting but has no numbers"
                                   " here; declare it numeric as when fitting")
-            return np.asarray(enc.numbers, dtype=np.float64)[codes]
+            return np.take(np.asarray(enc.numbers, dtype=np.float64), codes)
         return np.where(codes < len(self.maps[j][0]), codes, -1).astype(np.int64)
 
     def _ancestors(self, j: int, leaves: NDArray[np.int64], levels: NDArray[np.int64]) -> NDArray[np.int64]:
