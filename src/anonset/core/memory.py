@@ -4,8 +4,9 @@ glibc keeps what a process frees for its next allocations.  An array freed
 in the middle of the heap (the temporaries of rendering ten million records,
 say) stays counted in the process's resident memory until glibc reuses it,
 and a later stage's arrays, larger than glibc's mmap threshold, are mapped
-beside it instead.  :func:`give_back_freed_memory` asks glibc to return the
-free pages (``malloc_trim``); elsewhere (macOS, musl) it does nothing.
+beside it instead; Arrow's memory pool keeps freed pages likewise.
+:func:`give_back_freed_memory` asks both to return their free pages (glibc's
+``malloc_trim``, which elsewhere, on macOS or musl, is skipped).
 """
 
 from __future__ import annotations
